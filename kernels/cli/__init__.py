@@ -1,0 +1,62 @@
+"""The ``graph-kernels`` command line.
+
+Each sub-command lives in its own module of this package and exposes
+``register(subparsers)``; :data:`COMMAND_MODULES` lists them in the order ``--help`` shows.
+Every command exits non-zero with a one-line message on bad input: errors derived from
+:class:`kernels.errors.GraphKernelsError` (and argument errors) are printed, not raised.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from kernels import __version__
+from kernels.errors import GraphKernelsError
+
+COMMAND_MODULES = (
+    "kernels.cli.info",
+    "kernels.cli.convert",
+    "kernels.cli.targets",
+)
+
+PROG = "graph-kernels"
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """Argument errors in one line (argparse's default prints the whole usage first)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _OneLineParser(prog=PROG, description="GPU graph kernels from the command line: "
+                            "inspect, convert and generate graphs, run and sweep kernels.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except GraphKernelsError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    except MemoryError:
+        print(f"{PROG}: error: out of memory (the input is too large for this machine)", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0

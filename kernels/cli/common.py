@@ -1,0 +1,43 @@
+"""Helpers shared by the command modules."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+
+def _default(obj):
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, tuple):
+        return list(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def print_json(data) -> None:
+    json.dump(data, sys.stdout, indent=2, default=_default, allow_nan=True)
+    sys.stdout.write("\n")
+
+
+def add_cleanup_flags(parser) -> None:
+    """The explicit clean-up options (each one reported when applied)."""
+    parser.add_argument("--symmetrize", action="store_true", help="add missing reverse edges (undirected)")
+    parser.add_argument("--drop-self-loops", action="store_true", help="remove self-loops")
+    parser.add_argument("--drop-duplicates", action="store_true", help="remove repeated entries")
+    parser.add_argument("--drop-isolated", action="store_true", help="remove vertices without edges")
+    parser.add_argument("--largest-component", action="store_true",
+                        help="keep only the largest (weakly) connected component")
+
+
+def apply_cleanup(graph, args):
+    from kernels.graph.cleanup import clean
+
+    return clean(graph, symmetrize_=args.symmetrize, self_loops=args.drop_self_loops,
+                 duplicates=args.drop_duplicates, isolated=args.drop_isolated,
+                 largest_component=args.largest_component)

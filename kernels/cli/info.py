@@ -1,0 +1,54 @@
+"""``graph-kernels info FILE``: sizes, degrees, components and memory of a graph file."""
+
+from __future__ import annotations
+
+from kernels.cli.common import print_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser("info", help="describe a graph or matrix file")
+    p.add_argument("file", help="graph file (any supported format, optionally .gz/.bz2)")
+    p.add_argument("--format", help="force the input format instead of sniffing it")
+    p.add_argument("--page-size", type=int, default=1024, help="page size for the slotted-page estimate")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=run)
+
+
+def _human_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def run(args) -> int:
+    from kernels.graph.io import read_graph
+    from kernels.graph.stats import graph_info
+
+    g = read_graph(args.file, format=args.format)
+    info = graph_info(g, page_size=args.page_size)
+    if args.json:
+        print_json(info)
+        return 0
+    kind = "directed" if info["directed"] else "undirected"
+    print(f"{info['name']}  ({info['source']})")
+    if info["square"]:
+        print(f"  vertices        {info['vertices']:,}")
+        print(f"  edges           {info['edges']:,} ({kind}{', weighted' if info['weighted'] else ''})")
+    else:
+        print(f"  matrix          {info['rows']:,} x {info['cols']:,} (rectangular)")
+    print(f"  stored entries  {info['stored_entries']:,}")
+    print(f"  self-loops      {info['self_loops']:,}")
+    print(f"  duplicates      {info['duplicate_entries']:,}")
+    d = info["degree"]
+    print(f"  degree          min {d['min']}, mean {d['mean']:.2f}, max {d['max']}")
+    if info["components"] is not None:
+        print(f"  components      {info['components']:,} (isolated vertices: {info['isolated_vertices']:,})")
+    m = info["memory"]
+    print(f"  memory          CSR {_human_bytes(m['csr_bytes'])}, slotted pages "
+          f"(page size {m['slotted_page_size']}) about {_human_bytes(m['slotted_bytes_estimate'])}")
+    print(f"  fingerprint     {info['fingerprint']}")
+    for n in info["notices"]:
+        print(f"  note: {n}")
+    return 0
