@@ -19,6 +19,11 @@ COMMAND_MODULES = (
     "kernels.cli.info",
     "kernels.cli.convert",
     "kernels.cli.targets",
+    "kernels.cli.algorithms",
+    "kernels.cli.run",
+    "kernels.cli.sweep",
+    "kernels.cli.heatmap",
+    "kernels.worker",
 )
 
 PROG = "graph-kernels"

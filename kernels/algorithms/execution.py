@@ -1,0 +1,70 @@
+"""The stages a variant's execution goes through, so that each can be timed on its own.
+
+``Variant.make(problem, params, target)`` returns an :class:`Execution`. The runner calls
+``compile()`` (build and compile specialised kernels; numba's first call), ``upload()``
+(host→device), ``launch()`` repeatedly (the timed kernel work, which must give the same
+output each time), ``download()`` (device→host, returns the output) and ``release()``.
+``reset()`` runs before each timed launch when ``needs_reset`` is true (in-place algorithms
+such as Floyd–Warshall); it is kept out of the kernel time.
+"""
+
+from __future__ import annotations
+
+
+class Execution:
+    needs_reset = False
+    #: bytes the kernel touches on the device (inputs + outputs), for the "fits in L2" flag
+    device_bytes: int = 0
+
+    def compile(self) -> None:
+        """Build/compile what the launch needs (kernel specialisation, numba compilation)."""
+
+    def upload(self) -> None:
+        """Copy inputs to the device."""
+
+    def launch(self) -> None:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Restore inputs an in-place launch overwrote (not timed)."""
+
+    def synchronize(self) -> None:
+        """Wait for queued device work (no-op on the CPU)."""
+
+    def download(self):
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free device memory early (optional)."""
+
+
+class HostExecution(Execution):
+    """A CPU or library variant: the launch is a call of ``fn(*args)``.
+
+    ``compile()`` makes one call so that numba's JIT compilation is measured separately
+    from the steady-state time."""
+
+    def __init__(self, fn, *args, warm_args=None, **kwargs):
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.warm_args = warm_args
+        self._result = None
+
+    def compile(self) -> None:
+        if self.warm_args is not None:
+            self.fn(*self.warm_args, **self.kwargs)
+        else:
+            self._result = self.fn(*self.args, **self.kwargs)
+
+    def launch(self) -> None:
+        self._result = self.fn(*self.args, **self.kwargs)
+
+    def download(self):
+        if self._result is None:
+            self.launch()
+        return self._result
+
+
+def cuda_synchronize() -> None:
+    from numba import cuda
+
+    cuda.synchronize()

@@ -1,0 +1,366 @@
+"""The registry of algorithm families, their variants, launch parameters and metrics.
+
+Everything the command line, the sweeps and the GUI know about an algorithm comes from the
+metadata declared here (Kernel Tuner style: parameters are lists of allowed values or ranges,
+constraints are small expressions such as ``"rows <= wg"``). Adding a variant touches one
+file: the family module that registers it.
+
+A family module must import only NumPy/SciPy at module level; GPU code (``numba.cuda``) is
+imported inside ``Variant.make`` so that listing algorithms never initialises CUDA (the GUI
+process must not, and the CUDA simulator must be chosen before ``numba.cuda`` is imported).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
+
+KINDS = ("cpu-serial", "cpu-parallel", "library", "gpu", "vendor")
+GPU_TARGETS = ("cuda", "sim")
+PLUGINS_ENV = "GRAPH_KERNELS_PLUGINS"
+
+# Family modules registered on first use of the registry, in the order they are listed.
+FAMILY_MODULES: list[str] = [
+    "kernels.algorithms.spmv",
+]
+
+
+# ---- parameters ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Param:
+    """One launch or algorithm parameter.
+
+    Allowed values are either ``choices`` (an explicit list) or ``minimum``/``maximum``
+    (inclusive), optionally restricted to powers of two."""
+
+    name: str
+    type: type
+    default: Any
+    help: str = ""
+    choices: tuple | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    power_of_two: bool = False
+    sweep_values: tuple | None = None  # a sensible default grid for sweeps
+
+    def allowed_text(self) -> str:
+        if self.choices is not None:
+            return "one of " + ", ".join(str(c) for c in self.choices)
+        parts = []
+        if self.power_of_two:
+            parts.append("a power of two")
+        else:
+            parts.append({int: "an integer", float: "a number", bool: "true or false",
+                          str: "text"}.get(self.type, self.type.__name__))
+        if self.minimum is not None and self.maximum is not None:
+            parts.append(f"from {_fmt(self.minimum)} to {_fmt(self.maximum)}")
+        elif self.minimum is not None:
+            parts.append(f">= {_fmt(self.minimum)}")
+        elif self.maximum is not None:
+            parts.append(f"<= {_fmt(self.maximum)}")
+        return " ".join(parts)
+
+    def parse(self, text: str | Any) -> Any:
+        """Convert a command-line string (or a value) to this parameter's type, then validate."""
+        if not isinstance(text, str):
+            return self.validate(text)
+        raw = text.strip()
+        try:
+            if self.type is bool:
+                low = raw.lower()
+                if low not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ValueError(raw)
+                value = low in ("true", "1", "yes")
+            elif self.type is int:
+                value = _parse_int(raw)
+            elif self.type is float:
+                value = float(raw)
+            else:
+                value = raw
+        except ValueError:
+            raise ParameterError(self.name, text, self.allowed_text()) from None
+        return self.validate(value)
+
+    def validate(self, value: Any) -> Any:
+        if self.type is int and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if self.type is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if self.type is int and (not isinstance(value, int) or isinstance(value, bool)):
+            raise ParameterError(self.name, value, self.allowed_text())
+        if self.type is bool and not isinstance(value, bool):
+            raise ParameterError(self.name, value, self.allowed_text())
+        if self.type is str and not isinstance(value, str):
+            raise ParameterError(self.name, value, self.allowed_text())
+        if self.choices is not None and value not in self.choices:
+            raise ParameterError(self.name, value, self.allowed_text())
+        if self.minimum is not None and value < self.minimum:
+            raise ParameterError(self.name, value, self.allowed_text())
+        if self.maximum is not None and value > self.maximum:
+            raise ParameterError(self.name, value, self.allowed_text())
+        if self.power_of_two and (value < 1 or (int(value) & (int(value) - 1)) != 0):
+            raise ParameterError(self.name, value, self.allowed_text())
+        return value
+
+    def grid_values(self) -> list:
+        """Values a sweep uses when the user names the parameter without values."""
+        if self.sweep_values is not None:
+            return list(self.sweep_values)
+        if self.choices is not None:
+            return list(self.choices)
+        if self.power_of_two and self.minimum is not None and self.maximum is not None:
+            lo, hi = int(math.log2(max(self.minimum, 1))), int(math.log2(self.maximum))
+            return [2 ** i for i in range(lo, hi + 1)]
+        return [self.default]
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "type": self.type.__name__, "default": self.default,
+                "help": self.help, "choices": list(self.choices) if self.choices is not None else None,
+                "minimum": self.minimum, "maximum": self.maximum, "power_of_two": self.power_of_two,
+                "allowed": self.allowed_text(), "sweep_values": self.grid_values()}
+
+
+def _parse_int(raw: str) -> int:
+    try:
+        return int(raw, 0)
+    except ValueError:
+        as_float = float(raw)  # "1e3" is a fine way to write 1000
+        if not as_float.is_integer():
+            raise
+        return int(as_float)
+
+
+def _fmt(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else str(x)
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A restriction between parameters, a Python expression over their names."""
+
+    expression: str
+    explanation: str = ""
+
+    def holds(self, params: dict) -> bool:
+        try:
+            return bool(eval(self.expression, {"__builtins__": {}}, dict(params)))  # noqa: S307
+        except NameError:
+            return True  # a constraint on a parameter this variant does not have
+
+    def message(self, params: dict) -> str:
+        names = sorted(n for n in params if n in self.expression)
+        values = ", ".join(f"{n}={params[n]}" for n in names)
+        text = f"constraint '{self.expression}' does not hold for {values}"
+        if self.explanation:
+            text += f" ({self.explanation})"
+        return text
+
+
+# ---- metrics and verification ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Metric:
+    """A rate computed from the problem size and the median kernel time (seconds)."""
+
+    name: str
+    unit: str
+    compute: Callable[[Any, float], float]
+    description: str = ""
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "unit": self.unit, "description": self.description}
+
+
+@dataclass
+class Verification:
+    ok: bool
+    reference: str
+    detail: str = ""
+    worst: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"ok": self.ok, "reference": self.reference, "detail": self.detail, "worst": self.worst}
+
+
+@dataclass
+class Problem:
+    """The host-side input of one run: the graph plus whatever the family derives from it
+    (the x vector of SpMV, an oriented graph, ...). ``size`` feeds metrics and records."""
+
+    graph: Any
+    data: dict = field(default_factory=dict)
+    size: dict = field(default_factory=dict)
+    notices: list = field(default_factory=list)
+
+
+# ---- variants and families -------------------------------------------------------------
+
+@dataclass
+class Variant:
+    """One implementation of a family's algorithm.
+
+    ``make(problem, params, target)`` returns an execution object with the stages
+    ``compile()``, ``upload()``, ``launch()``, ``synchronize()``, ``download() -> output``
+    (see :mod:`kernels.runner`); ``available()`` returns ``None`` or the reason the variant
+    cannot run here (e.g. "CuPy is not installed")."""
+
+    name: str
+    kind: str
+    description: str
+    make: Callable[[Problem, dict, str], Any]
+    params: tuple[Param, ...] = ()
+    constraints: tuple[Constraint, ...] = ()
+    targets: tuple[str, ...] | None = None
+    available: Callable[[], str | None] = lambda: None
+    per_vertex: bool = False
+    family: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"variant kind must be one of {KINDS}, not {self.kind!r}")
+        if self.targets is None:
+            self.targets = GPU_TARGETS if self.kind == "gpu" else ("cuda",) if self.kind == "vendor" else ("cpu",)
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.kind in ("gpu", "vendor")
+
+
+@dataclass
+class Family:
+    """An algorithm family: its variants, shared parameters, input needs, reference and metrics.
+
+    ``prepare(graph, params, seed) -> Problem`` checks and converts the input (raising
+    :class:`InputRequirementError` for an input the family cannot use);
+    ``reference(problem, params) -> output`` is the oracle (SciPy/NetworkX);
+    ``verify(output, reference_output, problem, params) -> Verification``;
+    ``summarize(output, problem) -> dict`` gives the short result stored in records."""
+
+    name: str
+    title: str
+    description: str
+    prepare: Callable[[Any, dict, int], Problem]
+    reference: Callable[[Problem, dict], Any]
+    verify: Callable[[Any, Any, Problem, dict], Verification]
+    summarize: Callable[[Any, Problem], dict]
+    metrics: tuple[Metric, ...]
+    reference_name: str
+    needs: str = ""
+    params: tuple[Param, ...] = ()
+    variants: dict[str, Variant] = field(default_factory=dict)
+    reference_key: Callable[[dict], tuple] = lambda params: ()
+
+    def add(self, variant: Variant) -> Variant:
+        if variant.name in self.variants:
+            raise ValueError(f"{self.name}: variant {variant.name!r} registered twice")
+        variant.family = self.name
+        self.variants[variant.name] = variant
+        return variant
+
+    def variant(self, name: str) -> Variant:
+        try:
+            return self.variants[name]
+        except KeyError:
+            raise ParameterError("variant", name, "one of " + ", ".join(self.variants)) from None
+
+    def all_params(self, variant: Variant) -> tuple[Param, ...]:
+        return tuple(self.params) + tuple(variant.params)
+
+    def resolve_params(self, variant: Variant, given: dict | None) -> dict:
+        """Defaults filled in, every value parsed and validated, constraints checked.
+
+        Unknown names, bad values and broken constraints are refused before anything runs."""
+        given = dict(given or {})
+        declared = {p.name: p for p in self.all_params(variant)}
+        unknown = [n for n in given if n not in declared]
+        if unknown:
+            allowed = ", ".join(declared) or "none"
+            raise ParameterError(unknown[0], given[unknown[0]], f"parameters of {self.name}/{variant.name}: "
+                                 f"{allowed}", detail="unknown parameter")
+        resolved = {}
+        for name, p in declared.items():
+            resolved[name] = p.parse(given[name]) if name in given else p.default
+        for c in variant.constraints:
+            if not c.holds(resolved):
+                raise ConstraintError(c.message(resolved))
+        return resolved
+
+    def constraint_violation(self, variant: Variant, params: dict) -> str | None:
+        """The first broken constraint's message, or None (used by sweeps for invalid cells)."""
+        for c in variant.constraints:
+            if not c.holds(params):
+                return c.message(params)
+        return None
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name, "title": self.title, "description": self.description,
+            "needs": self.needs, "reference": self.reference_name,
+            "metrics": [m.to_json() for m in self.metrics],
+            "params": [p.to_json() for p in self.params],
+            "variants": [
+                {"name": v.name, "kind": v.kind, "description": v.description,
+                 "targets": list(v.targets), "params": [p.to_json() for p in v.params],
+                 "constraints": [{"expression": c.expression, "explanation": c.explanation}
+                                 for c in v.constraints],
+                 "per_vertex": v.per_vertex, "unavailable": v.available()}
+                for v in self.variants.values()
+            ],
+        }
+
+
+_FAMILIES: dict[str, Family] = {}
+_loaded = False
+
+
+def register_family(family: Family) -> Family:
+    if family.name in _FAMILIES:
+        raise ValueError(f"family {family.name!r} registered twice")
+    _FAMILIES[family.name] = family
+    return family
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    plugins = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+    for module in FAMILY_MODULES + plugins:
+        importlib.import_module(module)
+
+
+def families() -> dict[str, Family]:
+    _load()
+    return dict(_FAMILIES)
+
+
+def get_family(name: str) -> Family:
+    _load()
+    try:
+        return _FAMILIES[name]
+    except KeyError:
+        raise ParameterError("family", name, "one of " + ", ".join(_FAMILIES)) from None
+
+
+def get_variant(family: str, variant: str) -> tuple[Family, Variant]:
+    fam = get_family(family)
+    return fam, fam.variant(variant)
+
+
+def parse_param_assignments(items: Sequence[str] | None) -> dict:
+    """``["wg=256", "rows=4"]`` → ``{"wg": "256", "rows": "4"}`` (typed later by the family)."""
+    out = {}
+    for item in items or ():
+        if "=" not in item:
+            raise GraphKernelsError(f"--param expects NAME=VALUE, got {item!r}")
+        name, value = item.split("=", 1)
+        out[name.strip()] = value.strip()
+    return out

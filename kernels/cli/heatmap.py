@@ -1,0 +1,34 @@
+"""``graph-kernels heatmap SWEEP.json [--out FILE.png|.svg] [--csv FILE.csv]``."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    p = sub.add_parser("heatmap", help="the sweep's sensitivity table: text, CSV, SVG or PNG")
+    p.add_argument("sweep", help="a sweep file written by 'graph-kernels sweep'")
+    p.add_argument("--rows", help="parameter along the rows (default: the first swept one)")
+    p.add_argument("--cols", help="parameter along the columns (default: the second)")
+    p.add_argument("--out", metavar="FILE.png|FILE.svg", help="write an image")
+    p.add_argument("--csv", metavar="FILE.csv", help="write the table as CSV")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from kernels.errors import GraphKernelsError
+    from kernels.heatmap import heatmap_table, to_text, write_csv, write_png, write_svg
+    from kernels.results import load_sweep
+
+    sweep = load_sweep(args.sweep)
+    table = heatmap_table(sweep, args.rows, args.cols)
+    print(to_text(table))
+    if args.csv:
+        write_csv(table, args.csv)
+    if args.out:
+        low = args.out.lower()
+        if low.endswith(".svg"):
+            write_svg(table, args.out)
+        elif low.endswith(".png"):
+            write_png(args.sweep, args.out, args.rows, args.cols)
+        else:
+            raise GraphKernelsError(f"--out {args.out}: use a .png or .svg file name")
+    return 0

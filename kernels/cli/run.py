@@ -1,0 +1,110 @@
+"""``graph-kernels run FAMILY VARIANT INPUT``: one timed, verified run."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from kernels.cli.common import print_json
+
+EXIT_VERIFICATION_FAILED = 3
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="run one variant on one input, timed and verified")
+    p.add_argument("family")
+    p.add_argument("variant")
+    p.add_argument("input", help="graph file, or gen:KIND:opt=value,... for a generated graph")
+    add_run_options(p)
+    p.add_argument("--output", metavar="PATH.npy", help="write the variant's full output")
+    p.add_argument("--json", action="store_true", help="print the run record as JSON")
+    p.add_argument("--record", metavar="FILE.jsonl", help="append the run record to a JSON-lines file")
+    p.add_argument("--per-vertex", action="store_true", help="per-vertex output (sets per_vertex=true)")
+    p.add_argument("--predecessors", action="store_true", help="APSP: keep the predecessor matrix")
+    p.set_defaults(func=run)
+
+
+def add_run_options(p) -> None:
+    p.add_argument("--target", choices=("cuda", "sim", "cpu"), help="where GPU variants run (default: "
+                   "cuda with a GPU, else the simulator)")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter (repeatable)")
+    p.add_argument("--repeat", type=int, default=5, help="timed repetitions (default 5)")
+    p.add_argument("--warmup", type=int, default=1, help="untimed warm-up launches (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of generated inputs (e.g. SpMV's x)")
+    p.add_argument("--format", help="force the input format")
+
+
+def save_output(output, path: str) -> None:
+    if isinstance(output, dict):
+        np.savez(path, **{k: np.asarray(v) for k, v in output.items()})
+    else:
+        np.save(path, np.asarray(output))
+
+
+def format_record(rec: dict) -> str:
+    t = rec["timing"]
+    k = t["kernel"]
+    m = rec["metric"]
+    lines = [
+        f"{rec['family']}/{rec['variant']} on {rec['input']['name']} [{rec['target']}] "
+        f"params {' '.join(f'{a}={b}' for a, b in rec['params'].items()) or '-'}",
+        f"  result    {rec['result']}",
+        f"  verified  {'yes' if rec['verified'] else 'NO'} against {rec['verification']['reference']}"
+        + (f": {rec['verification']['detail']}" if rec["verification"]["detail"] else ""),
+        f"  kernel    median {k['median_s'] * 1e3:.4g} ms (min {k['min_s'] * 1e3:.4g}, max "
+        f"{k['max_s'] * 1e3:.4g}, cv {k['cv']:.1%}, {len(k['samples'])} samples x "
+        f"{k['launches_per_sample']} launches, {t['method']})",
+        f"  stages    compile {t['compile_s'] * 1e3:.4g} ms, host->device {t['h2d_s'] * 1e3:.4g} ms, "
+        f"device->host {t['d2h_s'] * 1e3:.4g} ms",
+    ]
+    for metric in rec.get("metrics", [m]):
+        if metric["value"] is not None:
+            lines.append(f"  metric    {metric['value']:.4g} {metric['unit']} ({metric['name']})")
+    flags = [f for f, on in (("launch-bound", t["launch_bound"]), ("fits in L2", t["fits_in_l2"])) if on]
+    if flags:
+        lines.append(f"  flags     {', '.join(flags)}")
+    lines.append(f"  device    {rec['environment']['device'].get('name')}")
+    for n in rec.get("notices", []):
+        lines.append(f"  note      {n}")
+    return "\n".join(lines)
+
+
+def collect_params(args) -> dict:
+    from kernels.algorithms.registry import parse_param_assignments
+
+    params = parse_param_assignments(args.param)
+    if getattr(args, "per_vertex", False):
+        params["per_vertex"] = "true"
+    if getattr(args, "predecessors", False):
+        params["predecessors"] = "true"
+    return params
+
+
+def run(args) -> int:
+    from kernels.inputs import load_input
+    from kernels.results import append_record
+    from kernels.runner import run_variant
+
+    params = collect_params(args)
+    # validate names and values before reading a possibly large input
+    from kernels.algorithms.registry import get_variant
+
+    fam, var = get_variant(args.family, args.variant)
+    fam.resolve_params(var, params)
+    graph = load_input(args.input, format=args.format)
+    result = run_variant(graph, args.family, args.variant, params, target=args.target,
+                         repeat=args.repeat, warmup=args.warmup, seed=args.seed)
+    rec = result.record
+    if args.output:
+        save_output(result.output, args.output)
+    if args.record:
+        append_record(args.record, rec)
+    if args.json:
+        print_json(rec)
+    else:
+        print(format_record(rec))
+    if not rec["verified"]:
+        print(f"graph-kernels: verification FAILED: {rec['verification']['detail']}", file=sys.stderr)
+        return EXIT_VERIFICATION_FAILED
+    return 0

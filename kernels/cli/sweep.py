@@ -1,0 +1,59 @@
+"""``graph-kernels sweep FAMILY VARIANT INPUT --grid NAME=V1,V2 ... --out SWEEP.json``."""
+
+from __future__ import annotations
+
+import sys
+
+from kernels.cli.run import add_run_options
+
+
+def register(sub) -> None:
+    p = sub.add_parser("sweep", help="run every combination of parameter values, timed and verified")
+    p.add_argument("family")
+    p.add_argument("variant")
+    p.add_argument("input", help="graph file, or gen:KIND:opt=value,...")
+    p.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,...",
+                   help="values of one swept parameter (repeatable; NAME= alone uses its default grid)")
+    add_run_options(p)
+    p.add_argument("--time-limit", type=float, default=300.0,
+                   help="seconds one configuration may take before it is recorded as failed")
+    p.add_argument("--out", required=True, metavar="SWEEP.json", help="where to save the sweep")
+    p.add_argument("--csv", metavar="FILE.csv", help="also write one CSV row per configuration")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from kernels.algorithms.registry import parse_param_assignments
+    from kernels.heatmap import heatmap_table, to_text
+    from kernels.inputs import load_input
+    from kernels.results import save_sweep, sweep_to_csv
+    from kernels.sweep import parse_grid, run_sweep
+
+    grid = parse_grid(args.family, args.variant, args.grid)
+    fixed = parse_param_assignments(args.param)
+    graph = load_input(args.input, format=args.format)
+
+    def progress(done, total, cell):
+        if not args.quiet:
+            params = " ".join(f"{k}={v}" for k, v in cell["params"].items())
+            median = f"{cell['median_s'] * 1e3:.4g} ms" if cell.get("median_s") else cell.get("reason", "")
+            print(f"[{done}/{total}] {params}: {cell['status']} {median}", file=sys.stderr, flush=True)
+
+    sweep = run_sweep(graph, args.family, args.variant, grid, fixed=fixed, target=args.target,
+                      repeat=args.repeat, warmup=args.warmup, seed=args.seed,
+                      time_limit=args.time_limit, progress=progress)
+    save_sweep(sweep, args.out)
+    if args.csv:
+        sweep_to_csv(sweep, args.csv)
+    print(to_text(heatmap_table(sweep)))
+    counts = {}
+    for c in sweep["cells"]:
+        counts[c["status"]] = counts.get(c["status"], 0) + 1
+    summary = ", ".join(f"{n} {s}" for s, n in sorted(counts.items()))
+    best = sweep["best"]
+    print(f"{summary}; best: {best['params'] if best else 'none'}"
+          + (f" at {best['median_s'] * 1e3:.4g} ms" if best else "")
+          + (" (cancelled: partial sweep saved)" if sweep["cancelled"] else ""))
+    print(f"saved {args.out}")
+    return 130 if sweep["cancelled"] else 0

@@ -1,0 +1,151 @@
+"""Run records and sweeps as plain files: JSON lines for runs, one JSON file per sweep,
+CSV export of both. Files made on one machine open anywhere (the GUI reads them too)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+
+from kernels.errors import GraphFormatError
+
+RECORD_SCHEMA = 1
+SWEEP_SCHEMA = 1
+
+
+def _json_default(obj):
+    import numpy as np
+
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (set, tuple)):
+        return list(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def dumps(obj, indent=None) -> str:
+    return json.dumps(obj, default=_json_default, indent=indent, allow_nan=True)
+
+
+def append_record(path, record: dict) -> None:
+    """Append one run record as a JSON line (the file is created if needed)."""
+    path = Path(path)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(dumps(record) + "\n")
+
+
+def read_records(path) -> list[dict]:
+    path = Path(path)
+    out = []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise GraphFormatError(f"not a JSON run record ({exc.msg})", path, lineno,
+                                           "one JSON object per line") from None
+                if not isinstance(rec, dict) or "family" not in rec:
+                    raise GraphFormatError("not a run record", path, lineno,
+                                           "an object with family, variant, params, timing")
+                out.append(rec)
+    except OSError as exc:
+        raise GraphFormatError(f"cannot read: {exc.strerror}", path) from None
+    return out
+
+
+def write_json_atomic(path, data) -> None:
+    """Write to a temporary file beside the target, then rename: never a half-written file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(dumps(data, indent=1))
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_sweep(sweep: dict, path) -> None:
+    write_json_atomic(path, sweep)
+
+
+def load_sweep(path) -> dict:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise GraphFormatError(f"cannot read: {exc.strerror}", path) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise GraphFormatError(f"not a sweep file ({exc})", path, None, "a JSON sweep") from None
+    if not isinstance(data, dict) or data.get("kind") != "sweep" or "cells" not in data:
+        raise GraphFormatError("not a sweep file", path, None,
+                               "JSON written by 'graph-kernels sweep' (kind: sweep, cells: [...])")
+    return data
+
+
+RECORD_COLUMNS = ("timestamp", "family", "variant", "kind", "target", "params", "input", "fingerprint",
+                  "verified", "status", "median_s", "min_s", "max_s", "cv", "compile_s", "h2d_s",
+                  "d2h_s", "launch_bound", "metric", "metric_value", "metric_unit", "device", "error")
+
+
+def record_row(rec: dict) -> dict:
+    timing = rec.get("timing") or {}
+    kernel = timing.get("kernel") or {}
+    metric = rec.get("metric") or {}
+    return {
+        "timestamp": rec.get("timestamp"), "family": rec.get("family"), "variant": rec.get("variant"),
+        "kind": rec.get("kind"), "target": rec.get("target"),
+        "params": " ".join(f"{k}={v}" for k, v in (rec.get("params") or {}).items()),
+        "input": (rec.get("input") or {}).get("name"),
+        "fingerprint": (rec.get("input") or {}).get("fingerprint"),
+        "verified": rec.get("verified"), "status": rec.get("status"),
+        "median_s": kernel.get("median_s"), "min_s": kernel.get("min_s"), "max_s": kernel.get("max_s"),
+        "cv": kernel.get("cv"), "compile_s": timing.get("compile_s"), "h2d_s": timing.get("h2d_s"),
+        "d2h_s": timing.get("d2h_s"), "launch_bound": timing.get("launch_bound"),
+        "metric": metric.get("name"), "metric_value": metric.get("value"), "metric_unit": metric.get("unit"),
+        "device": ((rec.get("environment") or {}).get("device") or {}).get("name"),
+        "error": rec.get("error"),
+    }
+
+
+def records_to_csv(records: list[dict], path) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=RECORD_COLUMNS)
+        w.writeheader()
+        for rec in records:
+            w.writerow(record_row(rec))
+
+
+def sweep_to_csv(sweep: dict, path) -> None:
+    """One row per grid cell: its parameters, status, median time and metric."""
+    names = list(sweep["grid"])
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow([*names, "status", "median_s", "min_s", "max_s", "metric_value", "verified", "reason"])
+        for cell in sweep["cells"]:
+            rec = cell.get("record") or {}
+            kernel = (rec.get("timing") or {}).get("kernel") or {}
+            w.writerow([*(cell["params"].get(n) for n in names), cell["status"], cell.get("median_s"),
+                        kernel.get("min_s"), kernel.get("max_s"), (rec.get("metric") or {}).get("value"),
+                        rec.get("verified"), cell.get("reason", "")])
+
+
+def finite(x) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)

@@ -1,0 +1,132 @@
+"""Timing of one execution, stage by stage.
+
+Compile, host→device, kernel and device→host are measured and reported separately. Kernel
+time on a real GPU comes from CUDA events over repeated launches after a warm-up; when one
+launch is shorter than :data:`LAUNCH_BOUND_SECONDS` (about the launch overhead itself) several
+launches are batched between one pair of events and the run is flagged *launch-bound*.
+On the CUDA simulator events are meaningless (they report -1 ms), so ``perf_counter`` is used
+and the method says so. CPU variants use ``perf_counter`` after a warm-up, which also absorbs
+numba's compilation (reported as the compile figure).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+
+LAUNCH_BOUND_SECONDS = 50e-6
+BATCH_TARGET_SECONDS = 500e-6
+MAX_BATCH = 1000
+
+
+@dataclass
+class KernelStats:
+    median_s: float
+    min_s: float
+    max_s: float
+    mean_s: float
+    cv: float
+    samples: list = field(default_factory=list)
+    launches_per_sample: int = 1
+
+    @classmethod
+    def from_samples(cls, samples: list[float], launches_per_sample: int = 1) -> KernelStats:
+        mean = statistics.fmean(samples)
+        cv = statistics.pstdev(samples) / mean if len(samples) > 1 and mean > 0 else 0.0
+        return cls(median_s=statistics.median(samples), min_s=min(samples), max_s=max(samples),
+                   mean_s=mean, cv=cv, samples=list(samples), launches_per_sample=launches_per_sample)
+
+
+@dataclass
+class Timing:
+    compile_s: float
+    h2d_s: float
+    kernel: KernelStats
+    d2h_s: float
+    method: str
+    launch_bound: bool = False
+    fits_in_l2: bool | None = None
+    repeat: int = 0
+    warmup: int = 0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def _now() -> float:
+    return time.perf_counter()
+
+
+def time_stage(fn, sync=None) -> float:
+    """Wall time of ``fn()``, synchronising the device after it when ``sync`` is given."""
+    t0 = _now()
+    fn()
+    if sync is not None:
+        sync()
+    return _now() - t0
+
+
+def time_kernel_cpu(launch, repeat: int, warmup: int, reset=None) -> KernelStats:
+    for _ in range(warmup):
+        if reset:
+            reset()
+        launch()
+    samples = []
+    for _ in range(max(repeat, 1)):
+        if reset:
+            reset()
+        t0 = _now()
+        launch()
+        samples.append(_now() - t0)
+    return KernelStats.from_samples(samples)
+
+
+def time_kernel_simulator(launch, sync, repeat: int, warmup: int, reset=None) -> KernelStats:
+    """Simulator timings are wall-clock times of the simulation, not of any GPU."""
+    for _ in range(warmup):
+        if reset:
+            reset()
+        launch()
+    sync()
+    samples = []
+    for _ in range(max(repeat, 1)):
+        if reset:
+            reset()
+            sync()
+        t0 = _now()
+        launch()
+        sync()
+        samples.append(_now() - t0)
+    return KernelStats.from_samples(samples)
+
+
+def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None) -> tuple[KernelStats, bool]:
+    """CUDA-event timing. Returns the stats and whether the kernel is launch-bound."""
+    from numba import cuda
+
+    for _ in range(max(warmup, 1)):
+        if reset:
+            reset()
+        launch()
+    cuda.synchronize()
+
+    def timed(batch: int) -> float:
+        if reset:
+            reset()
+        start, end = cuda.event(), cuda.event()
+        start.record()
+        for _ in range(batch):
+            launch()
+        end.record()
+        end.synchronize()
+        return cuda.event_elapsed_time(start, end) / 1e3 / batch
+
+    probe = timed(1)
+    launch_bound = probe < LAUNCH_BOUND_SECONDS
+    batch = 1
+    if launch_bound and reset is None:
+        batch = int(min(MAX_BATCH, max(2, math.ceil(BATCH_TARGET_SECONDS / max(probe, 1e-6)))))
+    samples = [timed(batch) for _ in range(max(repeat, 1))]
+    return KernelStats.from_samples(samples, batch), launch_bound

@@ -1,0 +1,82 @@
+"""The worker process: ``python -m kernels worker [--target cuda|sim|cpu]``.
+
+It owns the CUDA context (or the simulator), keeps the graphs it was sent, and runs jobs
+one at a time, answering on stdout with frames of :mod:`kernels.protocol`. A kernel fault,
+a hang or a sticky CUDA error kills only this process: the client restarts it.
+
+stdout carries frames only; anything a library prints goes to stderr (we swap the file
+descriptors at start-up so a stray ``print`` cannot corrupt the stream).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+from kernels.errors import GraphKernelsError
+from kernels.protocol import ProtocolError, read_frame, write_frame
+
+
+def _claim_stdout():
+    """Keep the real stdout for frames; point fd 1 (and sys.stdout) at stderr."""
+    frames = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return frames
+
+
+def serve(target: str | None = None, stdin=None, stdout=None) -> int:
+    if target == "sim":
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    frames_out = stdout or _claim_stdout()
+    frames_in = stdin or sys.stdin.buffer
+    graphs: dict = {}
+
+    from kernels.runner import run_variant
+
+    while True:
+        try:
+            msg = read_frame(frames_in)
+        except ProtocolError:
+            return 0
+        op = msg.get("op")
+        try:
+            if op == "ping":
+                reply = {"op": "pong", "pid": os.getpid(),
+                         "simulator": os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")}
+            elif op == "load":
+                graphs[msg["key"]] = msg["graph"]
+                reply = {"op": "loaded", "key": msg["key"]}
+            elif op == "forget":
+                graphs.pop(msg["key"], None)
+                reply = {"op": "forgotten", "key": msg["key"]}
+            elif op == "run":
+                graph = graphs[msg["key"]]
+                result = run_variant(graph, msg["family"], msg["variant"], msg.get("params"),
+                                     target=msg.get("target"), repeat=msg.get("repeat", 5),
+                                     warmup=msg.get("warmup", 1), seed=msg.get("seed", 0))
+                reply = {"op": "result", "id": msg.get("id"), "record": result.record,
+                         "output": result.output if msg.get("want_output") else None}
+            elif op == "quit":
+                write_frame(frames_out, {"op": "bye"})
+                return 0
+            else:
+                reply = {"op": "error", "id": msg.get("id"), "kind": "ProtocolError",
+                         "message": f"unknown request {op!r}"}
+        except GraphKernelsError as exc:
+            reply = {"op": "error", "id": msg.get("id"), "kind": type(exc).__name__, "message": str(exc)}
+        except KeyError as exc:
+            reply = {"op": "error", "id": msg.get("id"), "kind": "KeyError",
+                     "message": f"the worker has no graph {exc} (send it with 'load' first)"}
+        except Exception as exc:  # report, keep serving: only a real crash ends the process
+            traceback.print_exc(file=sys.stderr)
+            reply = {"op": "error", "id": msg.get("id"), "kind": type(exc).__name__,
+                     "message": f"{type(exc).__name__}: {exc}"}
+        write_frame(frames_out, reply)
+
+
+def register(sub) -> None:
+    p = sub.add_parser("worker", help="serve kernel jobs on stdin/stdout (used by the GUI and sweeps)")
+    p.add_argument("--target", choices=("cuda", "sim", "cpu"), default=None)
+    p.set_defaults(func=lambda args: serve(args.target))

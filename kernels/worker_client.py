@@ -1,0 +1,173 @@
+"""The client side of the worker process: start it, send jobs, wait with a time limit,
+and restart it when it dies or hangs. Used by sweeps and by the GUI's compute client.
+
+The caller's graphs are remembered here, so that after a restart they are sent again
+before the next job: nothing the user made lives only in the worker.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+from kernels.errors import GraphKernelsError
+from kernels.protocol import ProtocolError, read_frame, write_frame
+
+
+class WorkerDied(GraphKernelsError):
+    """The worker process ended (crash, kill) before answering."""
+
+
+class WorkerTimeout(GraphKernelsError):
+    """The worker did not answer within the time limit; it has been killed."""
+
+
+class WorkerError(GraphKernelsError):
+    """The worker answered with an error (bad parameters, a kernel fault it survived...)."""
+
+    def __init__(self, kind: str, message: str):
+        self.kind = kind
+        super().__init__(message)
+
+
+class WorkerClient:
+    def __init__(self, target: str | None = None, env: dict | None = None):
+        self.target = target
+        self.extra_env = dict(env or {})
+        self._proc: subprocess.Popen | None = None
+        self._replies: queue.Queue = queue.Queue()
+        self._graphs: dict = {}
+        self._loaded: set = set()
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self.restarts = 0
+
+    # ---- process management ------------------------------------------------------------
+    def start(self) -> None:
+        if self.alive:
+            return
+        cmd = [sys.executable, "-m", "kernels", "worker"]
+        if self.target:
+            cmd += ["--target", self.target]
+        env = {**os.environ, **self.extra_env}
+        if self.target == "sim":
+            env["NUMBA_ENABLE_CUDASIM"] = "1"
+        elif self.target == "cuda":
+            env.pop("NUMBA_ENABLE_CUDASIM", None)
+        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=None, env=env, bufsize=0)
+        self._replies = queue.Queue()
+        self._loaded = set()
+        threading.Thread(target=self._read_loop, args=(self._proc, self._replies), daemon=True).start()
+
+    @staticmethod
+    def _read_loop(proc, replies) -> None:
+        try:
+            while True:
+                replies.put(read_frame(proc.stdout))
+        except (ProtocolError, OSError, ValueError):
+            replies.put(None)  # the process is gone
+
+    @property
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def kill(self) -> None:
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            self._proc.wait()
+            for stream in (self._proc.stdin, self._proc.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self._proc = None
+        self._loaded = set()
+
+    def restart(self) -> None:
+        self.kill()
+        self.restarts += 1
+        self.start()
+
+    def close(self) -> None:
+        if self.alive:
+            try:
+                write_frame(self._proc.stdin, {"op": "quit"})
+                self._proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired, BrokenPipeError):
+                pass
+        self.kill()
+
+    def __enter__(self):
+        self.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---- requests -----------------------------------------------------------------------
+    def request(self, message: dict, timeout: float | None = None, cancel=None) -> dict:
+        """Send one request and wait for its reply; kill the worker on timeout or cancel."""
+        with self._lock:
+            self.start()
+            try:
+                write_frame(self._proc.stdin, message)
+            except (BrokenPipeError, OSError):
+                self.kill()
+                raise WorkerDied("the worker process ended before the request could be sent") from None
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while True:
+                wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic()))
+                try:
+                    reply = self._replies.get(timeout=wait)
+                except queue.Empty:
+                    if cancel is not None and cancel():
+                        self.kill()
+                        raise WorkerDied("cancelled: the worker was stopped") from None
+                    if deadline is not None and time.monotonic() >= deadline:
+                        self.kill()
+                        raise WorkerTimeout(f"no answer within {timeout:g} s: the worker was stopped "
+                                            "(a hang or a very long run)") from None
+                    continue
+                if reply is None:
+                    code = self._proc.wait() if self._proc else None
+                    self.kill()
+                    raise WorkerDied(f"the worker process died (exit status {code}) while running the job")
+                if reply.get("op") == "progress":
+                    continue
+                if reply.get("op") == "error":
+                    raise WorkerError(reply.get("kind", "Error"), reply.get("message", "unknown error"))
+                return reply
+
+    def ping(self, timeout: float = 120) -> dict:
+        return self.request({"op": "ping"}, timeout=timeout)
+
+    def add_graph(self, key: str, graph) -> None:
+        """Remember a graph; it is (re)sent to the worker before a job needs it."""
+        self._graphs[key] = graph
+        self._loaded.discard(key)
+
+    def _ensure_loaded(self, key: str, timeout) -> None:
+        self.start()
+        if key not in self._loaded:
+            self.request({"op": "load", "key": key, "graph": self._graphs[key]}, timeout=timeout)
+            self._loaded.add(key)
+
+    def run(self, key: str, family: str, variant: str, params: dict | None = None, *,
+            target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
+            want_output: bool = False, timeout: float | None = None, cancel=None) -> dict:
+        self._ensure_loaded(key, timeout=max(timeout or 0, 300))
+        msg = {"op": "run", "id": next(self._ids), "key": key, "family": family, "variant": variant,
+               "params": params or {}, "target": target, "repeat": repeat, "warmup": warmup,
+               "seed": seed, "want_output": want_output}
+        return self.request(msg, timeout=timeout, cancel=cancel)
