@@ -124,7 +124,7 @@ def _color(value: float, lo: float, hi: float) -> str:
     i = min(int(x), len(stops) - 2)
     f = x - i
     rgb = [round(a + (b - a) * f) for a, b in zip(stops[i], stops[i + 1], strict=True)]
-    return "#%02x%02x%02x" % tuple(rgb)
+    return "#{:02x}{:02x}{:02x}".format(*tuple(rgb))
 
 
 def write_svg(t: HeatmapTable, path) -> None:

@@ -7,6 +7,7 @@ before the next job: nothing the user made lives only in the worker.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import queue
@@ -87,10 +88,8 @@ class WorkerClient:
                 self._proc.kill()
             self._proc.wait()
             for stream in (self._proc.stdin, self._proc.stdout):
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
         self._proc = None
         self._loaded = set()
 
