@@ -57,9 +57,10 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
         p = cell["params"]
         r = row_values.index(p[rows])
         c = col_values.index(p[cols]) if cols else 0
-        if cell["status"] == "ok" and cell.get("median_s") is not None:
-            if not (times[r, c] <= cell["median_s"]):
-                times[r, c] = cell["median_s"]
+        m = cell.get("median_s")
+        # with more than two swept parameters a cell shows the best over the others
+        if cell["status"] == "ok" and m is not None and not (times[r, c] <= m):
+            times[r, c] = m
         if rank[cell["status"]] > rank[status[r][c]]:
             status[r][c] = cell["status"]
     best = None
