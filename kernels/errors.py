@@ -71,3 +71,7 @@ class TargetUnavailableError(GraphKernelsError):
 
 class VerificationError(GraphKernelsError):
     """A result differs from the reference; carries the worst differences."""
+
+
+class GraphEditError(GraphKernelsError):
+    """An edit or query names a vertex or an edge that does not exist, or adds one that does."""
