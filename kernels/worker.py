@@ -58,6 +58,11 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
                                      warmup=msg.get("warmup", 1), seed=msg.get("seed", 0))
                 reply = {"op": "result", "id": msg.get("id"), "record": result.record,
                          "output": result.output if msg.get("want_output") else None}
+            elif op == "sleep":  # for tests of hangs and kills; harmless otherwise
+                import time
+
+                time.sleep(float(msg.get("seconds", 1)))
+                reply = {"op": "slept"}
             elif op == "quit":
                 write_frame(frames_out, {"op": "bye"})
                 return 0

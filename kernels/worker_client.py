@@ -24,6 +24,10 @@ class WorkerDied(GraphKernelsError):
     """The worker process ended (crash, kill) before answering."""
 
 
+class _SendFailed(WorkerDied):
+    """The pipe was closed when we wrote: the worker had died before this request."""
+
+
 class WorkerTimeout(GraphKernelsError):
     """The worker did not answer within the time limit; it has been killed."""
 
@@ -47,11 +51,16 @@ class WorkerClient:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.restarts = 0
+        self.deaths: list = []  # exit codes of workers that died between requests
 
     # ---- process management ------------------------------------------------------------
     def start(self) -> None:
         if self.alive:
             return
+        if self._proc is not None:  # it died since the last request: note it, then replace it
+            self.deaths.append(self._proc.poll())
+            self.restarts += 1
+            self.kill()
         cmd = [sys.executable, "-m", "kernels", "worker"]
         if self.target:
             cmd += ["--target", self.target]
@@ -122,8 +131,10 @@ class WorkerClient:
             try:
                 write_frame(self._proc.stdin, message)
             except (BrokenPipeError, OSError):
+                self.deaths.append(self._proc.wait())
+                self.restarts += 1
                 self.kill()
-                raise WorkerDied("the worker process ended before the request could be sent") from None
+                raise _SendFailed("the worker process ended before the request could be sent") from None
             deadline = None if timeout is None else time.monotonic() + timeout
             while True:
                 wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic()))
@@ -165,8 +176,14 @@ class WorkerClient:
     def run(self, key: str, family: str, variant: str, params: dict | None = None, *,
             target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
             want_output: bool = False, timeout: float | None = None, cancel=None) -> dict:
-        self._ensure_loaded(key, timeout=max(timeout or 0, 300))
         msg = {"op": "run", "id": next(self._ids), "key": key, "family": family, "variant": variant,
                "params": params or {}, "target": target, "repeat": repeat, "warmup": warmup,
                "seed": seed, "want_output": want_output}
-        return self.request(msg, timeout=timeout, cancel=cancel)
+        for attempt in (1, 2):
+            try:
+                self._ensure_loaded(key, timeout=max(timeout or 0, 300))
+                return self.request(msg, timeout=timeout, cancel=cancel)
+            except _SendFailed:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")

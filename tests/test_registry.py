@@ -1,0 +1,74 @@
+"""Registry metadata: parameters are parsed and validated, constraints checked, errors name things."""
+
+from __future__ import annotations
+
+import pytest
+
+from kernels.algorithms.registry import Constraint, Param, families, get_family, get_variant
+from kernels.errors import ConstraintError, ParameterError
+
+
+def test_param_parsing_and_messages():
+    wg = Param("wg", int, 128, "threads per block", minimum=1, maximum=1024, power_of_two=True)
+    assert wg.parse("256") == 256
+    assert wg.parse("1e3".replace("1e3", "512")) == 512
+    with pytest.raises(ParameterError) as e:
+        wg.parse("3")
+    assert "'wg'" in str(e.value) and "3" in str(e.value) and "power of two" in str(e.value)
+    with pytest.raises(ParameterError, match="from 1 to 1024"):
+        wg.parse("2048")
+    with pytest.raises(ParameterError):
+        wg.parse("many")
+    assert wg.grid_values() == [2 ** i for i in range(11)]
+
+
+def test_choice_and_bool_params():
+    d = Param("dtype", str, "fp64", choices=("fp64", "fp32"))
+    with pytest.raises(ParameterError, match="one of fp64, fp32"):
+        d.parse("fp16")
+    b = Param("per_vertex", bool, False)
+    assert b.parse("true") is True and b.parse("0") is False
+    with pytest.raises(ParameterError):
+        b.parse("maybe")
+
+
+def test_constraint_expressions():
+    c = Constraint("rows <= wg", "each row needs a thread")
+    assert c.holds({"rows": 4, "wg": 8})
+    assert not c.holds({"rows": 16, "wg": 8})
+    assert "rows=16" in c.message({"rows": 16, "wg": 8}) and "wg=8" in c.message({"rows": 16, "wg": 8})
+
+
+def test_every_family_declares_complete_metadata():
+    fams = families()
+    assert "spmv" in fams
+    for fam in fams.values():
+        meta = fam.to_json()
+        assert meta["variants"] and meta["metrics"]
+        assert fam.reference_name in fam.variants
+        for v in meta["variants"]:
+            assert v["kind"] in ("cpu-serial", "cpu-parallel", "library", "gpu", "vendor")
+            assert v["targets"]
+            for p in v["params"]:
+                assert p["allowed"] and "default" in p
+        for var in fam.variants.values():
+            fam.resolve_params(var, {})  # defaults always satisfy the constraints
+
+
+def test_resolve_refuses_unknown_and_invalid_before_running():
+    fam, var = get_variant("spmv", "cpu-serial")
+    with pytest.raises(ParameterError, match="unknown parameter"):
+        fam.resolve_params(var, {"nope": "1"})
+    with pytest.raises(ParameterError):
+        get_family("no-such-family")
+    with pytest.raises(ParameterError, match="cpu-serial"):
+        fam.variant("no-such-variant")
+
+
+def test_constraint_violation_is_a_constraint_error():
+    fam = get_family("spmv")
+    tunable = fam.variants.get("gpu-tunable")
+    if tunable is None:
+        pytest.skip("gpu-tunable not registered yet")
+    with pytest.raises(ConstraintError, match="rows <= wg"):
+        fam.resolve_params(tunable, {"wg": "4", "rows": "8"})
