@@ -1,19 +1,40 @@
-"""Reading and writing graph files (transitional: Matrix Market through SciPy only)."""
+"""Reading and writing graph files in every supported format (see docs/formats.md).
+
+>>> from kernels.graph.io import read_graph, write_graph
+>>> g = read_graph("karate.mtx.gz")          # format from the content, compression from magic bytes
+>>> write_graph(g, "karate.txt")              # format from the extension
+
+Formats are records in a registry (:mod:`kernels.graph.io.registry`), each in its own module.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import scipy.io
-
-from kernels.graph.csr import CSRGraph
-
-
-def read_graph(path, *, format=None, name=None) -> CSRGraph:
-    path = Path(path)
-    m = scipy.io.mmread(str(path))
-    return CSRGraph.from_scipy(m, name=name or path.name.split(".")[0], source=str(path))
+from kernels.graph.io.api import output_format, read_graph, write_graph
+from kernels.graph.io.context import FileTooLargeError, LoadCancelled
+from kernels.graph.io.estimate import available_memory, check_fits_memory, estimate_load
+from kernels.graph.io.registry import FormatSpec, detect_format, formats, get_format, register_format
 
 
-def write_graph(graph: CSRGraph, path, *, format=None) -> None:
-    scipy.io.mmwrite(str(path), graph.to_scipy())
+def __getattr__(name: str):
+    # FORMATS is built on first use, so that importing the package stays cheap
+    if name == "FORMATS":
+        return formats()
+    raise AttributeError(name)
+
+
+__all__ = [
+    "FORMATS",
+    "FileTooLargeError",
+    "FormatSpec",
+    "LoadCancelled",
+    "available_memory",
+    "check_fits_memory",
+    "detect_format",
+    "estimate_load",
+    "formats",
+    "get_format",
+    "output_format",
+    "read_graph",
+    "register_format",
+    "write_graph",
+]

@@ -1,0 +1,166 @@
+"""How big a graph file will be in memory, found *before* loading it.
+
+Formats with a size header (Matrix Market, METIS, DIMACS, our .npz) give vertices and entries
+exactly or as a tight bound; for the others the number of records is extrapolated from the
+first 64 KiB (bytes per line, or per ``<edge`` / ``edge [`` record) and the uncompressed size
+(exact for gzip, from its trailer; guessed at 5 : 1 for bz2/xz).
+
+Two figures come out: ``csr_bytes``, what the loaded graph occupies, and ``peak_bytes``, what
+loading needs at its worst moment (the coordinate lists, sort keys and the CSR arrays live at
+the same time). The per-entry factors were measured with ``tracemalloc`` on the benchmark
+graphs (see docs/benchmarks.md, "Loading").
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+from kernels.errors import ResourceLimitError
+from kernels.graph.io.compression import GraphSource
+from kernels.graph.io.registry import get_format, sniff
+from kernels.graph.io.text import strip_comment
+
+# bytes needed at the peak of a load, per stored entry (text readers; see module docstring)
+PEAK_BYTES_PER_ENTRY = 48
+PEAK_BYTES_PER_WEIGHTED_ENTRY = 72
+# NetworkX holds every node and edge as Python dicts while it parses
+NETWORKX_BYTES_PER_EDGE = 700
+NETWORKX_BYTES_PER_NODE = 400
+# how a format's records show in its text, for extrapolating from the first bytes
+RECORD_MARKERS = {"graphml": re.compile(rb"<edge\b"), "gml": re.compile(rb"\bedge\s*\[")}
+UNDIRECTED_BY_DEFAULT = {"edgelist", "csv", "dimacs-clq", "metis"}
+NETWORKX_FORMATS = {"graphml", "gml", "pajek"}
+DEFAULT_HEADROOM = 0.8
+
+
+def _from_sample(source: GraphSource, spec_name: str, uncompressed: int) -> dict:
+    head = source.head()
+    marker = RECORD_MARKERS.get(spec_name)
+    if marker is not None:
+        records = len(marker.findall(head))
+    else:
+        records = sum(1 for line in head.split(b"\n")
+                      if strip_comment(line, (b"#", b"%")).strip() and not line.startswith(b"*"))
+        if spec_name == "csv":
+            records = max(records - 1, 0)  # the header row
+    largest_id = -1
+    if spec_name == "edgelist":
+        for line in head.split(b"\n")[:-1]:
+            tokens = strip_comment(line, (b"#", b"%")).replace(b",", b" ").split()
+            if len(tokens) >= 2 and tokens[0].isdigit() and tokens[1].isdigit():
+                largest_id = max(largest_id, int(tokens[0]), int(tokens[1]))
+    if records == 0 or not head:
+        records_total = 0
+    else:
+        records_total = int(round(records * max(uncompressed, len(head)) / len(head)))
+    factor = 2 if spec_name in UNDIRECTED_BY_DEFAULT else 1
+    vertices = largest_id + 1 if largest_id >= 0 else None
+    return {"rows": vertices, "cols": vertices, "entries": records_total * factor, "entries_exact": False,
+            "weighted": None, "directed": None}
+
+
+def estimate_load(path, *, format: str | None = None) -> dict:
+    """Sizes and memory of a graph file without loading it.
+
+    Keys: path, format, compression, file_bytes, uncompressed_bytes, uncompressed_exact,
+    basis ('header' or 'file size'), rows, cols, vertices, entries, entries_exact, weighted,
+    directed, csr_bytes, peak_bytes."""
+    source = GraphSource(path)
+    spec = get_format(format) if format else sniff(source)
+    uncompressed, size_exact = source.uncompressed_size()
+    header = spec.estimate(source) if spec.estimate is not None else None
+    basis = "header" if header is not None else "file size"
+    if header is None:
+        header = _from_sample(source, spec.name, uncompressed)
+    rows = header["rows"]
+    entries = int(header["entries"])
+    if rows is None:  # unknown vertex count: assume an average degree of 8 for the pointer array
+        rows_for_bytes = entries // 8
+    else:
+        rows_for_bytes = int(rows)
+    weighted = header["weighted"]
+    weight_bytes = 8 if weighted or weighted is None and spec.name not in ("metis",) else 0
+    csr_bytes = (rows_for_bytes + 1) * 8 + entries * (4 + weight_bytes)
+    if spec.name in NETWORKX_FORMATS:
+        peak = uncompressed + entries * NETWORKX_BYTES_PER_EDGE + rows_for_bytes * NETWORKX_BYTES_PER_NODE \
+            + 2 * csr_bytes
+    elif spec.name == "npz":
+        peak = 2 * csr_bytes + (uncompressed if source.compression else 0)
+    else:
+        per_entry = PEAK_BYTES_PER_WEIGHTED_ENTRY if weight_bytes else PEAK_BYTES_PER_ENTRY
+        peak = entries * per_entry + (rows_for_bytes + 1) * 16
+    cols = header["cols"]
+    return {
+        "path": str(path),
+        "format": spec.name,
+        "compression": source.compression,
+        "file_bytes": source.file_bytes,
+        "uncompressed_bytes": int(uncompressed),
+        "uncompressed_exact": size_exact,
+        "basis": basis,
+        "rows": rows,
+        "cols": cols,
+        "vertices": rows if rows is not None and (cols is None or rows == cols) else None,
+        "entries": entries,
+        "entries_exact": bool(header["entries_exact"]) and basis == "header",
+        "weighted": weighted,
+        "directed": header["directed"],
+        "csr_bytes": int(csr_bytes),
+        "peak_bytes": int(peak),
+    }
+
+
+def available_memory() -> int | None:
+    """Bytes of RAM available to a new allocation now, or None where it cannot be found out."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    if sys.platform == "win32":
+        return _windows_available()
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _windows_available() -> int | None:
+    import ctypes
+
+    class MemoryStatus(ctypes.Structure):
+        _fields_ = [("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong),
+                    ("ullTotalPhys", ctypes.c_ulonglong), ("ullAvailPhys", ctypes.c_ulonglong),
+                    ("ullTotalPageFile", ctypes.c_ulonglong), ("ullAvailPageFile", ctypes.c_ulonglong),
+                    ("ullTotalVirtual", ctypes.c_ulonglong), ("ullAvailVirtual", ctypes.c_ulonglong),
+                    ("sullAvailExtendedVirtual", ctypes.c_ulonglong)]
+
+    status = MemoryStatus()
+    status.dwLength = ctypes.sizeof(MemoryStatus)
+    if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
+        return int(status.ullAvailPhys)
+    return None
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
+
+
+def check_fits_memory(path, *, format: str | None = None, available: int | None = None,
+                      headroom: float = DEFAULT_HEADROOM) -> dict:
+    """The estimate of :func:`estimate_load`, or :class:`ResourceLimitError` if loading would
+    need more than ``headroom`` of the available memory. ``available`` overrides the probe."""
+    estimate = estimate_load(path, format=format)
+    free = available if available is not None else available_memory()
+    estimate["available_bytes"] = free
+    if free is not None and estimate["peak_bytes"] > headroom * free:
+        how = "from its header" if estimate["basis"] == "header" else "extrapolated from its size"
+        raise ResourceLimitError(
+            f"{path}: loading needs about {_gib(estimate['peak_bytes'])} (the graph itself "
+            f"{_gib(estimate['csr_bytes'])}; {estimate['entries']:,} entries {how}), but only "
+            f"{_gib(free)} of memory is available")
+    return estimate

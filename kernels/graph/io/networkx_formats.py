@@ -1,0 +1,164 @@
+"""GraphML, GML and Pajek, read through NetworkX.
+
+These are attribute-rich exchange formats for small and medium graphs; NetworkX parses them
+correctly and there is no speed to gain by hand (files are rarely above a few MB), so the
+work here is the mapping to CSR: node labels become 0..n-1 in file order, edge weights come
+from a numeric ``weight`` attribute, parallel edges of multigraphs are kept as duplicates,
+and directedness is what the file declares. NetworkX reports no progress and cannot be
+interrupted while it parses, so progress jumps from reading to done; cancellation is checked
+before and after. Errors become :class:`GraphFormatError`, with the line number where the
+parser gives one (XML errors do; NetworkX's GML and Pajek parsers often do not).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable
+
+import numpy as np
+
+from kernels.graph.csr import CSRGraph
+from kernels.graph.io.assemble import build_csr, check_dimensions
+from kernels.graph.io.compression import GraphSource
+from kernels.graph.io.context import LoadContext
+from kernels.graph.io.registry import FormatSpec, Head
+
+WEIGHT = "weight"
+_LINE_IN_MESSAGE = re.compile(r"line (\d+)", re.IGNORECASE)
+
+
+def _first_words(head: Head, comment: bytes | None = None) -> bytes:
+    for raw in head.lines:
+        text = raw.strip().lstrip(b"\xef\xbb\xbf")
+        if text and not (comment and text.startswith(comment)):
+            return text.lower()
+    return b""
+
+
+def _sniff_graphml(head: Head) -> bool:
+    text = head.data[:8192].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return text.startswith(b"<") and b"<graphml" in text
+
+
+def _sniff_gml(head: Head) -> bool:
+    return re.search(rb"(?m)^\s*graph\s*\[", head.data[:8192]) is not None and not _sniff_graphml(head)
+
+
+def _sniff_pajek(head: Head) -> bool:
+    return _first_words(head, b"%").startswith((b"*vertices", b"*network", b"*arcs", b"*edges"))
+
+
+def _line_of(exc: BaseException) -> int | None:
+    position = getattr(exc, "position", None)  # xml.etree ParseError: (line, column)
+    if isinstance(position, tuple) and position:
+        return int(position[0])
+    lineno = getattr(exc, "lineno", None)
+    if isinstance(lineno, int):
+        return lineno
+    m = _LINE_IN_MESSAGE.search(str(exc))
+    return int(m.group(1)) if m else None
+
+
+def _parse(source: GraphSource, ctx: LoadContext, parse: Callable, what: str):
+    data = source.read_all(ctx)
+    ctx.check_cancel()
+    try:
+        graph = parse(io.BytesIO(data))
+    except RecursionError:
+        raise ctx.error("nesting too deep to parse", expected=what) from None
+    except (ElementTree.ParseError, Exception) as exc:  # NetworkX raises many kinds; all mean a bad file
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ctx.error(f"{type(exc).__name__}: {message[:200]}", _line_of(exc), what) from None
+    ctx.check_cancel()
+    ctx.report(0.8)
+    return graph
+
+
+def graph_from_networkx(g, ctx: LoadContext) -> CSRGraph:
+    """CSR of a NetworkX graph: nodes numbered in insertion (file) order, weights if numeric."""
+    nodes = list(g.nodes())
+    index = {node: k for k, node in enumerate(nodes)}
+    n = len(nodes)
+    edges = list(g.edges(data=True))
+    check_dimensions(ctx, n, n, len(edges))
+    src = np.fromiter((index[u] for u, _, _ in edges), dtype=np.int64, count=len(edges))
+    dst = np.fromiter((index[v] for _, v, _ in edges), dtype=np.int64, count=len(edges))
+    weights = _weights(edges, ctx)
+    directed = g.is_directed()
+    if not directed:
+        off = src != dst
+        src, dst = np.concatenate([src, dst[off]]), np.concatenate([dst, src[off]])
+        if weights is not None:
+            weights = np.concatenate([weights, weights[off]])
+    return build_csr(ctx, n, n, src, dst, weights, directed=directed)
+
+
+def _weights(edges, ctx: LoadContext) -> np.ndarray | None:
+    have = [d[WEIGHT] for _, _, d in edges if WEIGHT in d]
+    if not have:
+        return None
+    try:
+        values = np.array([float(d.get(WEIGHT, 1.0)) for _, _, d in edges], dtype=np.float64)
+    except (TypeError, ValueError):
+        ctx.notice("the 'weight' attribute is not numeric everywhere: the graph is read unweighted")
+        return None
+    missing = len(edges) - len(have)
+    if missing:
+        ctx.notice(f"{missing} of {len(edges)} edges have no 'weight' attribute: they get weight 1")
+    return values
+
+
+def _reader(parse: Callable, what: str):
+    def read(source: GraphSource, ctx: LoadContext) -> CSRGraph:
+        return graph_from_networkx(_parse(source, ctx, parse, what), ctx)
+    return read
+
+
+def _read_graphml(stream):
+    import networkx as nx
+
+    return nx.read_graphml(stream)
+
+
+def _read_gml(stream):
+    import networkx as nx
+
+    return nx.read_gml(stream, label=None)  # ids as node keys: labels need not be unique
+
+
+def _read_pajek(stream):
+    import networkx as nx
+
+    return nx.read_pajek(stream)
+
+
+SPEC = FormatSpec(
+    name="graphml",
+    description="GraphML (XML; via NetworkX)",
+    extensions=(".graphml",),
+    priority=90,
+    sniff=_sniff_graphml,
+    read=_reader(_read_graphml, "a GraphML document"),
+)
+
+GML_SPEC = FormatSpec(
+    name="gml",
+    description="GML, Graph Modelling Language (via NetworkX)",
+    extensions=(".gml",),
+    priority=80,
+    sniff=_sniff_gml,
+    read=_reader(_read_gml, "a GML 'graph [ ... ]' document"),
+)
+
+PAJEK_SPEC = FormatSpec(
+    name="pajek",
+    description="Pajek .net (*Vertices, *Arcs / *Edges; via NetworkX)",
+    extensions=(".net", ".pajek"),
+    priority=80,
+    sniff=_sniff_pajek,
+    read=_reader(_read_pajek, "a Pajek network (*Vertices, then *Arcs or *Edges)"),
+)
+
+SPECS = (SPEC, GML_SPEC, PAJEK_SPEC)

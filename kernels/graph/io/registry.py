@@ -1,0 +1,153 @@
+"""The format registry: each format is a (sniff, priority, reader, writer) record, as in glue.
+
+Formats are recognised from the file's *content*: every sniffer looks at the first 64 KiB
+(decompressed) and says whether it could be its format. Among those that accept, the highest
+priority wins; a matching extension adds a small bonus, which only decides between formats
+whose content looks alike (a METIS file whose lines all have two numbers is also a valid
+edge list). Strong signatures (a Matrix Market banner, a zip header, ``<graphml``) have
+priorities far above the bonus, so a misleading extension cannot override them.
+
+A new format is one module with a ``SPEC`` (or several in ``SPECS``) and one line in :data:`BUILTIN_MODULES`, or a call
+to :func:`register_format`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from kernels.errors import GraphFormatError, ParameterError, UnsupportedFormatError
+from kernels.graph.io.compression import HEAD_BYTES, GraphSource
+
+BUILTIN_MODULES = (
+    "kernels.graph.io.mtx",
+    "kernels.graph.io.npz",
+    "kernels.graph.io.networkx_formats",
+    "kernels.graph.io.dimacs",
+    "kernels.graph.io.csv_edges",
+    "kernels.graph.io.metis",
+    "kernels.graph.io.edgelist",
+)
+EXTENSION_BONUS = 15
+
+
+@dataclass(frozen=True)
+class Head:
+    """What sniffers look at: the first bytes (decompressed), split into lines, and the extension."""
+
+    data: bytes
+    suffix: str
+    complete: bool  # the whole file is in ``data``
+
+    @cached_property
+    def lines(self) -> list[bytes]:
+        lines = self.data.split(b"\n")
+        if not self.complete and len(lines) > 1:
+            lines.pop()  # probably cut in the middle
+        return [ln.rstrip(b"\r") for ln in lines]
+
+    @cached_property
+    def is_binary(self) -> bool:
+        return b"\x00" in self.data[:4096]
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """One file format: how to recognise, read and write it."""
+
+    name: str
+    description: str
+    extensions: tuple[str, ...]
+    priority: int
+    sniff: Callable[[Head], bool]
+    read: Callable | None = None          # read(source, ctx, **options) -> CSRGraph
+    write: Callable | None = None         # write(graph, binary_stream) -> None
+    estimate: Callable | None = None      # estimate(source) -> dict | None (from the header)
+    options: frozenset[str] = field(default_factory=frozenset)  # reader keyword options
+
+    @property
+    def readable(self) -> bool:
+        return self.read is not None
+
+    @property
+    def writable(self) -> bool:
+        return self.write is not None
+
+
+_REGISTRY: dict[str, FormatSpec] = {}
+_loaded = False
+
+
+def register_format(spec: FormatSpec) -> None:
+    _REGISTRY[spec.name] = spec
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for name in BUILTIN_MODULES:
+            module = importlib.import_module(name)
+            for spec in getattr(module, "SPECS", None) or (module.SPEC,):
+                register_format(spec)
+
+
+def formats() -> dict[str, FormatSpec]:
+    """All registered formats by name."""
+    _ensure_loaded()
+    return dict(_REGISTRY)
+
+
+def get_format(name: str) -> FormatSpec:
+    known = formats()
+    key = name.lower().lstrip(".")
+    if key in known:
+        return known[key]
+    for spec in known.values():  # an extension works as a name too: "mtx", "gr", "txt"
+        if "." + key in spec.extensions:
+            return spec
+    raise ParameterError("format", name, ", ".join(sorted(known)))
+
+
+def format_for_extension(suffix: str, *, writable: bool = False) -> FormatSpec | None:
+    for spec in formats().values():
+        if suffix in spec.extensions and (spec.writable or not writable):
+            return spec
+    return None
+
+
+def sniff(source: GraphSource) -> FormatSpec:
+    """The format of a file, from its content (and its extension as a tie-breaker)."""
+    probe = source.head(HEAD_BYTES + 1)
+    data = probe[:HEAD_BYTES]
+    head = Head(data, source.suffix, complete=len(probe) <= HEAD_BYTES)
+    candidates = []
+    for spec in formats().values():
+        if spec.read is None:
+            continue
+        try:
+            accepted = spec.sniff(head)
+        except Exception:  # a sniffer that trips over odd bytes simply does not claim the file
+            accepted = False
+        if accepted:
+            bonus = EXTENSION_BONUS if source.suffix in spec.extensions else 0
+            candidates.append((spec.priority + bonus, spec.name, spec))
+    if candidates:
+        return max(candidates, key=lambda c: c[0])[2]
+    if not data:
+        raise GraphFormatError("the file is empty", source.display, expected="a graph file")
+    by_extension = format_for_extension(source.suffix)
+    if by_extension is not None and by_extension.readable:
+        # let the reader say precisely what is wrong where the extension tells what was meant
+        return by_extension
+    kind = "binary data" if head.is_binary else "text"
+    names = ", ".join(sorted(s.name for s in formats().values() if s.readable))
+    raise UnsupportedFormatError(f"could not recognise the format of this {kind}", source.display,
+                                 expected=f"one of: {names}")
+
+
+def detect_format(path) -> str:
+    """The name of a file's format, recognised from its content."""
+    return sniff(GraphSource(path)).name
