@@ -16,7 +16,7 @@ from kernels.graph.io.context import LoadContext
 MAX_INDEX = 2**31 - 2  # column indices are int32 and a vertex count must fit too
 # A file may declare far more rows than it has entries (``2000000000 2000000000 1``); past
 # this many rows, that is treated as a mistake rather than allocating gigabytes of indptr.
-SPARSE_ROWS_LIMIT = 2**26
+SPARSE_ROWS_LIMIT = 2**24
 SPARSE_ROWS_PER_ENTRY = 16
 
 
@@ -90,6 +90,8 @@ def build_csr(ctx: LoadContext, n_rows: int, n_cols: int, rows: np.ndarray, cols
               weights: np.ndarray | None, *, directed: bool) -> CSRGraph:
     """CSR from 0-based coordinates already checked to lie in range."""
     ctx.check_cancel()
+    # again with the real entry count: a header may promise entries that never came
+    check_dimensions(ctx, n_rows, n_cols, len(rows))
     rows = np.asarray(rows, dtype=np.int64)
     cols = np.asarray(cols, dtype=np.int64)
     width = max(int(n_cols), 1)

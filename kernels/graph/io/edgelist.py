@@ -92,9 +92,9 @@ def read_edgelist(source: GraphSource, ctx: LoadContext, *, directed: bool | Non
         first = read_leading_comments(reader, ctx, hints)
         if first is None:
             u = v = np.zeros(0, np.int64)
-            weights = None
+            weights = np.zeros(0) if hints.weighted else None
         else:
-            u, v, weights = _read_body(reader, ctx, first)
+            u, v, weights = _read_body(reader, ctx, first, relabel)
     if directed is None:
         directed = bool(hints.directed)
         if hints.directed is None:
@@ -106,7 +106,7 @@ def read_edgelist(source: GraphSource, ctx: LoadContext, *, directed: bool | Non
     return build_csr(ctx, n, n, u, v, weights, directed=directed)
 
 
-def _read_body(reader: TextReader, ctx: LoadContext, first: bytes):
+def _read_body(reader: TextReader, ctx: LoadContext, first: bytes, relabel: bool):
     delimiter = delimiter_of(strip_comment(first, COMMENTS))
     tokens = split_tokens(strip_comment(first, COMMENTS), delimiter)
     width = len(tokens)
@@ -130,10 +130,11 @@ def _read_body(reader: TextReader, ctx: LoadContext, first: bytes):
         arr = parse_block(block, ctx, np.dtype(fields), validate, comments=COMMENTS,
                           delimiter=delimiter, usecols=usecols)
         a, b = arr["u"], arr["v"]
-        bad = (a < 0) | (b < 0) | (a > LARGEST_ID) | (b > LARGEST_ID)
-        if bad.any():
+        top = np.inf if relabel else LARGEST_ID  # relabelling takes ids of any size
+        if len(arr) and (min(a.min(), b.min()) < 0 or max(a.max(), b.max()) > top):
+            bad = (a < 0) | (b < 0) | (a > top) | (b > top)
             k = int(np.argmax(bad))
-            value = a[k] if not 0 <= a[k] <= LARGEST_ID else b[k]
+            value = a[k] if not 0 <= a[k] <= top else b[k]
             line = line_of_row(block, k, COMMENTS, delimiter)
             if value < 0:
                 raise ctx.error(f"negative vertex id {value}", line, "vertex ids >= 0")
@@ -159,7 +160,7 @@ def write_edgelist(graph: CSRGraph, stream) -> None:
         keep = rows <= cols
         rows, cols = rows[keep], cols[keep]
         weights = None if weights is None else weights[keep]
-    kind = "Directed" if graph.directed else "Undirected"
+    kind = ("Directed" if graph.directed else "Undirected") + (" weighted" if graph.weighted else "")
     stream.write(f"# {kind} graph: {graph.name}\n"
                  f"# Nodes: {graph.n_rows} Edges: {len(rows)}\n"
                  f"# 0-based vertex ids; written by gpu-graph-explorer\n".encode())

@@ -173,8 +173,7 @@ def read_metis(source: GraphSource, ctx: LoadContext) -> CSRGraph:
 
 def _read_body(reader: TextReader, ctx: LoadContext, header: MetisHeader):
     n, prefix, stride = header.n, header.prefix, header.stride
-    vertex_lines = np.zeros(n, dtype=np.int64)
-    parts_r, parts_c, parts_w = [], [], []
+    parts_r, parts_c, parts_w, parts_lines = [], [], [], []  # no array of size n before the data
     vertex = 0  # vertices read so far
     for block in reader.blocks():
         data = block.data
@@ -220,12 +219,13 @@ def _read_body(reader: TextReader, ctx: LoadContext, header: MetisHeader):
         parts_c.append(nbr - 1)
         if header.edge_weights:
             parts_w.append(values[in_list & (offset % stride == 1)].astype(np.float64))
-        vertex_lines[vertex:vertex + used] = line_numbers[:used]
+        parts_lines.append(line_numbers[:used])
         vertex += used
     empty = np.zeros(0, np.int64)
     rows = np.concatenate(parts_r) if parts_r else empty
     cols = np.concatenate(parts_c) if parts_c else empty
     weights = (np.concatenate(parts_w) if parts_w else np.zeros(0)) if header.edge_weights else None
+    vertex_lines = np.concatenate(parts_lines) if parts_lines else empty
     return rows, cols, weights, vertex_lines, vertex
 
 

@@ -144,7 +144,10 @@ def write_npz(graph: CSRGraph, stream) -> None:
     }
     if graph.weights is not None:
         arrays["weights"] = graph.weights
-    np.savez(stream, **arrays)
+    # zip needs to seek back to patch headers; a gzip stream cannot, so build it in memory
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    stream.write(buffer.getbuffer())
 
 
 def estimate_npz(source: GraphSource) -> dict | None:

@@ -5,7 +5,10 @@ Formats are recognised from the file's *content*: every sniffer looks at the fir
 priority wins; a matching extension adds a small bonus, which only decides between formats
 whose content looks alike (a METIS file whose lines all have two numbers is also a valid
 edge list). Strong signatures (a Matrix Market banner, a zip header, ``<graphml``) have
-priorities far above the bonus, so a misleading extension cannot override them.
+priorities far above the bonus, so a misleading extension cannot override them. The three
+formats without a signature (edge list, CSV, METIS) are different: when the extension names
+one of them and no signature format claims the file, that format is tried even if its sniffer
+hesitates, so that a broken file gets that format's precise error message.
 
 A new format is one module with a ``SPEC`` (or several in ``SPECS``) and one line in :data:`BUILTIN_MODULES`, or a call
 to :func:`register_format`.
@@ -31,6 +34,8 @@ BUILTIN_MODULES = (
     "kernels.graph.io.edgelist",
 )
 EXTENSION_BONUS = 15
+# formats at or above this priority have a signature whose absence is conclusive
+SIGNATURE_PRIORITY = 50
 
 
 @dataclass(frozen=True)
@@ -134,11 +139,17 @@ def sniff(source: GraphSource) -> FormatSpec:
         if accepted:
             bonus = EXTENSION_BONUS if source.suffix in spec.extensions else 0
             candidates.append((spec.priority + bonus, spec.name, spec))
+    by_extension = format_for_extension(source.suffix)
+    if (by_extension is not None and by_extension.readable and by_extension.priority < SIGNATURE_PRIORITY
+            and all(spec.priority < SIGNATURE_PRIORITY for _, _, spec in candidates)
+            and by_extension.name not in {name for _, name, _ in candidates}):
+        # a format without a signature is trusted by its extension: a .graph file whose header
+        # is broken should get a METIS error, not be read as an edge list that happens to parse
+        candidates.append((by_extension.priority + EXTENSION_BONUS, by_extension.name, by_extension))
     if candidates:
         return max(candidates, key=lambda c: c[0])[2]
     if not data:
         raise GraphFormatError("the file is empty", source.display, expected="a graph file")
-    by_extension = format_for_extension(source.suffix)
     if by_extension is not None and by_extension.readable:
         # let the reader say precisely what is wrong where the extension tells what was meant
         return by_extension

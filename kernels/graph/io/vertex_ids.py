@@ -27,6 +27,7 @@ from kernels.graph.io.context import LoadContext
 DIRECTED_WORD = re.compile(rb"\b(un)?directed\b", re.IGNORECASE)
 NODES_COUNT = re.compile(rb"\bnodes\s*[:=]\s*(\d+)", re.IGNORECASE)
 BASE_WORD = re.compile(rb"\b([01])-based\b", re.IGNORECASE)
+WEIGHTED_WORD = re.compile(rb"\b(un)?weighted\b", re.IGNORECASE)
 # ids above this cannot be numbered densely (int32 indices); relabel=True handles them
 LARGEST_ID = MAX_INDEX + 1
 
@@ -38,6 +39,7 @@ class HeaderHints:
         self.directed: bool | None = None
         self.nodes: int | None = None
         self.base: int | None = None
+        self.weighted: bool | None = None  # only matters for a file without edges
 
     def read_comment(self, line: bytes) -> None:
         if self.directed is None:
@@ -52,6 +54,10 @@ class HeaderHints:
             m = BASE_WORD.search(line)
             if m:
                 self.base = int(m.group(1))
+        if self.weighted is None:
+            m = WEIGHTED_WORD.search(line)
+            if m:
+                self.weighted = m.group(1) is None
 
 
 def check_base_option(base) -> int | None:

@@ -1,0 +1,178 @@
+"""Bad files give one clear error naming the file, the line and what was expected; sniffing by content."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+
+import networkx as nx
+import pytest
+
+from kernels.errors import GraphFormatError, ParameterError, ResourceLimitError, UnsupportedFormatError
+from kernels.graph.csr import CSRGraph
+from kernels.graph.io import FileTooLargeError, detect_format, read_graph, write_graph
+
+MTX = "%%MatrixMarket matrix coordinate real general\n% a comment\n3 3 3\n"
+
+BAD_FILES = [
+    # (file name, content, the message must match this, after "NAME, line N: ")
+    ("banner.mtx", "%%MatrixMarket matrix coordinate\n1 1 0\n", 1, "the banner has 3 words"),
+    ("size.mtx", "%%MatrixMarket matrix coordinate real general\n3 x 1\n1 1 1\n", 2, "bad size line"),
+    ("token.mtx", MTX + "1 1 1\n2 two 1\n3 3 1\n", 5, "value 2 is 'two', not an integer"),
+    ("short_line.mtx", MTX + "1 1 1\n2 2\n3 3 1\n", 5, "found 2 values.*expected 3 values per line"),
+    ("range.mtx", MTX + "1 1 1\n2 4 1\n3 3 1\n", 5, r"column index 4 out of range.*1 <= column <= 3"),
+    ("zero.mtx", MTX + "0 1 1\n2 2 1\n3 3 1\n", 4, "row index 0 out of range"),
+    ("truncated.mtx", MTX + "1 1 1\n", 5, "ends after 1 of the 3 entries"),
+    ("long.mtx", MTX + "1 1 1\n2 2 2\n3 3 3\n1 2 3\n", 7, "more entries than the 3"),
+    ("pattern_with_values.mtx", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2 7\n", 3,
+     "found 3 values"),
+    ("integer.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 7.5\n", 3,
+     "value 3 is '7.5', not an integer"),
+    ("skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n1 1 7\n", 3,
+     "diagonal entry"),
+    ("rect_sym.mtx", "%%MatrixMarket matrix coordinate real symmetric\n2 3 0\n", 2, "must be square"),
+    ("edges.txt", "# comment\n0 1\n1 2\n2 x\n", 4, "value 2 is 'x', not an integer"),
+    ("columns.txt", "0 1\n1 2 3\n", 2, "found 3 values"),
+    ("negative.txt", "0 1\n-1 2\n", 2, "negative vertex id -1"),
+    ("weights.wel", "0 1 0.5\n1 2 heavy\n", 2, "value 3 is 'heavy', not a number"),
+    ("tag.gr", "p sp 2 2\na 1 2 1\nb 2 1 1\n", 3, "line starts with 'b'"),
+    ("vertex.gr", "c x\np sp 2 1\na 1 3 1\n", 3, r"vertex 3 out of range.*1 <= vertex <= 2"),
+    ("noproblem.gr", "c only comments\nc here\n", 3, "ends before the problem line"),
+    ("header.graph", "% c\n3 2 7\n", 2, "fmt '7' is not up to three binary digits"),
+    ("neighbour.graph", "2 1\n3\n1\n", 2, "vertex 1 lists neighbour 3"),
+    ("token.graph", "2 1\n2\n1x\n", 3, "'1x' is not an integer"),
+    ("extra.graph", "2 1\n2\n1\n1\n", 4, "more than the 2 vertex lines"),
+    ("fields.csv", "source,target,weight\na,b,1\nb,c\n", 3, "found 2 fields"),
+    ("weight.csv", "source,target,weight\na,b,1\nb,c,lots\n", 3, "weight 'lots' is not a number"),
+]
+
+
+@pytest.mark.parametrize("name, content, line, message", BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_error_names_file_line_and_expectation(tmp_path, name, content, line, message):
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(GraphFormatError) as info:
+        read_graph(path)
+    text = str(info.value)
+    assert text.startswith(f"{path}, line {line}: "), text
+    assert info.value.line == line and info.value.path == str(path)
+    import re
+
+    assert re.search(message, text), text
+    assert "\n" not in text
+
+
+@pytest.mark.parametrize("name, content, line, message", BAD_FILES[:8], ids=[b[0] for b in BAD_FILES[:8]])
+def test_error_line_numbers_survive_compression(tmp_path, name, content, line, message):
+    path = tmp_path / (name + ".gz")
+    path.write_bytes(gzip.compress(content.encode()))
+    with pytest.raises(GraphFormatError) as info:
+        read_graph(path)
+    assert info.value.line == line
+
+
+def test_bad_line_far_into_a_large_file_is_found_exactly(tmp_path, monkeypatch):
+    # small blocks so that the error sits in a later block than the first
+    import kernels.graph.io.text as text
+
+    monkeypatch.setattr(text, "BLOCK_BYTES", 64)
+    monkeypatch.setattr(text, "READ_BYTES", 32)
+    lines = [f"{k % 50 + 1} {k % 49 + 1}" for k in range(500)]
+    lines[377] = "3 4 5"
+    path = tmp_path / "big.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate pattern general\n50 50 500\n" + "\n".join(lines) + "\n")
+    with pytest.raises(GraphFormatError) as info:
+        read_graph(path)
+    assert info.value.line == 2 + 378
+
+
+def test_missing_file_and_directory(tmp_path):
+    with pytest.raises(GraphFormatError, match="no such file"):
+        read_graph(tmp_path / "nope.mtx")
+    with pytest.raises(GraphFormatError, match="is a directory"):
+        read_graph(tmp_path)
+
+
+def test_empty_file(tmp_path):
+    (tmp_path / "empty").write_bytes(b"")
+    with pytest.raises(GraphFormatError, match="empty"):
+        read_graph(tmp_path / "empty")
+
+
+def test_binary_garbage_with_a_graph_extension_is_a_format_error(tmp_path):
+    path = tmp_path / "garbage.mtx"
+    path.write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(GraphFormatError, match=r"garbage\.mtx, line 1"):
+        read_graph(path)
+
+
+def test_unrecognised_text_lists_the_formats(tmp_path):
+    path = tmp_path / "prose.dat2"
+    path.write_text("Once upon a time\nthere was a graph.\n")
+    with pytest.raises(UnsupportedFormatError, match="could not recognise.*expected one of: csv, dimacs"):
+        read_graph(path)
+
+
+def test_truncated_gzip_is_a_format_error_naming_gzip(tmp_path):
+    data = gzip.compress(("%%MatrixMarket matrix coordinate pattern general\n9 9 40\n"
+                          + "".join(f"{k % 9 + 1} {(k * 7) % 9 + 1}\n" for k in range(40))).encode())
+    path = tmp_path / "cut.mtx.gz"
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(GraphFormatError, match=r"cut\.mtx\.gz.*gzip"):
+        read_graph(path)
+
+
+def test_unsupported_compression_is_named(tmp_path):
+    path = tmp_path / "x.mtx.zst"
+    path.write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 20)
+    with pytest.raises(UnsupportedFormatError, match="zstd"):
+        read_graph(path)
+
+
+def test_huge_declared_size_is_refused_before_allocating(tmp_path):
+    path = tmp_path / "huge.mtx"
+    path.write_text("%%MatrixMarket matrix coordinate pattern general\n2000000000 2000000000 1\n1 1\n")
+    with pytest.raises(FileTooLargeError, match=r"line 2: 2,000,000,000 rows for only 1 entries") as info:
+        read_graph(path)
+    assert isinstance(info.value, ResourceLimitError) and isinstance(info.value, GraphFormatError)
+
+
+def test_unknown_format_name_is_a_parameter_error(tmp_path):
+    path = tmp_path / "x.txt"
+    path.write_text("0 1\n")
+    with pytest.raises(ParameterError, match="format"):
+        read_graph(path, format="excel")
+
+
+# ---- sniffing: the content decides ---------------------------------------------------------
+
+def test_misleading_extensions_are_overruled_by_content(tmp_path):
+    g = CSRGraph.from_edges(4, [0, 1, 2], [1, 2, 3], [1.0, 2.0, 3.0], directed=True)
+    cases = {}
+    write_graph(g, tmp_path / "a.mtx")
+    cases["mtx_named.txt"] = ((tmp_path / "a.mtx").read_bytes(), "mtx")
+    write_graph(g, tmp_path / "a.txt")
+    cases["edges_named.mtx"] = ((tmp_path / "a.txt").read_bytes(), "edgelist")
+    write_graph(g, tmp_path / "a.npz")
+    cases["npz_named.graph"] = ((tmp_path / "a.npz").read_bytes(), "npz")
+    cases["gzip_named.mtx"] = (gzip.compress((tmp_path / "a.mtx").read_bytes()), "mtx")
+    cases["bz2_named.txt.gz"] = (bz2.compress((tmp_path / "a.txt").read_bytes()), "edgelist")
+    cases["plain_named.mtx.gz"] = ((tmp_path / "a.mtx").read_bytes(), "mtx")
+    nx.write_graphml(g.to_networkx(), tmp_path / "a.graphml")
+    cases["graphml_named.txt"] = ((tmp_path / "a.graphml").read_bytes(), "graphml")
+    cases["gml_named.net"] = ("\n".join(nx.generate_gml(g.to_networkx())).encode(), "gml")
+    cases["metis_named.bin"] = (b"3 2\n2 3\n1\n1\n", "metis")
+    cases["gr_named.txt"] = (b"c x\np sp 2 1\na 1 2 3\n", "dimacs-gr")
+    cases["csv_named.txt"] = (b"from,to\n0,1\n", "csv")
+    for name, (content, expected) in cases.items():
+        (tmp_path / name).write_bytes(content)
+        assert detect_format(tmp_path / name) == expected, name
+        read_graph(tmp_path / name)  # and it reads
+
+
+def test_extension_breaks_ties_between_lookalike_contents(tmp_path):
+    # every line has two numbers: a METIS file or an edge list; the extension decides
+    content = b"4 4\n2 4\n1 3\n2 4\n1 3\n"
+    for name, expected in (("ring.graph", "metis"), ("ring.txt", "edgelist"), ("ring.el", "edgelist")):
+        (tmp_path / name).write_bytes(content)
+        assert detect_format(tmp_path / name) == expected
