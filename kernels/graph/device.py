@@ -1,0 +1,258 @@
+"""The device mirror of a slotted graph: its pages, weights and index in GPU memory.
+
+Layout on the device (what the GPU operators read, see docs/slotted.md):
+
+* ``pool``    int32[capacity_pages * page_size]: physical page ``s`` at words ``s * page_size``;
+* ``weights`` float64 (or float32) with the same shape, word for word (``None`` if unweighted);
+* ``index``   int32[4, index_capacity]: columns ``0 .. num_pages - 1`` in logical page order,
+  rows (first vertex, position in large list or -1, pages of that list or -1, physical page).
+
+Edits on the host mark pages dirty; :meth:`DeviceMirror.sync` uploads only those pages
+(consecutive dirty pages coalesced into one copy) and the index if it changed, and reports
+what it moved. :meth:`DeviceMirror.upload_full` and :meth:`DeviceMirror.rebuild_csr_and_upload`
+are the two baselines the thesis compares against. A mirror owns the graph's dirty flags: keep
+one mirror per graph.
+
+Timing: ``time.perf_counter`` around the copies followed by ``cuda.synchronize()``. Under
+the CUDA simulator the "device" is host memory, so the times measure NumPy copies and the
+reports say so (``simulator=True``); the byte counts are exact either way.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from kernels.targets import simulator_enabled
+
+DEFAULT_HEADROOM = 1.5
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one transfer moved and how long it took."""
+
+    kind: str                   # "sync", "full" or "csr"
+    pages: int                  # pages copied host -> device
+    bytes: int                  # bytes copied host -> device (pages, weights, index or CSR)
+    seconds: float
+    copies: int = 0             # separate host -> device copies issued
+    index_bytes: int = 0
+    reallocated: bool = False   # the device pool had to grow
+    device_copy_bytes: int = 0  # bytes moved device -> device while growing
+    rebuild_seconds: float = 0.0  # "csr" only: time to rebuild the CSR on the host
+    simulator: bool = False
+
+    @property
+    def milliseconds(self) -> float:
+        return self.seconds * 1e3
+
+    @property
+    def clock(self) -> str:
+        if self.simulator:
+            return "perf_counter, CUDA simulator (host copies, not device transfers)"
+        return "perf_counter around the copies and cuda.synchronize()"
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["milliseconds"] = self.milliseconds
+        d["clock"] = self.clock
+        return d
+
+
+@dataclass(frozen=True)
+class HostCopy:
+    """The device arrays copied back (the used part only)."""
+
+    pool: np.ndarray
+    weights: np.ndarray | None
+    index: np.ndarray
+
+
+class DeviceMirror:
+    """Keeps a slotted graph's pages, weights and index in device memory."""
+
+    def __init__(self, graph, *, headroom: float = DEFAULT_HEADROOM, upload: bool = True):
+        from numba import cuda  # imported here: the simulator switch must come first
+
+        if headroom < 1.0:
+            raise ValueError("headroom must be >= 1")
+        self._cuda = cuda
+        self.graph = graph
+        self.headroom = float(headroom)
+        self.pool = None
+        self.weights = None
+        self.index = None
+        self.csr = None             # (indptr, indices, weights) after rebuild_csr_and_upload
+        self.num_pages = 0
+        self.history: list[SyncReport] = []
+        self._simulator = simulator_enabled()
+        if upload:
+            self.upload_full()
+
+    # ---- sizes -------------------------------------------------------------------------
+    @property
+    def page_size(self) -> int:
+        return self.graph.page_size
+
+    @property
+    def capacity_pages(self) -> int:
+        return 0 if self.pool is None else len(self.pool) // self.page_size
+
+    @property
+    def device_bytes(self) -> int:
+        """Device memory held by the mirror (with headroom), CSR baseline excluded."""
+        total = 0
+        for arr in (self.pool, self.weights, self.index):
+            if arr is not None:
+                total += arr.size * arr.dtype.itemsize
+        return int(total)
+
+    def _with_headroom(self, pages: int) -> int:
+        return max(1, math.ceil(pages * self.headroom))
+
+    # ---- transfers ---------------------------------------------------------------------
+    def upload_full(self) -> SyncReport:
+        """Allocate device arrays (with headroom) and upload every page and the index."""
+        cuda, g = self._cuda, self.graph
+        t0 = time.perf_counter()
+        pool, wpool, index = g.host_arrays()
+        used_pages = g.physical_pages_used
+        cap = self._with_headroom(used_pages)
+        self.pool = cuda.device_array(cap * self.page_size, dtype=np.int32)
+        self.weights = cuda.device_array(cap * self.page_size, dtype=wpool.dtype) if wpool is not None else None
+        moved = copies = 0
+        if used_pages:
+            self.pool[:len(pool)].copy_to_device(pool)
+            moved += pool.nbytes
+            copies += 1
+            if wpool is not None:
+                self.weights[:len(wpool)].copy_to_device(wpool)
+                moved += wpool.nbytes
+                copies += 1
+        self.index = cuda.device_array((4, self._with_headroom(index.shape[1])), dtype=np.int32)
+        index_bytes, n_copies = self._upload_index(index)
+        cuda.synchronize()
+        report = SyncReport("full", used_pages, moved + index_bytes, time.perf_counter() - t0,
+                            copies=copies + n_copies, index_bytes=index_bytes, reallocated=True,
+                            simulator=self._simulator)
+        g.mark_synced()
+        self.history.append(report)
+        return report
+
+    def sync(self) -> SyncReport:
+        """Upload the pages dirtied since the last transfer, and the index if it changed."""
+        cuda, g, P = self._cuda, self.graph, self.page_size
+        if self.pool is None:
+            return self.upload_full()
+        t0 = time.perf_counter()
+        pool, wpool, index = g.host_arrays()
+        used_pages = g.physical_pages_used
+        reallocated, device_copy = False, 0
+        if used_pages > self.capacity_pages:
+            device_copy = self._grow_pool(self._with_headroom(used_pages))
+            reallocated = True
+        dirty = g.dirty_physical_pages()
+        moved = copies = 0
+        for a, b in _runs(dirty):
+            lo, hi = a * P, b * P
+            self.pool[lo:hi].copy_to_device(pool[lo:hi])
+            moved += (hi - lo) * 4
+            copies += 1
+            if wpool is not None:
+                self.weights[lo:hi].copy_to_device(wpool[lo:hi])
+                moved += (hi - lo) * wpool.dtype.itemsize
+                copies += 1
+        index_bytes = 0
+        if g.index_dirty:
+            if index.shape[1] > self.index.shape[1]:
+                self.index = cuda.device_array((4, self._with_headroom(index.shape[1])), dtype=np.int32)
+                reallocated = True
+            index_bytes, n_copies = self._upload_index(index)
+            copies += n_copies
+        cuda.synchronize()
+        report = SyncReport("sync", len(dirty), moved + index_bytes, time.perf_counter() - t0,
+                            copies=copies, index_bytes=index_bytes, reallocated=reallocated,
+                            device_copy_bytes=device_copy, simulator=self._simulator)
+        g.mark_synced()
+        self.history.append(report)
+        return report
+
+    def rebuild_csr_and_upload(self) -> SyncReport:
+        """The static alternative: rebuild the CSR on the host and upload all of it."""
+        cuda = self._cuda
+        t0 = time.perf_counter()
+        csr = self.graph.to_csr()
+        t1 = time.perf_counter()
+        arrays = [csr.indptr, csr.indices] + ([csr.weights] if csr.weights is not None else [])
+        device = [cuda.to_device(a) for a in arrays]
+        cuda.synchronize()
+        t2 = time.perf_counter()
+        self.csr = (device[0], device[1], device[2] if len(device) > 2 else None)
+        report = SyncReport("csr", 0, int(sum(a.nbytes for a in arrays)), t2 - t0, copies=len(arrays),
+                            rebuild_seconds=t1 - t0, simulator=self._simulator)
+        self.history.append(report)
+        return report
+
+    def _grow_pool(self, cap: int) -> int:
+        """Larger device arrays holding the old contents (device -> device); returns bytes."""
+        cuda = self._cuda
+        old_words = len(self.pool)
+        pool = cuda.device_array(cap * self.page_size, dtype=np.int32)
+        pool[:old_words].copy_to_device(self.pool)
+        moved = old_words * 4
+        self.pool = pool
+        if self.weights is not None:
+            weights = cuda.device_array(cap * self.page_size, dtype=self.weights.dtype)
+            weights[:old_words].copy_to_device(self.weights)
+            moved += old_words * self.weights.dtype.itemsize
+            self.weights = weights
+        return moved
+
+    def _upload_index(self, index: np.ndarray) -> tuple[int, int]:
+        n = index.shape[1]
+        self.num_pages = n
+        if n == 0:
+            return 0, 0
+        for r in range(4):
+            self.index[r, :n].copy_to_device(np.ascontiguousarray(index[r, :n]))
+        return 4 * n * 4, 4
+
+    # ---- checking ----------------------------------------------------------------------
+    def to_host(self) -> HostCopy:
+        """Copy the device arrays back (pages handed out so far, index columns in use)."""
+        used = self.graph.physical_pages_used * self.page_size
+        pool = self.pool.copy_to_host()[:used]
+        weights = self.weights.copy_to_host()[:used] if self.weights is not None else None
+        index = self.index.copy_to_host()[:, :self.num_pages]
+        return HostCopy(pool, weights, index)
+
+    def differences(self) -> list[str]:
+        """What differs between the device and the host (empty after a sync): the index,
+        and every live page whose words or weights differ. Freed pages are not compared."""
+        host_pool, host_w, host_index = self.graph.host_arrays()
+        dev = self.to_host()
+        problems = []
+        if not np.array_equal(dev.index, host_index):
+            problems.append("index")
+        P = self.page_size
+        for logical, phys in enumerate(host_index[3]):
+            words = slice(int(phys) * P, (int(phys) + 1) * P)
+            if not np.array_equal(dev.pool[words], host_pool[words]):
+                problems.append(f"page {logical} (physical {phys})")
+            elif host_w is not None and not np.array_equal(dev.weights[words], host_w[words]):
+                problems.append(f"weights of page {logical} (physical {phys})")
+        return problems
+
+
+def _runs(pages: np.ndarray):
+    """(start, stop) of each run of consecutive page numbers in an ascending array."""
+    if len(pages) == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(pages) != 1) + 1
+    starts = np.concatenate([[0], breaks])
+    stops = np.concatenate([breaks, [len(pages)]])
+    return [(int(pages[a]), int(pages[b - 1]) + 1) for a, b in zip(starts, stops, strict=True)]
