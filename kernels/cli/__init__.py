@@ -18,6 +18,7 @@ from kernels.errors import GraphKernelsError
 COMMAND_MODULES = (
     "kernels.cli.info",
     "kernels.cli.convert",
+    "kernels.cli.pages",
     "kernels.cli.generate",
     "kernels.cli.targets",
     "kernels.cli.algorithms",
