@@ -1,0 +1,212 @@
+"""The triangle-counting family (the Greek course report, and a kernel that beats it).
+
+Input: any graph with a square adjacency matrix; directed inputs are symmetrized, self-loops
+and repeated entries dropped, each with a notice (:mod:`.prepare`). Output: the number of
+triangles (``np.int64``), or with ``per_vertex=true`` the triangles at each vertex (int64
+array; each triangle counted at its three corners, as NetworkX's ``triangles``).
+Verification: exact equality with the reference (:mod:`.reference`).
+
+Variants: ``cpu-serial`` and ``cpu-parallel`` (the report's algorithm 6), ``scipy`` (the
+library reference), ``gpu-row-block`` and ``gpu-row-shared`` (algorithms 8 and 9),
+``gpu-spgemm`` (the report's rejected cuSPARSE method, through CuPy) and ``gpu-oriented``
+(degree orientation + shared-memory hashing; see ``docs/triangles.md``).
+Metrics: undirected edges per second, and the time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernels.algorithms.execution import HostExecution
+from kernels.algorithms.registry import (
+    Constraint,
+    Family,
+    Metric,
+    Param,
+    Problem,
+    Variant,
+    Verification,
+    register_family,
+)
+from kernels.algorithms.triangles.prepare import prepare
+
+BLOCK_SIZES = (32, 64, 128, 256, 512, 1024)
+GROUP_SIZES = (1, 2, 4, 8, 16, 32)
+NO_PER_VERTEX = Constraint("not per_vertex", "this variant counts the total only")
+
+
+def _reference(problem: Problem, params) -> dict:
+    from kernels.algorithms.triangles.reference import reference_counts
+
+    value, method = reference_counts(problem.graph, bool(params["per_vertex"]))
+    return {"value": value, "method": method}
+
+
+def _verify(output, ref, problem: Problem, params) -> Verification:
+    expected = ref["value"]
+    method = ref["method"]
+    if not params["per_vertex"]:
+        if np.ndim(output) != 0:
+            return Verification(False, method, f"expected one count, got an array of shape {np.shape(output)}")
+        got, want = int(output), int(expected)
+        if got == want:
+            return Verification(True, method, f"{got} triangles, equal to the reference")
+        return Verification(False, method, f"counted {got} triangles, the reference has {want} "
+                            f"(off by {got - want:+d})", [{"got": got, "expected": want}])
+    got = np.asarray(output)
+    if got.shape != expected.shape:
+        return Verification(False, method, f"output has shape {got.shape}, expected {expected.shape}")
+    bad = np.flatnonzero(got != expected)
+    if len(bad) == 0:
+        return Verification(True, method, f"all {len(got)} per-vertex counts equal the reference")
+    worst = [{"vertex": int(v), "got": int(got[v]), "expected": int(expected[v])} for v in bad[:5]]
+    return Verification(False, method, f"{len(bad)} of {len(got)} vertices have a wrong count", worst)
+
+
+def _summarize(output, problem: Problem) -> dict:
+    if np.ndim(output) == 0:
+        summary = {"triangles": int(output)}
+    else:
+        counts = np.asarray(output)
+        summary = {"triangles": int(counts.sum()) // 3, "per_vertex": True,
+                   "max_at_a_vertex": int(counts.max()) if len(counts) else 0}
+    summary.update(problem.data.get("stats", {}))
+    return summary
+
+
+def _edges_per_second(problem: Problem, seconds: float) -> float:
+    return problem.size["edges"] / seconds
+
+
+def _milliseconds(problem: Problem, seconds: float) -> float:
+    return seconds * 1e3
+
+
+FAMILY = register_family(Family(
+    name="triangles",
+    title="Triangle counting",
+    description="Count the triangles (3-cliques) of an undirected graph: the Greek course report's CPU, "
+                "SpGEMM and row-per-block GPU methods, and a degree-oriented hashing GPU kernel that beats them.",
+    needs="a square adjacency matrix; directed inputs are symmetrized, self-loops and repeated edges ignored",
+    prepare=prepare,
+    reference=_reference,
+    verify=_verify,
+    summarize=_summarize,
+    metrics=(Metric("edges/s", "edges/s", _edges_per_second, "undirected edges / kernel time"),
+             Metric("time", "ms", _milliseconds, "median kernel time")),
+    reference_name="scipy",
+    params=(Param("per_vertex", bool, False, "output the triangles at each vertex instead of the total"),),
+    reference_key=lambda params: (bool(params["per_vertex"]),),
+))
+
+
+# ---- CPU and library variants ----------------------------------------------------------
+
+def _make_cpu(parallel: bool):
+    def make(problem: Problem, params, target):
+        from kernels.algorithms.triangles import cpu
+
+        g = problem.graph
+        run = cpu.run_parallel if parallel else cpu.run_serial
+        return HostExecution(run, g.indptr, g.indices, bool(params["per_vertex"]),
+                             warm_args=(*_empty_csr(), bool(params["per_vertex"])))
+    return make
+
+
+def _empty_csr() -> tuple[np.ndarray, np.ndarray]:
+    """A one-vertex CSR with the graph arrays' types (read-only), so that numba's compilation
+    is timed on its own, without a full run."""
+    indptr, indices = np.zeros(2, dtype=np.int64), np.zeros(0, dtype=np.int32)
+    indptr.setflags(write=False)
+    indices.setflags(write=False)
+    return indptr, indices
+
+
+def _make_scipy(problem: Problem, params, target):
+    from kernels.algorithms.triangles.reference import scipy_per_vertex, scipy_total
+    from kernels.graph.csr import CSRGraph
+
+    fn = scipy_per_vertex if params["per_vertex"] else scipy_total
+    tiny = CSRGraph(*_empty_csr(), name="warm-up")
+    return HostExecution(fn, problem.graph, warm_args=(tiny,))
+
+
+FAMILY.add(Variant(
+    "cpu-serial", "cpu-serial",
+    "the report's algorithm 6: for each entry (i, k) with k > i, merge the sorted rows i and k and count "
+    "the common j > k (numba)", _make_cpu(False), per_vertex=True))
+FAMILY.add(Variant(
+    "cpu-parallel", "cpu-parallel",
+    "algorithm 6 over rows with numba prange (chunks of 16 rows, for skewed rows); per-vertex counts "
+    "from each vertex's own merges", _make_cpu(True), per_vertex=True))
+FAMILY.add(Variant(
+    "scipy", "library",
+    "SciPy sparse products over blocks of rows: sum((Uᵀ·U)∘U) with U the degree-oriented adjacency "
+    "(the report's (L·L)∘L in degree order); per vertex rowsum((A·A)∘A)/2. The reference",
+    _make_scipy, per_vertex=True))
+
+
+# ---- GPU variants ------------------------------------------------------------------------
+
+def _make_row_block(problem, params, target):
+    from kernels.algorithms.triangles.gpu_rows import make_row_block
+    return make_row_block(problem, params, target)
+
+
+def _make_row_shared(problem, params, target):
+    from kernels.algorithms.triangles.gpu_rows import make_row_shared
+    return make_row_shared(problem, params, target)
+
+
+def _make_oriented(problem, params, target):
+    from kernels.algorithms.triangles.gpu_oriented import make_oriented
+    return make_oriented(problem, params, target)
+
+
+def _make_spgemm(problem, params, target):
+    from kernels.algorithms.triangles.vendor import make_spgemm
+    return make_spgemm(problem, params, target)
+
+
+def _spgemm_unavailable():
+    from kernels.algorithms.triangles.vendor import unavailable
+    return unavailable()
+
+
+def _block_size(default: int, minimum: int = 32) -> Param:
+    return Param("block_size", int, default, "threads per block", minimum=minimum, maximum=1024,
+                 power_of_two=True, sweep_values=tuple(b for b in BLOCK_SIZES if b >= minimum))
+
+
+FAMILY.add(Variant(
+    "gpu-row-block", "gpu",
+    "the report's algorithm 8: one block per row, its threads stride over the row's entries (i, k), "
+    "k > i, each merging rows i and k; atomicAdd of each thread's count",
+    _make_row_block, params=(_block_size(256),), per_vertex=True))
+FAMILY.add(Variant(
+    "gpu-row-shared", "gpu",
+    "the report's algorithm 9: algorithm 8 with row i staged in shared memory first (rows longer than "
+    "shared_capacity read from global memory)",
+    _make_row_shared,
+    params=(_block_size(256),
+            Param("shared_capacity", int, 1024, "int32 entries of the row staged in shared memory",
+                  minimum=128, maximum=4096, power_of_two=True)),
+    per_vertex=True))
+FAMILY.add(Variant(
+    "gpu-oriented", "gpu",
+    "degree-oriented edges (d⁺ ≤ √(2m)); per first corner a, N⁺(a) in a shared-memory hash table; groups "
+    "of group_size threads stream each N⁺(b), b ∈ N⁺(a), and probe it; vertices binned by work, light "
+    "ones one per group, heavy ones one per block; one atomicAdd per block",
+    _make_oriented,
+    params=(_block_size(256),
+            Param("group_size", int, 8, "threads cooperating on one out-list (a sub-warp group)",
+                  minimum=1, maximum=32, power_of_two=True, sweep_values=GROUP_SIZES)),
+    per_vertex=True))  # group_size <= 32 <= block_size: a group always lives inside one block
+FAMILY.add(Variant(
+    "gpu-spgemm", "vendor",
+    "the report's rejected method: sum((L·L)∘L) by cuSPARSE SpGEMM through CuPy; records its memory use",
+    _make_spgemm,
+    params=(Param("ordering", str, "natural", "which end of an edge L keeps it at: natural = by id "
+                  "(L = tril(A), the report's), degree = by (degree, id)", choices=("natural", "degree")),),
+    constraints=(NO_PER_VERTEX,),
+    available=_spgemm_unavailable))
