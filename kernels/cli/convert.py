@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from kernels.cli.common import add_cleanup_flags, apply_cleanup
+from kernels.cli.read_options import add_read_options, read_options
 
 
 def register(sub) -> None:
@@ -12,6 +13,7 @@ def register(sub) -> None:
     p.add_argument("input")
     p.add_argument("output", help="output file; the format follows the extension (.mtx, .txt, .npz, ...)")
     p.add_argument("--format", help="force the input format")
+    add_read_options(p)
     p.add_argument("--to", dest="out_format", help="force the output format")
     add_cleanup_flags(p)
     p.set_defaults(func=run)
@@ -20,7 +22,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from kernels.graph.io import read_graph, write_graph
 
-    g = read_graph(args.input, format=args.format)
+    g = read_graph(args.input, format=args.format, **read_options(args))
     before = len(g.notices)
     g = apply_cleanup(g, args)
     write_graph(g, args.output, format=args.out_format)

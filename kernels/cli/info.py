@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from kernels.cli.common import print_json
+from kernels.cli.read_options import add_read_options, read_options
 
 
 def register(sub) -> None:
     p = sub.add_parser("info", help="describe a graph or matrix file")
     p.add_argument("file", help="graph file (any supported format, optionally .gz/.bz2)")
     p.add_argument("--format", help="force the input format instead of sniffing it")
+    add_read_options(p)
     p.add_argument("--page-size", type=int, default=1024, help="page size for the slotted-page estimate")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
@@ -26,7 +28,7 @@ def run(args) -> int:
     from kernels.graph.io import read_graph
     from kernels.graph.stats import graph_info
 
-    g = read_graph(args.file, format=args.format)
+    g = read_graph(args.file, format=args.format, **read_options(args))
     info = graph_info(g, page_size=args.page_size)
     if args.json:
         print_json(info)

@@ -29,6 +29,8 @@ UNSUPPORTED_MAGIC = {
 }
 COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bz2", ".xz": "xz"}
 HEAD_BYTES = 64 * 1024
+# reads from disk go through a buffer this big: it is also the step of the progress reports
+RAW_BUFFER_BYTES = 1 << 20
 
 _DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
 
@@ -144,7 +146,7 @@ class GraphSource:
     def open(self) -> _SafeReader:
         """A fresh reader of the decompressed content (close it, or use ``with``)."""
         raw = _CountingFile(open(self.path, "rb"))  # noqa: SIM115 - closed by _SafeReader
-        buffered = io.BufferedReader(raw, buffer_size=1 << 20)
+        buffered = io.BufferedReader(raw, buffer_size=RAW_BUFFER_BYTES)
         if self.compression == "gzip":
             stream = gzip.GzipFile(fileobj=buffered, mode="rb")
         elif self.compression == "bz2":

@@ -21,6 +21,7 @@ from kernels.errors import ResourceLimitError
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.registry import get_format, sniff
 from kernels.graph.io.text import strip_comment
+from kernels.graph.io.vertex_ids import HeaderHints
 
 # bytes needed at the peak of a load, per stored entry (text readers; see module docstring)
 PEAK_BYTES_PER_ENTRY = 48
@@ -46,19 +47,24 @@ def _from_sample(source: GraphSource, spec_name: str, uncompressed: int) -> dict
         if spec_name == "csv":
             records = max(records - 1, 0)  # the header row
     largest_id = -1
+    weighted = None
+    hints = HeaderHints()
     if spec_name == "edgelist":
         for line in head.split(b"\n")[:-1]:
+            if line.lstrip().startswith((b"#", b"%")):
+                hints.read_comment(line)
             tokens = strip_comment(line, (b"#", b"%")).replace(b",", b" ").split()
             if len(tokens) >= 2 and tokens[0].isdigit() and tokens[1].isdigit():
                 largest_id = max(largest_id, int(tokens[0]), int(tokens[1]))
+                weighted = len(tokens) >= 3 if weighted is None else weighted
     if records == 0 or not head:
         records_total = 0
     else:
         records_total = int(round(records * max(uncompressed, len(head)) / len(head)))
-    factor = 2 if spec_name in UNDIRECTED_BY_DEFAULT else 1
+    factor = 2 if spec_name in UNDIRECTED_BY_DEFAULT and not hints.directed else 1
     vertices = largest_id + 1 if largest_id >= 0 else None
     return {"rows": vertices, "cols": vertices, "entries": records_total * factor, "entries_exact": False,
-            "weighted": None, "directed": None}
+            "weighted": weighted, "directed": hints.directed}
 
 
 def estimate_load(path, *, format: str | None = None) -> dict:
@@ -81,7 +87,7 @@ def estimate_load(path, *, format: str | None = None) -> dict:
     else:
         rows_for_bytes = int(rows)
     weighted = header["weighted"]
-    weight_bytes = 8 if weighted or weighted is None and spec.name not in ("metis",) else 0
+    weight_bytes = 0 if weighted is False else 8  # unknown: assume weights (the safe side)
     csr_bytes = (rows_for_bytes + 1) * 8 + entries * (4 + weight_bytes)
     if spec.name in NETWORKX_FORMATS:
         peak = uncompressed + entries * NETWORKX_BYTES_PER_EDGE + rows_for_bytes * NETWORKX_BYTES_PER_NODE \
