@@ -48,24 +48,50 @@ def mirror_missing(rows: np.ndarray, cols: np.ndarray, weights: np.ndarray | Non
 
     A line ``u v`` denotes the undirected edge {u, v}; a file that already lists ``v u`` too
     (as many SNAP files do) gets nothing added. Multiplicities are matched copy by copy: the
-    k-th copy of ``u v`` is paired with the k-th copy of ``v u`` and only unpaired copies are
-    mirrored, so each direction ends up with max(#uv, #vu) copies."""
-    if len(rows) == 0:
+    k-th copy of ``u v`` is paired with the k-th copy of ``v u`` and only unpaired copies (the
+    later ones in file order) are mirrored, so each direction ends up with max(#uv, #vu)
+    copies. Self-loops are never mirrored.
+
+    One sort does it: entries are grouped by (unordered pair, direction) with the key
+    ``(lo * n + hi) * 2 + (u < v)``, which puts the two directions of a pair side by side
+    (``2 n**2 < 2**63`` for every ``n`` a CSR graph allows)."""
+    off = np.flatnonzero(rows != cols)
+    if len(off) == 0:
         return rows, cols, weights
-    key = rows * n + cols
-    rev = cols * n + rows
-    order = np.argsort(key, kind="stable")
-    sorted_key = key[order]
-    first_of_key = np.searchsorted(sorted_key, key, side="left")
-    rank = np.empty(len(key), dtype=np.int64)
-    rank[order] = np.arange(len(key)) - first_of_key[order]
-    reverse_count = (np.searchsorted(sorted_key, rev, side="right")
-                     - np.searchsorted(sorted_key, rev, side="left"))
-    add = (rows != cols) & (rank >= reverse_count)
-    r = np.concatenate([rows, cols[add]])
-    c = np.concatenate([cols, rows[add]])
-    w = None if weights is None else np.concatenate([weights, weights[add]])
-    return r, c, w
+    r, c = rows[off], cols[off]
+    key = (np.minimum(r, c) * n + np.maximum(r, c)) * 2 + (r < c)
+    if weights is None:
+        sorted_key = np.sort(key)
+        order = None
+    else:
+        order = stable_argsort(key)
+        sorted_key = key[order]
+    new_group = np.empty(len(sorted_key), dtype=bool)
+    new_group[0] = True
+    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new_group[1:])
+    starts = np.flatnonzero(new_group)
+    groups = sorted_key[starts]
+    counts = np.diff(np.append(starts, len(sorted_key)))
+    # copies in the other direction of the same pair: the neighbouring group, if it is that one
+    opposite = np.zeros(len(groups), dtype=np.int64)
+    pair = np.flatnonzero((groups[1:] == groups[:-1] + 1) & (groups[:-1] % 2 == 0))
+    opposite[pair] = counts[pair + 1]
+    opposite[pair + 1] = counts[pair]
+    if weights is None:
+        extra = counts - opposite
+        keep = extra > 0
+        g, e = groups[keep], extra[keep]
+        lo, hi = (g // 2) // n, (g // 2) % n
+        forward = g % 2 == 1  # the group holds (lo, hi); its reverse is (hi, lo)
+        add_r = np.repeat(np.where(forward, hi, lo), e)
+        add_c = np.repeat(np.where(forward, lo, hi), e)
+        return np.concatenate([rows, add_r]), np.concatenate([cols, add_c]), None
+    group_of = np.cumsum(new_group) - 1
+    rank = np.arange(len(sorted_key)) - starts[group_of]
+    unpaired = order[rank >= opposite[group_of]]
+    w = np.asarray(weights)[off]
+    return (np.concatenate([rows, c[unpaired]]), np.concatenate([cols, r[unpaired]]),
+            np.concatenate([weights, w[unpaired]]))
 
 
 def stable_argsort(key: np.ndarray) -> np.ndarray:
