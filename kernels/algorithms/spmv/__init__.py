@@ -1,16 +1,30 @@
 """The SpMV family (the Persian paper): y = A·x on a CSR matrix, x seeded random.
 
-Variants: ``cpu-serial``, ``cpu-parallel``, ``scipy`` (the reference), and the GPU variants
-registered from their own modules. Metrics: GFLOP/s (2·nnz / t) and effective bandwidth
+Variants: ``cpu-serial``, ``cpu-parallel``, ``scipy`` (the reference); on the GPU
+``gpu-naive`` (one thread per row), ``gpu-tunable`` (the paper's kernel, specialised on
+``wg`` x ``rows``), ``gpu-merge`` (merge-path, load-balanced) and ``cusparse`` (the vendor
+baseline through CuPy). GPU code lives in its own modules, imported only when a GPU variant is
+made (see ``docs/spmv.md``). Metrics: GFLOP/s (2·nnz / t) and effective bandwidth
 (values, column indices, row pointers, x and y each counted once).
 """
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from kernels.algorithms.execution import HostExecution
-from kernels.algorithms.registry import Family, Metric, Param, Problem, Variant, Verification, register_family
+from kernels.algorithms.registry import (
+    Constraint,
+    Family,
+    Metric,
+    Param,
+    Problem,
+    Variant,
+    Verification,
+    register_family,
+)
+from kernels.algorithms.spmv import vendor
 
 DTYPES = {"fp64": np.float64, "fp32": np.float32}
 # relative tolerance on |y - y_ref| measured against sum_j |a_ij x_j| (the row's magnitude),
@@ -22,7 +36,9 @@ def _prepare(graph, params, seed) -> Problem:
     dtype = DTYPES[params["dtype"]]
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1.0, 1.0, graph.n_cols).astype(dtype)
-    values = (graph.weights if graph.weights is not None else np.ones(graph.nnz)).astype(dtype)
+    # no copy when the weights already have the precision (a 10^8-entry matrix is 0.8 GB)
+    values = (graph.weights.astype(dtype, copy=False) if graph.weights is not None
+              else np.ones(graph.nnz, dtype=dtype))
     indptr = graph.indptr
     indices = graph.indices
     item = np.dtype(dtype).itemsize
@@ -36,7 +52,11 @@ def _reference(problem: Problem, params):
     d = problem.data
     a = problem.graph.to_scipy(dtype=np.float64)
     a.data = d["values"].astype(np.float64)
-    return {"y": a @ d["x"].astype(np.float64), "scale": abs(a) @ np.abs(d["x"].astype(np.float64))}
+    x = d["x"].astype(np.float64)
+    # |A| built by hand: scipy's abs() would first sum duplicates in place, and the graph's
+    # arrays are read-only; summing |a_ij x_j| over the stored entries bounds any kernel's error
+    magnitude = sp.csr_matrix((np.abs(a.data), a.indices, a.indptr), shape=a.shape)
+    return {"y": a @ x, "scale": magnitude @ np.abs(x)}
 
 
 def _verify(output, ref, problem: Problem, params) -> Verification:
@@ -121,3 +141,57 @@ FAMILY.add(Variant("cpu-serial", "cpu-serial", "one loop over rows (numba njit),
 FAMILY.add(Variant("cpu-parallel", "cpu-parallel", "rows in parallel (numba prange), the paper's OpenMP "
                    "version (figure 8)", _host_variant(_parallel)))
 FAMILY.add(Variant("scipy", "library", "scipy.sparse CSR product (the reference)", _scipy_make))
+
+
+# ---- GPU variants (numba.cuda; their modules import numba.cuda, so only inside make) ------
+
+POWERS_TO_256 = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+def _gpu_naive(problem, params, target):
+    from kernels.algorithms.spmv.gpu_naive import make
+    return make(problem, params, target)
+
+
+def _gpu_tunable(problem, params, target):
+    from kernels.algorithms.spmv.gpu_tunable import make
+    return make(problem, params, target)
+
+
+def _gpu_merge(problem, params, target):
+    from kernels.algorithms.spmv.gpu_balanced import make
+    return make(problem, params, target)
+
+
+FAMILY.add(Variant(
+    "gpu-naive", "gpu", "one thread per row (the paper's figure 6, ViennaCL's kernel): uncoalesced loads",
+    _gpu_naive,
+    params=(Param("wg", int, 128, "threads per block", minimum=32, maximum=1024, power_of_two=True),),
+))
+FAMILY.add(Variant(
+    "gpu-tunable", "gpu", "the paper's figure 7: wg/rows threads per row with coalesced loads, partial sums "
+    "reduced per row; the kernel is specialised (compiled) for each (wg, rows)",
+    _gpu_tunable,
+    params=(Param("wg", int, 128, "threads per block (work-group size)", minimum=1, maximum=1024,
+                  power_of_two=True, sweep_values=POWERS_TO_256),
+            Param("rows", int, 16, "rows per block; wg/rows threads cooperate on a row", minimum=1,
+                  maximum=1024, power_of_two=True, sweep_values=POWERS_TO_256),
+            Param("reduce", str, "shuffle", "how a row's partial sums are combined: warp shuffles (a shared-"
+                  "memory exchange under the simulator) or the paper's shared-memory tree",
+                  choices=("shuffle", "shared"))),
+    constraints=(Constraint("rows <= wg", "each row needs at least one thread"),),
+))
+FAMILY.add(Variant(
+    "gpu-merge", "gpu", "merge-path SpMV (Merrill & Garland): every thread gets the same number of rows + entries, "
+    "so long rows and empty rows cost no imbalance",
+    _gpu_merge,
+    params=(Param("wg", int, 128, "threads per block", minimum=32, maximum=1024, power_of_two=True,
+                  sweep_values=(64, 128, 256)),
+            Param("ipt", int, 7, "merge-path items (rows + entries) per thread; odd values avoid shared-memory "
+                  "bank conflicts", minimum=1, maximum=32, sweep_values=(3, 5, 7, 9, 11, 15))),
+    constraints=(Constraint("wg * ipt <= 2048", "a block's tile of wg*ipt items is staged in shared memory"),),
+))
+FAMILY.add(Variant(
+    "cusparse", "vendor", "NVIDIA cuSPARSE through CuPy (cupyx), the vendor baseline",
+    vendor.make, available=vendor.available,
+))
