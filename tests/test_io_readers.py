@@ -292,3 +292,18 @@ def test_matrix_market_array_and_complex_are_refused_clearly(tmp_path):
     her = write(tmp_path, "h.mtx", "%%MatrixMarket matrix coordinate real hermitian\n1 1 1\n1 1 1\n")
     with pytest.raises(UnsupportedFormatError, match="hermitian"):
         read_graph(her)
+
+
+def test_utf8_byte_order_mark_is_ignored(tmp_path):
+    bom = b"\xef\xbb\xbf"
+    assert entries(read_graph(write(tmp_path, "b.txt", bom + b"0 1\n1 2\n"))) == undirected((0, 1), (1, 2))
+    mtx = bom + b"%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"
+    assert entries(read_graph(write(tmp_path, "b.mtx", mtx))) == [(0, 1)]
+    assert entries(read_graph(write(tmp_path, "b.graph", bom + b"2 1\n2\n1\n"))) == undirected((0, 1))
+
+
+def test_windows_line_endings(tmp_path):
+    assert entries(read_graph(write(tmp_path, "w.txt", b"0,1\r\n1,2\r\n"))) == undirected((0, 1), (1, 2))
+    mtx = b"%%MatrixMarket matrix coordinate real general\r\n2 2 1\r\n1 2 0.5\r\n"
+    assert entries(read_graph(write(tmp_path, "w.mtx", mtx))) == [(0, 1, 0.5)]
+    assert entries(read_graph(write(tmp_path, "w.graph", b"2 1\r\n2\r\n1\r\n"))) == undirected((0, 1))

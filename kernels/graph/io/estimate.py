@@ -37,6 +37,9 @@ DEFAULT_HEADROOM = 0.8
 
 
 def _from_sample(source: GraphSource, spec_name: str, uncompressed: int) -> dict:
+    if spec_name == "npz":  # a compressed archive: its content is the CSR arrays themselves
+        return {"rows": None, "cols": None, "entries": uncompressed // 12, "entries_exact": False,
+                "weighted": None, "directed": None}
     head = source.head()
     marker = RECORD_MARKERS.get(spec_name)
     if marker is not None:

@@ -26,6 +26,7 @@ MAX_HEADER_LINE = 1024 * 1024
 # share of the progress bar spent reading and parsing; the rest is building the CSR arrays
 PARSE_SHARE = 0.9
 
+UTF8_BOM = b"\xef\xbb\xbf"
 INTEGER = re.compile(rb"[+-]?\d+\Z")
 
 # A line validator gets the tokens of one data line and returns None if the line is fine,
@@ -60,6 +61,7 @@ class TextReader:
         self._pos = 0
         self._eof = False
         self._unread: tuple[bytes, int] | None = None
+        self._started = False
         self.line_no = 0  # number of the last line handed out
 
     def _fill(self, wanted: int) -> bool:
@@ -84,6 +86,10 @@ class TextReader:
         # one join per fill: appending chunk by chunk would copy the buffer again each time
         self._buf = b"".join(parts)
         self._pos = 0
+        if not self._started:
+            self._started = True
+            if self._buf.startswith(UTF8_BOM):  # Windows editors put one before the first line
+                self._pos = len(UTF8_BOM)
         return grew
 
     def readline(self) -> bytes | None:
