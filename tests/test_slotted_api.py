@@ -206,3 +206,64 @@ def test_edits_mark_exactly_the_touched_pages_dirty():
     g.add_edges(np.full(12, 20), np.arange(22, 34))      # overflows: splits and index changes
     assert g.index_dirty and len(g.dirty_physical_pages()) >= 2
     assert g.page_stats()["dirty"].sum() == len(g.dirty_physical_pages())
+
+
+# ---- the invariant checker catches broken layouts ----------------------------------------
+def _corruptible() -> SlottedGraph:
+    csr = CSRGraph.from_edges(30, np.concatenate([np.zeros(14, int), np.arange(1, 10)]),
+                              np.concatenate([np.arange(1, 15), np.arange(2, 11)]), np.arange(1.0, 24.0),
+                              directed=True)
+    g = SlottedGraph.from_csr(csr, page_size=16)       # vertex 0: a 2-page large list
+    g.check_invariants()
+    return g
+
+
+def _ordinary_page(g) -> int:
+    return int(np.flatnonzero(g.page_stats()["vertices"] > 1)[0])
+
+
+def _corrupt_word(g, page, word, value):
+    g._pool[int(g.index.physical_page[page]) * g.page_size + word] = value
+
+
+@pytest.mark.parametrize("corruption, message", [
+    (lambda g: _corrupt_word(g, _ordinary_page(g), 0, 1), "records"),                # vertex count
+    (lambda g: _corrupt_word(g, _ordinary_page(g), 1, 15), "overlaps the slots"),     # records end
+    (lambda g: _corrupt_word(g, _ordinary_page(g), 15, 99), "ascending|live ids"),    # slot vertex id
+    (lambda g: _corrupt_word(g, _ordinary_page(g), 3, 0), "packed"),                  # degree word
+    (lambda g: _corrupt_word(g, 0, 3, 99), "degree word"),                            # large list total
+    (lambda g: _corrupt_word(g, 1, 2, 0), "header"),                                  # large flag
+    (lambda g: _corrupt_word(g, _ordinary_page(g), g.page_layout(_ordinary_page(g))["free"][0], 7), "free gap"),
+    (lambda g: g._index.__setitem__((0, 2), g._index[0, 2] + 1), "index first vertex"),
+    (lambda g: g._index.__setitem__((1, 1), 0), "index says position"),
+    (lambda g: g._meta.__setitem__(4, 3), "counter says"),
+    (lambda g: g._wpool.__setitem__(int(g.index.physical_page[2]) * 16 + 1, 5.0), "weight pool"),
+    (lambda g: g._pool.__setitem__(slice(len(g._pool) - 3, len(g._pool) - 2), 4), "not blank"),
+])
+def test_check_invariants_names_what_is_broken(corruption, message):
+    from kernels.graph.slotted import LayoutInvariantError
+
+    g = _corruptible()
+    g._reserve(2)                                        # a spare page at the end of the pool
+    corruption(g)
+    with pytest.raises(LayoutInvariantError, match=message):
+        g.check_invariants()
+
+
+def test_check_invariants_catches_a_duplicate_entry_and_a_one_sided_undirected_edge():
+    from kernels.graph.slotted import LayoutInvariantError
+
+    g = SlottedGraph(64, directed=True)
+    for _ in range(3):
+        g.add_vertex()
+    g.add_edges([0, 0], [1, 2])
+    _corrupt_word(g, 0, 5, 1)                            # 0 -> 1, 0 -> 1
+    with pytest.raises(LayoutInvariantError, match="duplicate"):
+        g.check_invariants()
+    u = SlottedGraph(64, directed=False)
+    for _ in range(3):
+        u.add_vertex()
+    u.add_edges([0], [1])
+    u._pool[4] = 2                                       # 0 -> 2 where 0 -> 1 was; 1 -> 0 stays
+    with pytest.raises(LayoutInvariantError, match="no v -> u"):
+        u.check_invariants()

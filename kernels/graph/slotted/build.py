@@ -211,20 +211,18 @@ def _first_duplicate(indptr, indices):
 
 @njit(**_JIT)
 def _first_unmatched(indptr, indices):
-    """Row of the first entry r -> c without c -> r (binary search in row c), or -1."""
+    """Row of the first entry r -> c without c -> r, or -1 (columns sorted, no duplicates).
+
+    Visiting entries in row order, column c is met by increasing rows; in a symmetric matrix
+    the k-th visit to column c must read row c's k-th entry. One pass, no binary searches."""
+    cursor = indptr[:-1].copy()
     for r in range(indptr.shape[0] - 1):
         for t in range(indptr[r], indptr[r + 1]):
             c = indices[t]
-            lo = indptr[c]
-            hi = indptr[c + 1]
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if indices[mid] < r:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo == indptr[c + 1] or indices[lo] != r:
+            k = cursor[c]
+            if k >= indptr[c + 1] or indices[k] != r:
                 return r
+            cursor[c] = k + 1
     return -1
 
 

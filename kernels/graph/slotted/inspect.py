@@ -173,10 +173,7 @@ def check_invariants(g) -> None:
         _fail("a free or never-used page has non-zero weights")
 
     per_large = large_entries_per_page(P)
-    order: list[int] = []             # vertices in logical page order
-    entries_total = 0
-    loops = 0
-    lists: dict[int, np.ndarray] = {}
+    order, rows, cols = [], [], []     # vertices in logical page order; every entry (row, col)
     i = 0
     while i < n_pages:
         where = f"page {i} (physical {phys[i]})"
@@ -184,9 +181,9 @@ def check_invariants(g) -> None:
         if lcount > 0:
             i, entries = _check_large_list(g, pages, wpages, phys, i, lcount, per_large)
             v = int(pages[phys[i - lcount], P - 1])
-            order.append(v)
-            lists[v] = entries
-            entries_total += len(entries)
+            order.append(np.array([v]))
+            rows.append(np.full(len(entries), v, dtype=np.int64))
+            cols.append(entries)
             continue
         words = pages[phys[i]]
         n, end, flag = int(words[H_COUNT]), int(words[H_END]), int(words[H_LARGE])
@@ -202,52 +199,53 @@ def check_invariants(g) -> None:
         vids = words[P - 1 - 2 * np.arange(n)].astype(np.int64)
         if np.any(np.diff(vids) <= 0):
             _fail(f"{where}: slot vertex ids not ascending: {vids.tolist()}")
-        degs = np.array([words[o] if RECORD_START <= o < end else -1 for o in offs], dtype=np.int64)
-        if np.any(degs < 0):
-            _fail(f"{where}: a slot offset or degree word is out of the records zone")
+        if offs.min() < RECORD_START or offs.max() >= end:
+            _fail(f"{where}: a slot offset lies outside the records zone [3, {end})")
+        degs = words[offs].astype(np.int64)
         expected = RECORD_START + np.concatenate([[0], np.cumsum(1 + degs)[:-1]])
-        if not np.array_equal(offs, expected) or RECORD_START + int(np.sum(1 + degs)) != end:
+        if np.any(degs < 0) or not np.array_equal(offs, expected) or RECORD_START + int(np.sum(1 + degs)) != end:
             _fail(f"{where}: records are not packed in slot order (offsets {offs.tolist()}, "
                   f"degrees {degs.tolist()}, end {end})")
         if int(g._index[IDX_FIRST, i]) != vids[0]:
             _fail(f"{where}: index first vertex {g._index[IDX_FIRST, i]} but the page starts at {vids[0]}")
         if words[end:P - 2 * n].any():
             _fail(f"{where}: free gap [{end}, {P - 2 * n}) is not zero")
-        if wpages is not None:
-            _check_weight_alignment(wpages[phys[i]], offs, degs, end, where)
-        for o, v, d in zip(offs, vids, degs, strict=True):
-            lists[int(v)] = words[o + 1:o + 1 + d].astype(np.int64)
-            order.append(int(v))
-            entries_total += int(d)
+        # packed records: every word of [3, end) that is not a degree word is an entry
+        entry = np.zeros(P, dtype=bool)
+        entry[RECORD_START:end] = True
+        entry[offs] = False
+        if wpages is not None and wpages[phys[i]][~entry].any():
+            _fail(f"{where}: weight pool has values outside the adjacency entries")
+        order.append(vids)
+        rows.append(np.repeat(vids, degs))
+        cols.append(words[entry].astype(np.int64))
         i += 1
 
-    if any(b <= a for a, b in zip(order, order[1:], strict=False)):
+    order = np.concatenate(order) if order else np.zeros(0, dtype=np.int64)
+    rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.int64)
+    cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+    if np.any(np.diff(order) <= 0):
         _fail("vertices are not ascending across pages")
     alive = g.vertices()
-    if not np.array_equal(np.array(order, dtype=np.int64), alive):
-        _fail(f"stored vertices {order[:20]}... differ from the live ids {alive[:20].tolist()}...")
-    if entries_total != int(meta[M_ENTRIES]):
-        _fail(f"{entries_total} entries stored but the counter says {int(meta[M_ENTRIES])}")
-    for v, entries in lists.items():
-        if len(entries) and (entries.min() < 0 or entries.max() >= g.next_vertex_id):
-            _fail(f"vertex {v}: entry outside the ids 0..{g.next_vertex_id - 1}")
-        if len(np.unique(entries)) != len(entries):
-            _fail(f"vertex {v}: duplicate entries {np.sort(entries).tolist()}")
-        if not g._one_sided_entries and len(entries) and not g._alive[entries].all():
-            _fail(f"vertex {v}: entry pointing to a removed vertex after clean removals only")
-        loops += int(np.count_nonzero(entries == v))
+    if not np.array_equal(order, alive):
+        _fail(f"stored vertices {order[:20].tolist()}... differ from the live ids {alive[:20].tolist()}...")
+    if len(cols) != int(meta[M_ENTRIES]):
+        _fail(f"{len(cols)} entries stored but the counter says {int(meta[M_ENTRIES])}")
+    if len(cols) and (cols.min() < 0 or cols.max() >= g.next_vertex_id):
+        bad = int(np.argmax((cols < 0) | (cols >= g.next_vertex_id)))
+        _fail(f"vertex {rows[bad]}: entry {cols[bad]} outside the ids 0..{g.next_vertex_id - 1}")
+    keys = np.sort(rows * (g.next_vertex_id + 1) + cols)
+    if np.any(keys[1:] == keys[:-1]):
+        dup = int(keys[1:][keys[1:] == keys[:-1]][0])
+        _fail(f"vertex {dup // (g.next_vertex_id + 1)}: duplicate entry {dup % (g.next_vertex_id + 1)}")
+    if not g._one_sided_entries and len(cols) and not g._alive[cols].all():
+        bad = int(np.argmin(g._alive[cols]))
+        _fail(f"vertex {rows[bad]}: entry pointing to removed vertex {cols[bad]} after clean removals only")
+    loops = int(np.count_nonzero(rows == cols))
     if loops != int(meta[M_SELF_LOOPS]):
         _fail(f"{loops} self-loops stored but the counter says {int(meta[M_SELF_LOOPS])}")
     if not g.directed and not g._one_sided_entries:
         _check_symmetric(g)
-
-
-def _check_weight_alignment(wwords, offs, degs, end, where) -> None:
-    entry = np.zeros(len(wwords), dtype=bool)
-    for o, d in zip(offs, degs, strict=True):
-        entry[o + 1:o + 1 + d] = True
-    if wwords[~entry].any():
-        _fail(f"{where}: weight pool has values outside the adjacency entries")
 
 
 def _check_large_list(g, pages, wpages, phys, i, lcount, per_large):
@@ -282,8 +280,8 @@ def _check_large_list(g, pages, wpages, phys, i, lcount, per_large):
             _fail(f"{where}: degree word {words[RECORD_START]} but {here} entries in the page")
         if words[end:P - 2].any():
             _fail(f"{where}: free gap is not zero")
-        if wpages is not None:
-            _check_weight_alignment(wpages[phys[j]], [RECORD_START], [here], end, where)
+        if wpages is not None and (wpages[phys[j]][:RECORD_START + 1].any() or wpages[phys[j]][end:].any()):
+            _fail(f"{where}: weight pool has values outside the adjacency entries")
         chunks.append(words[RECORD_START + 1:end].astype(np.int64))
     entries = np.concatenate(chunks)
     if total != len(entries):
