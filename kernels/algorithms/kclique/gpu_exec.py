@@ -1,0 +1,116 @@
+"""Execution of the GPU k-clique variants: checks, scratch sizing, upload, timed launches."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from kernels.algorithms.execution import Execution
+from kernels.algorithms.kclique import gpu_bitmap, gpu_list
+from kernels.errors import InputRequirementError, ResourceLimitError
+
+# Global scratch refused beyond this (a GPU has tens of GiB; a wrong max_blocks should not take it all)
+SCRATCH_LIMIT_BYTES = 8 << 30
+KINDS = {"vertex": "gpu-vertex", "edge": "gpu-edge", "list": "gpu-list"}
+
+
+class GpuCliqueExecution(Execution):
+    def __init__(self, problem, params: dict, target: str, kind: str):
+        self.kind = kind
+        self.target = target
+        self.oriented = dag = problem.data["oriented"]
+        self.k = params["k"]
+        self.per_vertex = params["per_vertex"]
+        self.block_size = params["block_size"]
+        self.group_size = params["group_size"]
+        self.max_deg = dag.max_out_degree
+        if kind != "list" and self.max_deg > gpu_bitmap.MAX_OUT_DEGREE:
+            raise InputRequirementError(
+                f"{KINDS[kind]}: the largest out-degree after the {dag.orientation} orientation is "
+                f"{self.max_deg}, above the {gpu_bitmap.MAX_OUT_DEGREE} that one block's bitmaps can hold; "
+                f"use gpu-list or cpu-parallel"
+                + (", or orientation=degeneracy" if dag.orientation == "degree" else ""))
+        items = dag.num_edges if kind == "edge" else dag.n
+        self.grid = max(1, min(params["max_blocks"], items))
+        self.items = items
+        if kind == "list":
+            per_block = gpu_list.scratch_ints(self.k, self.block_size, self.group_size, self.max_deg)
+            self.scratch_dtype = np.int32
+        else:
+            per_block = gpu_bitmap.scratch_words(kind, self.k, self.block_size, self.group_size, self.max_deg)
+            self.scratch_dtype = np.uint32
+        self.scratch_len = max(per_block * self.grid, 1)
+        scratch_bytes = self.scratch_len * 4
+        if scratch_bytes > SCRATCH_LIMIT_BYTES:
+            raise ResourceLimitError(
+                f"{KINDS[kind]} would need {scratch_bytes / 2**30:.1f} GiB of scratch ({self.grid} blocks x "
+                f"{per_block * 4 / 2**20:.1f} MiB for out-degree {self.max_deg}, k={self.k}); the limit is "
+                f"{SCRATCH_LIMIT_BYTES / 2**30:.0f} GiB: lower max_blocks or block_size/group_size")
+        self.stride = max((self.max_deg + 31) // 32, 1)
+        n_pv = dag.n if self.per_vertex else 1
+        self.device_bytes = int(dag.indptr.nbytes + dag.indices.nbytes + scratch_bytes + 8 * n_pv
+                                + (4 * dag.num_edges if kind == "edge" else 0))
+
+    def _kernel(self):
+        args = (self.k, self.block_size, self.group_size, self.per_vertex)
+        if self.kind == "vertex":
+            return gpu_bitmap.vertex_kernel(*args)
+        if self.kind == "edge":
+            return gpu_bitmap.edge_kernel(*args)
+        return gpu_list.list_kernel(*args)
+
+    def _launch_on(self, indptr, indices, sources, items, scratch, counter, pv, grid):
+        kernel = self.kernel[grid, self.block_size]
+        if self.kind == "vertex":
+            kernel(indptr, indices, items, self.max_deg, self.stride, scratch, counter, pv)
+        elif self.kind == "edge":
+            kernel(indptr, indices, sources, items, self.max_deg, self.stride, scratch, counter, pv)
+        else:
+            kernel(indptr, indices, items, self.max_deg, scratch, counter, pv)
+
+    def compile(self) -> None:
+        self.kernel = self._kernel()
+        # numba compiles on the first call: make it on empty work with the real argument types
+        empty_ptr = cuda.to_device(np.zeros(2, dtype=np.int64))
+        empty_idx = cuda.to_device(np.zeros(1, dtype=np.int32))
+        scratch = cuda.to_device(np.zeros(1, dtype=self.scratch_dtype))
+        counter = cuda.to_device(np.zeros(1, dtype=np.int64))
+        self._launch_on(empty_ptr, empty_idx, empty_idx, 0, scratch, counter, counter, 1)
+        self._zero(counter)
+        cuda.synchronize()
+
+    def upload(self) -> None:
+        dag = self.oriented
+        self.d_indptr = cuda.to_device(dag.indptr)
+        self.d_indices = cuda.to_device(dag.indices if dag.num_edges else np.zeros(1, dtype=np.int32))
+        self.d_sources = (cuda.to_device(dag.sources() if dag.num_edges else np.zeros(1, dtype=np.int32))
+                          if self.kind == "edge" else self.d_indices)
+        self.d_scratch = cuda.device_array(self.scratch_len, dtype=self.scratch_dtype)
+        self.d_counter = cuda.device_array(1, dtype=np.int64)
+        self.d_pv = cuda.device_array(dag.n if self.per_vertex else 1, dtype=np.int64)
+
+    def _zero(self, arr) -> None:
+        if self.target == "sim":
+            gpu_bitmap.fill_zero[1, 32](arr)  # every simulated thread costs a Python thread
+        else:
+            gpu_bitmap.fill_zero[min(max((arr.size + 255) // 256, 1), 1024), 256](arr)
+
+    def launch(self) -> None:
+        self._zero(self.d_counter)
+        if self.per_vertex:
+            self._zero(self.d_pv)
+        if self.items:
+            self._launch_on(self.d_indptr, self.d_indices, self.d_sources, self.items, self.d_scratch,
+                            self.d_counter, self.d_pv, self.grid)
+
+    def synchronize(self) -> None:
+        cuda.synchronize()
+
+    def download(self):
+        total = int(self.d_counter.copy_to_host()[0])
+        if self.per_vertex:
+            return {"cliques": total, "per_vertex": self.oriented.to_original(self.d_pv.copy_to_host())}
+        return total
+
+    def release(self) -> None:
+        self.d_scratch = self.d_pv = self.d_indptr = self.d_indices = self.d_sources = None
