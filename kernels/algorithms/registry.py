@@ -29,6 +29,7 @@ PLUGINS_ENV = "GRAPH_KERNELS_PLUGINS"
 FAMILY_MODULES: list[str] = [
     "kernels.algorithms.spmv",
     "kernels.algorithms.apsp",
+    "kernels.algorithms.kclique",
 ]
 
 
