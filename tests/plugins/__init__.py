@@ -1,0 +1,1 @@
+"""Algorithm families that tests load as plugins (``GRAPH_KERNELS_PLUGINS``)."""
