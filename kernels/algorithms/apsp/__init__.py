@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from kernels.algorithms.apsp.negative_cycle import NegativeCycleError
 from kernels.algorithms.apsp.problem import count_dijkstra_relaxations, prepare, refuse_negative_weights
-from kernels.algorithms.apsp.reference import reference, summarize, verify
+from kernels.algorithms.apsp.verification import reference, summarize, verify
 from kernels.algorithms.registry import Constraint, Family, Metric, Param, Variant, register_family
 
 __all__ = ["FAMILY", "NegativeCycleError"]
@@ -118,7 +118,7 @@ _TILE_CONSTRAINTS = (
     Constraint("32 * warps_per_block <= tile * tile", "every thread needs at least one tile element"),
     Constraint(f"tile * tile <= {MAX_ELEMENTS_PER_THREAD} * 32 * warps_per_block",
                f"at most {MAX_ELEMENTS_PER_THREAD} tile elements per thread (they live in registers)"),
-    Constraint(f"2 * tile * tile * (8 if dtype == 'fp64' else 4) * (2 if predecessors else 1) <= {SHARED_LIMIT}",
+    Constraint(f"2 * tile * (tile + 1) * (8 if dtype == 'fp64' else 4) * (2 if predecessors else 1) <= {SHARED_LIMIT}",
                "the diagonal and the own tile (and their predecessors) must fit in 48 KiB of shared memory"),
 )
 

@@ -146,12 +146,13 @@ def dijkstra_kernel(queue: str, with_pred: bool):
 def transpose_kernel(type_name: str):
     ELEMENT = {"fp64": numba.float64, "fp32": numba.float32, "int32": int32}[type_name]
     TILE = TRANSPOSE_TILE
+    PADDED = TRANSPOSE_TILE + 1  # one spare column: the column reads hit 32 different banks
     ROWS = TRANSPOSE_ROWS
 
     @cuda.jit
     def transpose(src, dst):
         """dst[j, i] = src[i, j] through a padded shared tile (both sides coalesced)."""
-        tile = cuda.shared.array((TILE, TILE + 1), ELEMENT)
+        tile = cuda.shared.array((TILE, PADDED), ELEMENT)
         bx = cuda.blockIdx.x * TILE
         by = cuda.blockIdx.y * TILE
         tx = cuda.threadIdx.x

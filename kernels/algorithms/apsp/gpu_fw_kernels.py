@@ -85,13 +85,17 @@ def tiled_kernels(tile: int, threads: int, with_pred: bool, dtype_name: str, sta
     PE = E if with_pred else 1
     S = stage
     PS = S if with_pred else 1
+    # Shared tiles read down a column (d[i][k] for several i in one warp) get one spare column,
+    # so that rows i and i+1 fall in different banks.
+    TP = T + 1
+    SP = S + 1
     FLOAT = _numba_float(dtype_name)
     INLINE = device_function_options()
 
     @cuda.jit
     def phase1(d, p, r):
         """The diagonal tile (r, r): depends only on itself."""
-        sd = cuda.shared.array((T, T), FLOAT)
+        sd = cuda.shared.array((T, TP), FLOAT)
         sp = cuda.shared.array((PT, PT), int32)
         tid = cuda.threadIdx.x
         base = r * T
@@ -129,8 +133,8 @@ def tiled_kernels(tile: int, threads: int, with_pred: bool, dtype_name: str, sta
         other = cuda.blockIdx.x
         if other == r:
             return
-        sdiag = cuda.shared.array((T, T), FLOAT)
-        sown = cuda.shared.array((T, T), FLOAT)
+        sdiag = cuda.shared.array((T, TP), FLOAT)
+        sown = cuda.shared.array((T, TP), FLOAT)
         spdiag = cuda.shared.array((PT, PT), int32)
         spown = cuda.shared.array((PT, PT), int32)
         tid = cuda.threadIdx.x
@@ -227,7 +231,7 @@ def tiled_kernels(tile: int, threads: int, with_pred: bool, dtype_name: str, sta
         bj = cuda.blockIdx.x
         if bi == r or bj == r:
             return
-        sa = cuda.shared.array((T, T), FLOAT)
+        sa = cuda.shared.array((T, TP), FLOAT)
         sb = cuda.shared.array((T, T), FLOAT)
         spb = cuda.shared.array((PT, PT), int32)
         own = cuda.local.array(E, FLOAT)
@@ -260,7 +264,7 @@ def tiled_kernels(tile: int, threads: int, with_pred: bool, dtype_name: str, sta
         bj = cuda.blockIdx.x
         if bi == r or bj == r:
             return
-        sa = cuda.shared.array((T, S), FLOAT)
+        sa = cuda.shared.array((T, SP), FLOAT)
         sb = cuda.shared.array((S, T), FLOAT)
         spb = cuda.shared.array((PS, PT), int32)
         own = cuda.local.array(E, FLOAT)

@@ -14,7 +14,7 @@ from kernels.algorithms.apsp import cpu
 from kernels.algorithms.apsp.memory import check_host
 from kernels.algorithms.apsp.negative_cycle import raise_if_negative_diagonal
 from kernels.algorithms.apsp.problem import PRED_BYTES, PRED_DTYPE
-from kernels.algorithms.apsp.reference import METHOD_NAMES, scipy_apsp, scipy_method
+from kernels.algorithms.apsp.verification import METHOD_NAMES, scipy_apsp, scipy_method
 from kernels.algorithms.execution import Execution
 
 

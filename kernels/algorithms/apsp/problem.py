@@ -112,9 +112,9 @@ def prepare(graph, params: dict, seed: int) -> Problem:
                        f"{n_total:,} vertices ({_plural(len(indices), 'stored edge', 'stored edges')} "
                        f"of {graph.nnz:,} kept)")
 
-    weights = np.ascontiguousarray(weights, dtype=dtype)
+    # fresh writable copies: numba compiles read-only arrays (a CSRGraph's) as another signature
     indptr, indices, weights, dups, loops, neg_loops = _clean_rows(
-        np.ascontiguousarray(indptr, dtype=np.int64), np.ascontiguousarray(indices, dtype=np.int32), weights)
+        np.array(indptr, dtype=np.int64), np.array(indices, dtype=np.int32), np.array(weights, dtype=dtype))
     if dups:
         notices.append(f"{_plural(dups, 'duplicate entry', 'duplicate entries')} merged: the smallest "
                        "weight of each edge counts")
