@@ -1,21 +1,36 @@
-"""Entry point of the desktop application (``gpu-graph-explorer`` / ``python -m explorer``)."""
+"""Entry point of the desktop application (``gpu-graph-explorer`` / ``python -m explorer``).
+
+``gpu-graph-explorer [FILE ...]`` opens the files (graphs, a session, run records or sweeps),
+or the bundled sample graph when none is given. ``--screenshot OUT.png`` renders the window
+offscreen once everything has loaded, writes the PNG and exits (0 when the picture was
+written and every file opened); ``--view`` arranges the window first to show the page map,
+the page inspector, the timing chart or the sweep heatmap.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
+import tempfile
 
 from kernels import __version__
+
+VIEWS = ("page-map", "inspector", "timing", "heatmap")
 
 
 def _parse(argv):
     p = argparse.ArgumentParser(prog="gpu-graph-explorer",
                                 description="Desktop workbench for GPU graph kernels.")
-    p.add_argument("files", nargs="*", help="graph files to open, each in its own tab")
-    p.add_argument("--sample", action="store_true", help="open the bundled sample graph")
+    p.add_argument("files", nargs="*", help="graph files to open, each in its own tab (or a session, "
+                                            "run records .jsonl, sweeps .json)")
+    p.add_argument("--sample", action="store_true", help="also open the bundled sample graph")
+    p.add_argument("--page-size", type=int, metavar="WORDS",
+                   help="page size of the slotted structure for the graphs opened (default: as last set, 1024)")
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="render the main window offscreen to a PNG and exit")
+    p.add_argument("--view", choices=VIEWS, help="with --screenshot: what the window shows")
+    p.add_argument("--size", default="1500x950", metavar="WxH", help="with --screenshot: window size in pixels")
     p.add_argument("--version", action="version", version=f"gpu-graph-explorer {__version__}")
     return p.parse_args(argv)
 
@@ -29,10 +44,21 @@ def has_display() -> bool:
     return True
 
 
+def configure_look(app) -> None:
+    """A readable default look: Fusion style everywhere, light plots, antialiased lines."""
+    import pyqtgraph as pg
+
+    app.setStyle("Fusion")
+    pg.setConfigOptions(antialias=True, background="w", foreground="k")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parse(sys.argv[1:] if argv is None else argv)
     if args.screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if args.view and not args.screenshot:
+        print("gpu-graph-explorer: --view only applies with --screenshot", file=sys.stderr)
+        return 2
     if not has_display():
         print("gpu-graph-explorer: no display found (DISPLAY/WAYLAND_DISPLAY unset); "
               "use the command line instead: graph-kernels --help", file=sys.stderr)
@@ -40,21 +66,76 @@ def main(argv: list[str] | None = None) -> int:
 
     from PySide6.QtWidgets import QApplication
 
-    from explorer.main_window import MainWindow
-    from kernels.samples import sample_path
+    from explorer.settings import APPLICATION, ORGANIZATION
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("GPU Graph Explorer")
-    app.setOrganizationName("gpu-graph-explorer")
-    window = MainWindow()
-    files = list(args.files) or ([str(sample_path())] if (args.sample or not args.files) else [])
-    for path in files:
-        window.open_path(path)
+    app.setApplicationName(APPLICATION)
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationVersion(__version__)
+    configure_look(app)
     if args.screenshot:
-        window.resize(1400, 900)
-        window.show()
-        app.processEvents()
-        ok = window.grab().save(args.screenshot)
-        return 0 if ok else 1
+        with tempfile.TemporaryDirectory(prefix="gge-screenshot-") as tmp:
+            return _screenshot(args, tmp)
+    return _interactive(app, args)
+
+
+def _make_window(args, settings=None, **kwargs):
+    from explorer.main_window import MainWindow
+
+    window = MainWindow(settings=settings, page_size=args.page_size, **kwargs)
+    window.add_compute_docks()
+    return window
+
+
+def _open_initial(window, args) -> None:
+    from kernels.samples import sample_path
+
+    files = list(args.files)
+    if args.sample or not files:
+        files.insert(0, str(sample_path()))
+    window.open_paths(files)
+
+
+def _interactive(app, args) -> int:
+    window = _make_window(args)
     window.show()
+    _open_initial(window, args)
+    if window.settings.autosave_path().exists():
+        window.log("info", "unsaved edits from the last time were kept: File ▸ Recover Autosaved Session")
     return app.exec()
+
+
+def _screenshot(args, tmp: str) -> int:
+    from explorer.settings import AppSettings
+
+    try:
+        width, height = (int(x) for x in args.size.lower().split("x"))
+    except ValueError:
+        print(f"gpu-graph-explorer: --size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1500x950", file=sys.stderr)
+        return 2
+    window = _make_window(args, settings=AppSettings.ephemeral(tmp), restore_layout=False, dialogs=False)
+    failures: list[str] = []
+    window.loadFailed.connect(lambda what, message: failures.append(message))
+    window.resize(width, height)
+    window.show()
+    _open_initial(window, args)
+    idle = window.wait_idle(timeout_s=300)
+    ok_view = True
+    if args.view:
+        ok_view = window.prepare_view(args.view)
+        window.wait_idle(timeout_s=60)
+    ok = window.grab().save(args.screenshot)
+    errors = window.log_dock.messages("error")
+    window.close()
+    for message in failures or errors:
+        print(f"gpu-graph-explorer: {message}", file=sys.stderr)
+    if not ok:
+        print(f"gpu-graph-explorer: could not write {args.screenshot}", file=sys.stderr)
+        return 1
+    if not idle:
+        print("gpu-graph-explorer: loading did not finish in time; the picture shows it unfinished", file=sys.stderr)
+        return 1
+    if not ok_view:
+        print(f"gpu-graph-explorer: --view {args.view} could not be shown (see above)", file=sys.stderr)
+        return 1
+    return 1 if failures else 0

@@ -1,0 +1,335 @@
+"""Every edit of a graph as an undoable command (``QUndoCommand``) storing a page delta.
+
+Use :func:`push`: it performs the edit first (a refused edit raises ``GraphKernelsError`` and
+nothing is pushed or changed), then puts the command on the document's undo stack. Undo and
+redo write the recorded pages back (see :mod:`explorer.page_delta`), so the structure returns
+to exactly the pages it had. A batch is one command, hence one undo step. Changing the page
+size swaps whole structures (the old one is kept by the command).
+
+The factories (:func:`add_edge`, :func:`random_batch`...) build commands; the Qt-free helpers
+at the bottom pick random edges for batches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+from PySide6.QtGui import QUndoCommand
+
+from explorer.page_delta import (
+    FULL_COPY_LIMIT_BYTES,
+    PageDelta,
+    apply_delta,
+    record_edit,
+    vertices_pointing_to,
+)
+from kernels.errors import GraphEditError, ParameterError
+from kernels.graph.slotted import SlottedGraph
+
+# Words a rule case is called in the GUI (the names are the layout's CASE_NAMES).
+CASE_WORDS = {
+    "add_in_place": "room in the page: later lists shifted",
+    "add_move_following": "page full: the following lists moved to a new page",
+    "add_move_own": "page full: the source's list moved to a new page",
+    "add_become_large": "page full, list alone: it became a large list",
+    "add_large_append": "appended to a large list",
+    "add_large_new_page": "a page added to a large list",
+    "remove_in_page": "swapped with the last entry, records compacted",
+    "remove_large": "removed inside a large list",
+    "remove_free_trailing_page": "a large list's empty trailing page freed",
+    "remove_large_to_ordinary": "a large list became an ordinary page",
+    "vertex_to_last_page": "vertex joined the last page",
+    "vertex_new_page": "vertex opened a new page",
+    "vertex_restore_in_page": "vertex put back in its page",
+    "vertex_restore_split": "vertex put back, page split",
+    "vertex_restore_new_page": "vertex put back on a page of its own",
+    "vertex_remove": "record and slot dropped",
+    "vertex_remove_delete_page": "the emptied page was deleted",
+    "vertex_remove_large": "a large list's pages were freed",
+}
+
+
+@dataclass
+class EditSummary:
+    """What an edit (or its undo/redo) did, for views and the status line."""
+
+    text: str
+    cases: dict[str, int] = field(default_factory=dict)
+    pages: np.ndarray | None = None         # physical pages written (None: all, e.g. a rebuild)
+    direction: str = "do"                   # do | undo | redo
+
+    def describe(self) -> str:
+        prefix = {"do": "", "undo": "undone: ", "redo": "redone: "}[self.direction]
+        how = "; ".join(f"{CASE_WORDS.get(k, k)}" + (f" ×{n}" if n > 1 else "")
+                        for k, n in self.cases.items() if n > 0)
+        return prefix + self.text + (f" ({how})" if how and self.direction == "do" else "")
+
+
+class StructureEdit(QUndoCommand):
+    """One edit (single or batch) of a document's slotted structure, as a page delta."""
+
+    kind = "edit"
+
+    def __init__(self, document, text: str, edit: Callable[[SlottedGraph], object],
+                 vertices: Iterable[int] | Callable[[SlottedGraph], Iterable[int]] = (),
+                 describe_result: Callable[[object], str] | None = None):
+        super().__init__(text)
+        self.document = document
+        self._edit = edit
+        self._vertices = vertices
+        self._describe_result = describe_result
+        self.delta: PageDelta | None = None
+        self.result = None
+        self._fresh = False
+        self._silent = False          # set while a session rebuilds the stack: nothing to apply
+
+    def execute(self) -> None:
+        """Perform the edit on the live structure, recording its delta."""
+        g = self.document.slotted
+        if g is None:
+            raise GraphEditError(f"'{self.document.name}' cannot be edited: {self.document.not_editable_reason}")
+        if self.document.busy_reason:
+            raise GraphEditError(f"'{self.document.name}' is busy: {self.document.busy_reason}")
+        vertices = self._vertices
+        if callable(vertices):
+            vertices = vertices(g) if g._pool.nbytes > FULL_COPY_LIMIT_BYTES else ()
+        self.result, self.delta = record_edit(g, self._edit, vertices)
+        self._structure = g
+        if self._describe_result is not None:
+            self.setText(self._describe_result(self.result))
+        self._fresh = True
+
+    def _summary(self, direction: str) -> EditSummary:
+        return EditSummary(self.text(), self.delta.cases(), self.delta.pages, direction)
+
+    def redo(self) -> None:
+        if self._silent:
+            return
+        if self._fresh:                       # push() calls redo right after execute()
+            self._fresh = False
+            self.document._structure_changed(self._summary("do"))
+            return
+        apply_delta(self._structure, self.delta, forward=True)
+        self.document._structure_changed(self._summary("redo"))
+
+    def undo(self) -> None:
+        if self._silent:
+            return
+        apply_delta(self._structure, self.delta, forward=False)
+        self.document._structure_changed(self._summary("undo"))
+
+
+class ReplaceStructure(QUndoCommand):
+    """Swap the document's structure for another (a rebuild with a new page size)."""
+
+    kind = "replace"
+
+    def __init__(self, document, text: str, new_structure: SlottedGraph):
+        super().__init__(text)
+        self.document = document
+        self.old = None
+        self.new = new_structure
+        self._fresh = False
+        self._silent = False
+
+    def execute(self) -> None:
+        self.old = self.document.slotted
+        if self.old is None:
+            raise GraphEditError(f"'{self.document.name}' cannot be edited: {self.document.not_editable_reason}")
+        self._fresh = True
+
+    def redo(self) -> None:
+        if self._silent:
+            return
+        direction = "do" if self._fresh else "redo"
+        self._fresh = False
+        self.document._replace_structure(self.new, EditSummary(self.text(), {}, None, direction))
+
+    def undo(self) -> None:
+        if self._silent:
+            return
+        self.document._replace_structure(self.old, EditSummary(self.text(), {}, None, "undo"))
+
+
+def push(document, command) -> object:
+    """Perform ``command`` and put it on the document's undo stack; returns its result.
+
+    Raises ``GraphKernelsError`` (nothing changed, nothing pushed) when the edit is refused."""
+    command.execute()
+    document.undo_stack.push(command)
+    return getattr(command, "result", None)
+
+
+# ---- factories ------------------------------------------------------------------------------
+def _id(value, what: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise GraphEditError(f"{what} must be a vertex id (a whole number), not {value!r}") from None
+
+
+def add_vertex(document) -> StructureEdit:
+    return StructureEdit(document, "add vertex", lambda g: g.add_vertex(),
+                         describe_result=lambda v: f"add vertex {v}")
+
+
+def remove_vertex(document, v, clean: bool = True) -> StructureEdit:
+    v = _id(v, "vertex")
+    how = "" if clean else " (edges pointing to it kept)"
+    return StructureEdit(document, f"remove vertex {v}{how}", lambda g: g.remove_vertex(v, clean=clean),
+                         vertices=lambda g: [v, *vertices_pointing_to(g, v).tolist()] if g.has_vertex(v) else [v])
+
+
+def _edge_text(document, u, v) -> str:
+    return f"{u} -> {v}" if document.directed else f"{u} -- {v}"
+
+
+def add_edge(document, u, v, weight: float | None = None) -> StructureEdit:
+    u, v = _id(u, "source"), _id(v, "target")
+    return StructureEdit(document, f"add edge {_edge_text(document, u, v)}",
+                         lambda g: g.add_edge(u, v, weight), vertices=[u, v])
+
+
+def remove_edge(document, u, v) -> StructureEdit:
+    u, v = _id(u, "source"), _id(v, "target")
+    return StructureEdit(document, f"remove edge {_edge_text(document, u, v)}",
+                         lambda g: g.remove_edge(u, v), vertices=[u, v])
+
+
+def edit_edge(document, u, old_v, new_v, weight: float | None = None) -> StructureEdit:
+    u, old_v, new_v = _id(u, "source"), _id(old_v, "old target"), _id(new_v, "new target")
+    return StructureEdit(document, f"edit edge {_edge_text(document, u, old_v)} to {_edge_text(document, u, new_v)}",
+                         lambda g: g.edit_edge(u, old_v, new_v, weight), vertices=[u, old_v, new_v])
+
+
+BATCH_MODES = ("add", "remove", "mixed")
+
+
+def random_batch(document, size: int, mode: str = "mixed", seed: int = 0) -> StructureEdit:
+    """``size`` random edge edits as one command: new edges, existing edges removed, or half
+    of each. The same seed on the same graph picks the same edges."""
+    if mode not in BATCH_MODES:
+        raise ParameterError("mode", mode, "one of " + ", ".join(BATCH_MODES))
+    size = int(size)
+    if size < 1:
+        raise ParameterError("size", size, "a whole number >= 1")
+    g = document.slotted
+    if g is None:
+        raise GraphEditError(f"'{document.name}' cannot be edited: {document.not_editable_reason}")
+    rng = np.random.default_rng(seed)
+    n_remove = {"add": 0, "remove": size, "mixed": size // 2}[mode]
+    n_add = size - n_remove
+    csr = document.csr()
+    r_us, r_vs = random_existing_edges(csr, n_remove, rng)
+    a_us, a_vs = random_new_edges(csr, g.vertices(), n_add, rng, exclude=(r_us, r_vs))
+
+    def edit(g: SlottedGraph):
+        if len(r_us):
+            g.remove_edges(r_us, r_vs)
+        if len(a_us):
+            g.add_edges(a_us, a_vs)
+        return len(r_us), len(a_us)
+
+    parts = []
+    if n_add:
+        parts.append(f"{len(a_us)} added")
+    if n_remove:
+        parts.append(f"{len(r_us)} removed")
+    text = f"random batch of {len(a_us) + len(r_us)} edge edits ({', '.join(parts)}; seed {seed})"
+    return StructureEdit(document, text, edit,
+                         vertices=np.unique(np.concatenate([r_us, r_vs, a_us, a_vs])).tolist())
+
+
+def change_page_size(document, new_structure: SlottedGraph) -> ReplaceStructure:
+    old = document.page_size
+    return ReplaceStructure(document, f"page size {old} -> {new_structure.page_size} (rebuild)", new_structure)
+
+
+# ---- Qt-free helpers ------------------------------------------------------------------------
+def structure_snapshot(g: SlottedGraph) -> dict:
+    """What a rebuild needs, taken on the GUI thread so the rebuild can run in another one."""
+    return {"csr": g.to_csr(), "live": g.vertices(), "one_sided": bool(g._one_sided_entries),
+            "weight_dtype": g.weight_dtype, "name": g.name}
+
+
+def rebuild_structure(snapshot: dict, page_size: int) -> SlottedGraph:
+    """The same graph (same ids, removed ids stay removed) bulk-built on pages of a new size."""
+    csr = snapshot["csr"]
+    one_sided = snapshot["one_sided"]
+    new = SlottedGraph.from_csr(csr, page_size=page_size, weight_dtype=snapshot["weight_dtype"],
+                                check_symmetry=not one_sided)
+    alive = np.zeros(csr.n_rows, dtype=bool)
+    alive[snapshot["live"]] = True
+    for v in np.flatnonzero(~alive).tolist():
+        new.remove_vertex(int(v), clean=False)     # removed ids hold no entries and none point to them
+    new._one_sided_entries = one_sided
+    new.name = snapshot["name"]
+    return new
+
+
+def random_existing_edges(csr, k: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """``k`` distinct stored edges (each undirected edge once); fewer if the graph has fewer."""
+    if k <= 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    rows = csr.row_of_entry().astype(np.int64)
+    cols = csr.indices.astype(np.int64)
+    if not csr.directed:
+        keep = rows <= cols
+        rows, cols = rows[keep], cols[keep]
+    if len(rows) == 0:
+        raise GraphEditError("the graph has no edges to remove")
+    pick = rng.choice(len(rows), size=min(k, len(rows)), replace=False)
+    return rows[pick], cols[pick]
+
+
+def random_new_edges(csr, vertices: np.ndarray, k: int, rng, exclude=None) -> tuple[np.ndarray, np.ndarray]:
+    """``k`` distinct absent edges between live vertices (no self-loops)."""
+    if k <= 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    vertices = np.asarray(vertices, dtype=np.int64)
+    n_ids = max(csr.n_rows, 1)
+    nv = len(vertices)
+    possible = nv * (nv - 1) // (1 if csr.directed else 2)
+    existing_keys = csr.row_of_entry().astype(np.int64) * n_ids + csr.indices.astype(np.int64)
+    existing_keys.sort()
+    if exclude is not None and len(exclude[0]):
+        extra = np.concatenate([exclude[0] * n_ids + exclude[1], exclude[1] * n_ids + exclude[0]])
+        existing_keys = np.union1d(existing_keys, extra)
+    present = csr.nnz if csr.directed else (csr.nnz - csr.num_self_loops) // 2
+    if k > possible - present:
+        raise GraphEditError(f"only {max(possible - present, 0)} new edges are possible between "
+                             f"{nv} vertices; asked for {k}")
+    found_u: list[np.ndarray] = []
+    found_v: list[np.ndarray] = []
+    chosen = np.zeros(0, np.int64)
+    for _ in range(64):
+        need = k - len(chosen)
+        if need <= 0:
+            break
+        m = max(2 * need, 16)
+        u = vertices[rng.integers(0, nv, m)]
+        v = vertices[rng.integers(0, nv, m)]
+        ok = u != v
+        u, v = u[ok], v[ok]
+        if not csr.directed:
+            u, v = np.minimum(u, v), np.maximum(u, v)
+        keys = u * n_ids + v
+        pos = np.searchsorted(existing_keys, keys)
+        pos = np.minimum(pos, len(existing_keys) - 1) if len(existing_keys) else pos
+        absent = (existing_keys[pos] != keys) if len(existing_keys) else np.ones(len(keys), bool)
+        keys, u, v = keys[absent], u[absent], v[absent]
+        _, first = np.unique(keys, return_index=True)
+        first.sort()
+        keys, u, v = keys[first], u[first], v[first]
+        fresh = ~np.isin(keys, chosen)
+        keys, u, v = keys[fresh][:need], u[fresh][:need], v[fresh][:need]
+        chosen = np.concatenate([chosen, keys])
+        found_u.append(u)
+        found_v.append(v)
+    us = np.concatenate(found_u) if found_u else np.zeros(0, np.int64)
+    vs = np.concatenate(found_v) if found_v else np.zeros(0, np.int64)
+    if len(us) < k:
+        raise GraphEditError(f"could not find {k} new edges at random (found {len(us)}): the graph is nearly complete")
+    return us, vs

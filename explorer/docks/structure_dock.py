@@ -1,0 +1,259 @@
+"""The Structure dock: edit tools for the current graph's slotted pages, and its edit history.
+
+Ids are typed, or picked by clicking vertices in the node-link view (the first click fills
+"u", the second "v"). Every button builds a command (:mod:`explorer.commands`) and pushes it
+through the window; a refused edit is reported in words and changes nothing. The history list
+is Qt's ``QUndoView`` of the document's undo stack: clicking an entry goes back to it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QIntValidator
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDockWidget,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QUndoView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explorer import commands
+from kernels.errors import GraphEditError, GraphKernelsError
+
+PAGE_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+
+
+class StructureDock(QDockWidget):
+    """Edit tools; emits :attr:`editRequested` with a ready command factory result."""
+
+    editRequested = Signal(object)          # a command to push (explorer.commands)
+    pageSizeRequested = Signal(int)         # rebuild the current graph with this page size
+    errorRaised = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__("Structure", parent)
+        self.setObjectName("StructureDock")
+        self.document = None
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(4, 4, 4, 4)
+        self.state_label = QLabel()
+        self.state_label.setWordWrap(True)
+        layout.addWidget(self.state_label)
+
+        ids = QGroupBox("vertices and edges")
+        grid = QGridLayout(ids)
+        validator = QIntValidator(0, 2**31 - 2, self)
+        self.u_edit = QLineEdit()
+        self.v_edit = QLineEdit()
+        self.new_v_edit = QLineEdit()
+        for w, tip in ((self.u_edit, "source vertex u (or the vertex to remove)"),
+                       (self.v_edit, "target vertex v"),
+                       (self.new_v_edit, "new target for 'Edit edge' (u, v) -> (u, new v)")):
+            w.setValidator(validator)
+            w.setToolTip(tip)
+            w.setPlaceholderText("id")
+        self.weight_edit = QLineEdit()
+        self.weight_edit.setPlaceholderText("1.0")
+        self.weight_edit.setToolTip("weight of an added edge (weighted graphs only)")
+        grid.addWidget(QLabel("u"), 0, 0)
+        grid.addWidget(self.u_edit, 0, 1)
+        grid.addWidget(QLabel("v"), 0, 2)
+        grid.addWidget(self.v_edit, 0, 3)
+        grid.addWidget(QLabel("new v"), 1, 0)
+        grid.addWidget(self.new_v_edit, 1, 1)
+        grid.addWidget(QLabel("weight"), 1, 2)
+        grid.addWidget(self.weight_edit, 1, 3)
+        self.pick_box = QCheckBox("pick u, v by clicking vertices in the node-link view")
+        self.pick_box.setChecked(True)
+        grid.addWidget(self.pick_box, 2, 0, 1, 4)
+        self.add_vertex_button = QPushButton("Add vertex")
+        self.remove_vertex_button = QPushButton("Remove vertex u")
+        self.clean_box = QCheckBox("also remove edges pointing to it")
+        self.clean_box.setChecked(True)
+        self.clean_box.setToolTip("unchecked: keep the thesis' behaviour (other lists still hold the removed id)")
+        self.add_edge_button = QPushButton("Add edge u–v")
+        self.remove_edge_button = QPushButton("Remove edge u–v")
+        self.edit_edge_button = QPushButton("Edit edge u–v → u–new v")
+        grid.addWidget(self.add_vertex_button, 3, 0, 1, 2)
+        grid.addWidget(self.remove_vertex_button, 3, 2, 1, 2)
+        grid.addWidget(self.clean_box, 4, 0, 1, 4)
+        grid.addWidget(self.add_edge_button, 5, 0, 1, 2)
+        grid.addWidget(self.remove_edge_button, 5, 2, 1, 2)
+        grid.addWidget(self.edit_edge_button, 6, 0, 1, 4)
+        layout.addWidget(ids)
+
+        batch = QGroupBox("random batch (one undo step)")
+        form = QFormLayout(batch)
+        self.batch_size = QSpinBox()
+        self.batch_size.setRange(1, 10_000_000)
+        self.batch_size.setValue(20)
+        self.batch_mode = QComboBox()
+        self.batch_mode.addItems(["mixed", "add", "remove"])
+        self.batch_mode.setToolTip("add new random edges, remove random existing ones, or half of each")
+        self.batch_seed = QSpinBox()
+        self.batch_seed.setRange(0, 2**31 - 1)
+        self.batch_button = QPushButton("Apply random batch")
+        form.addRow("edits", self.batch_size)
+        form.addRow("kind", self.batch_mode)
+        form.addRow("seed", self.batch_seed)
+        form.addRow(self.batch_button)
+        layout.addWidget(batch)
+
+        pages = QGroupBox("pages")
+        prow = QHBoxLayout(pages)
+        self.page_size_box = QComboBox()
+        for size in PAGE_SIZES:
+            self.page_size_box.addItem(f"{size} words", size)
+        self.page_size_box.setToolTip("page size in int32 words; the thesis found 256 best for small graphs, "
+                                      "512 for mid-size, ~1280 for large; tiny sizes show splits and large lists")
+        self.rebuild_button = QPushButton("Rebuild")
+        self.rebuild_button.setToolTip("rebuild the structure on pages of the chosen size (undoable)")
+        prow.addWidget(QLabel("page size"))
+        prow.addWidget(self.page_size_box, 1)
+        prow.addWidget(self.rebuild_button)
+        layout.addWidget(pages)
+
+        self.last_edit_label = QLabel()
+        self.last_edit_label.setWordWrap(True)
+        layout.addWidget(self.last_edit_label)
+        layout.addWidget(QLabel("<b>history</b> (click an entry to go back to it)"))
+        self.history = QUndoView()
+        self.history.setEmptyLabel("loaded")
+        layout.addWidget(self.history, 1)
+        self.setWidget(body)
+
+        self.add_vertex_button.clicked.connect(self.add_vertex)
+        self.remove_vertex_button.clicked.connect(self.remove_vertex)
+        self.add_edge_button.clicked.connect(self.add_edge)
+        self.remove_edge_button.clicked.connect(self.remove_edge)
+        self.edit_edge_button.clicked.connect(self.edit_edge)
+        self.batch_button.clicked.connect(self.apply_batch)
+        self.rebuild_button.clicked.connect(self.rebuild)
+        self._editors = [self.add_vertex_button, self.remove_vertex_button, self.add_edge_button,
+                         self.remove_edge_button, self.edit_edge_button, self.batch_button,
+                         self.rebuild_button, self.page_size_box]
+        self.set_document(None)
+
+    # ---- following the current document ------------------------------------------------
+    def set_document(self, document) -> None:
+        if self.document is not None:
+            self.document.changed.disconnect(self._on_changed)
+        self.document = document
+        self.history.setStack(document.undo_stack if document is not None else None)
+        if document is not None:
+            document.changed.connect(self._on_changed)
+        self._on_changed(None)
+
+    def _on_changed(self, summary) -> None:
+        d = self.document
+        editable = d is not None and d.editable and not d.busy_reason
+        for w in self._editors:
+            w.setEnabled(editable)
+        if d is None:
+            self.state_label.setText("no graph open")
+        elif not d.editable:
+            self.state_label.setText(f"<b>{d.name}</b> is read-only: {d.not_editable_reason}")
+        else:
+            g = d.slotted
+            kind = "directed" if g.directed else "undirected"
+            busy = f" · <i>{d.busy_reason}</i>" if d.busy_reason else ""
+            self.state_label.setText(
+                f"<b>{d.name}</b>: {g.num_vertices:,} vertices, {g.num_edges:,} edges ({kind}), "
+                f"{g.num_pages:,} pages of {g.page_size} words{busy}")
+            index = self.page_size_box.findData(g.page_size)
+            if index < 0:
+                self.page_size_box.addItem(f"{g.page_size} words", g.page_size)
+                index = self.page_size_box.count() - 1
+            self.page_size_box.setCurrentIndex(index)
+            self.weight_edit.setEnabled(g.weighted)
+        if summary is not None:
+            self.last_edit_label.setText(summary.describe())
+
+    # ---- picking ---------------------------------------------------------------------------
+    def vertex_picked(self, v: int) -> None:
+        """A vertex was clicked in the node-link view: fill u, then v, then start over."""
+        if not self.pick_box.isChecked():
+            return
+        if not self.u_edit.text() or (self.u_edit.text() and self.v_edit.text()):
+            self.u_edit.setText(str(v))
+            self.v_edit.clear()
+        else:
+            self.v_edit.setText(str(v))
+
+    def picked(self) -> list[int]:
+        out = []
+        for w in (self.u_edit, self.v_edit):
+            if w.text().strip():
+                out.append(int(w.text()))
+        return out
+
+    # ---- building commands -------------------------------------------------------------------
+    def _value(self, w: QLineEdit, name: str) -> int:
+        text = w.text().strip()
+        if not text:
+            raise GraphEditError(f"type a vertex id for {name} (or click a vertex in the node-link view)")
+        return int(text)
+
+    def _weight(self):
+        text = self.weight_edit.text().strip()
+        if not text or not (self.document and self.document.weighted):
+            return None
+        try:
+            return float(text)
+        except ValueError:
+            raise GraphEditError(f"weight must be a number, not {text!r}") from None
+
+    def _request(self, build) -> None:
+        if self.document is None:
+            return
+        try:
+            command = build()
+        except GraphKernelsError as exc:
+            self.errorRaised.emit(str(exc))
+            return
+        self.editRequested.emit(command)
+
+    def add_vertex(self) -> None:
+        self._request(lambda: commands.add_vertex(self.document))
+
+    def remove_vertex(self) -> None:
+        self._request(lambda: commands.remove_vertex(self.document, self._value(self.u_edit, "u"),
+                                                     clean=self.clean_box.isChecked()))
+
+    def add_edge(self) -> None:
+        self._request(lambda: commands.add_edge(self.document, self._value(self.u_edit, "u"),
+                                                self._value(self.v_edit, "v"), self._weight()))
+
+    def remove_edge(self) -> None:
+        self._request(lambda: commands.remove_edge(self.document, self._value(self.u_edit, "u"),
+                                                   self._value(self.v_edit, "v")))
+
+    def edit_edge(self) -> None:
+        self._request(lambda: commands.edit_edge(self.document, self._value(self.u_edit, "u"),
+                                                 self._value(self.v_edit, "v"),
+                                                 self._value(self.new_v_edit, "new v"), self._weight()))
+
+    def apply_batch(self) -> None:
+        self._request(lambda: commands.random_batch(self.document, self.batch_size.value(),
+                                                    self.batch_mode.currentText(), self.batch_seed.value()))
+
+    def rebuild(self) -> None:
+        if self.document is not None and self.document.editable:
+            self.pageSizeRequested.emit(int(self.page_size_box.currentData()))
+
+    # ---- filling in (tests, menus) ------------------------------------------------------------
+    def set_ids(self, u=None, v=None, new_v=None) -> None:
+        for w, value in ((self.u_edit, u), (self.v_edit, v), (self.new_v_edit, new_v)):
+            if value is not None:
+                w.setText(str(value))

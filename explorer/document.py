@@ -1,0 +1,153 @@
+"""One open graph: the model the views show and the commands edit.
+
+A :class:`GraphDocument` holds either a live :class:`~kernels.graph.slotted.SlottedGraph`
+(editable) or, for inputs slotted pages cannot hold (a rectangular matrix, repeated entries),
+a read-only :class:`~kernels.graph.csr.CSRGraph` and the reason in words. It owns the undo
+stack of its edits. Views read from it and listen to :attr:`changed`; they never write to it:
+every change goes through :mod:`explorer.commands`, which call :meth:`_structure_changed`.
+
+``key`` identifies the content for the compute side: it changes with every edit (the worker
+caches graphs by key), and :meth:`csr` returns the snapshot for that key, built once per
+revision.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
+
+from kernels.graph.csr import CSRGraph
+
+_ids = itertools.count(1)
+UNDO_LIMIT = 500          # steps kept per graph; a step costs the size of its change
+
+
+class GraphDocument(QObject):
+    """A graph open in a tab: content, name, undo history, change notifications."""
+
+    changed = Signal(object)        # an EditSummary (or None after load / rename)
+    renamed = Signal(str)
+    syncedChanged = Signal()        # dirty marks were cleared
+
+    def __init__(self, *, name: str, csr: CSRGraph | None = None, slotted=None, source: str = "",
+                 not_editable_reason: str = "", info: dict | None = None, page_size: int | None = None,
+                 parent=None):
+        super().__init__(parent)
+        if csr is None and slotted is None:
+            raise ValueError("a document needs a CSR graph or a slotted graph")
+        self.doc_id = next(_ids)
+        self._name = name
+        self.source = source
+        self._slotted = slotted
+        self._base_csr = csr if slotted is None else None
+        self.not_editable_reason = "" if slotted is not None else (not_editable_reason or "read-only graph")
+        self.revision = 0
+        self._csr_cache: tuple[int, CSRGraph] | None = None
+        if slotted is None and csr is not None:
+            self._csr_cache = (0, csr)
+        elif slotted is not None and csr is not None and _same_graph(csr, slotted):
+            self._csr_cache = (0, csr)            # the loaded CSR is the snapshot of revision 0
+        self._info_cache: tuple[int, dict] | None = (0, info) if info is not None else None
+        self._page_size = page_size or (slotted.page_size if slotted is not None else None)
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(UNDO_LIMIT)
+        self.last_edit = None
+        self.busy_reason = ""            # set while a background rebuild owns the structure
+
+    # ---- identity -------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def set_name(self, name: str) -> None:
+        name = name.strip()
+        if name and name != self._name:
+            self._name = name
+            self.renamed.emit(name)
+
+    @property
+    def key(self) -> str:
+        """Stable while the content is unchanged; a new value after every edit."""
+        return f"{self.doc_id}-{self.revision}"
+
+    # ---- content --------------------------------------------------------------------
+    @property
+    def editable(self) -> bool:
+        return self._slotted is not None
+
+    @property
+    def slotted(self):
+        """The live slotted structure (``None`` for a read-only graph). Read it, never write it:
+        edits go through :mod:`explorer.commands`."""
+        return self._slotted
+
+    @property
+    def page_size(self) -> int | None:
+        return self._slotted.page_size if self._slotted is not None else self._page_size
+
+    @property
+    def directed(self) -> bool:
+        return self._slotted.directed if self._slotted is not None else self._base_csr.directed
+
+    @property
+    def weighted(self) -> bool:
+        return self._slotted.weighted if self._slotted is not None else self._base_csr.weighted
+
+    def csr(self) -> CSRGraph:
+        """The CSR snapshot of the current content (built once per revision)."""
+        if self._csr_cache is not None and self._csr_cache[0] == self.revision:
+            return self._csr_cache[1]
+        snapshot = self._slotted.to_csr(name=self._name)
+        self._csr_cache = (self.revision, snapshot)
+        return snapshot
+
+    def cached_info(self) -> dict | None:
+        """Statistics of the current revision if already computed (see :meth:`store_info`)."""
+        if self._info_cache is not None and self._info_cache[0] == self.revision:
+            return self._info_cache[1]
+        return None
+
+    def store_info(self, revision: int, info: dict) -> None:
+        if revision == self.revision:
+            self._info_cache = (revision, info)
+
+    @property
+    def num_vertices(self) -> int:
+        return self._slotted.num_vertices if self._slotted is not None else self._base_csr.n_rows
+
+    @property
+    def num_edges(self) -> int:
+        return self._slotted.num_edges if self._slotted is not None else self._base_csr.num_edges
+
+    # ---- change notification (called by commands only) -------------------------------
+    def _structure_changed(self, summary=None) -> None:
+        self.revision += 1
+        self.last_edit = summary
+        self.changed.emit(summary)
+
+    def _replace_structure(self, slotted, summary=None) -> None:
+        """Swap in another slotted structure (page-size change, undo of one)."""
+        self._slotted = slotted
+        self._structure_changed(summary)
+
+    # ---- device sync bookkeeping ------------------------------------------------------
+    def mark_synced(self) -> None:
+        """The pages are now on the device: forget the dirty marks. Called by whoever uploads
+        the structure (the compute side), and once after loading: a fresh structure has never
+        been uploaded, and its first sync is a full upload anyway, so marking every page of a
+        new graph dirty would show nothing useful."""
+        if self._slotted is not None:
+            self._slotted.mark_synced()
+            self.syncedChanged.emit()
+
+    def __repr__(self) -> str:
+        kind = "slotted" if self.editable else "read-only CSR"
+        return f"GraphDocument({self._name!r}, key={self.key}, {kind})"
+
+
+def _same_graph(csr: CSRGraph, slotted) -> bool:
+    return (csr.n_rows == slotted.next_vertex_id and csr.nnz == slotted.num_entries
+            and csr.directed == slotted.directed and csr.weighted == slotted.weighted
+            and slotted.num_vertices == csr.n_rows)

@@ -1,0 +1,334 @@
+"""Editing the live slotted structure through the window: edit tools, page map, inspector, undo.
+
+Undo must restore the *pages*, not just the graph: after an undo the pool, the index, the page
+statistics and the CSR equal what they were, word for word.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+
+from explorer.main_window import MainWindow
+from explorer.page_delta import apply_delta, record_edit, vertices_pointing_to
+from explorer.settings import AppSettings
+from explorer.views.page_map import render_map
+from kernels.graph.csr import CSRGraph
+from kernels.graph.slotted import SlottedGraph
+from tests.conftest import data_path
+
+pytestmark = pytest.mark.gui
+LOAD_TIMEOUT_MS = 120_000       # the first load compiles the slotted engine (cached afterwards)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False, page_size=16)
+    qtbot.addWidget(w)
+    w.resize(1300, 850)
+    w.show()
+    yield w
+    w.close()
+    deadline = time.monotonic() + 30
+    while any(t.name.startswith("task:") for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("task:")]
+
+
+def open_graph(qtbot, window, path):
+    before = len(window.documents())
+    window.open_path(str(path))
+    qtbot.waitUntil(lambda: len(window.documents()) == before + 1, timeout=LOAD_TIMEOUT_MS)
+    return window.documents()[-1]
+
+
+def structure_state(g: SlottedGraph) -> dict:
+    """What 'the exact structure' means here: pool words, index, page statistics, CSR."""
+    pool, wpool, index = g.host_arrays()
+    stats = {k: v.copy() for k, v in g.page_stats().items() if k != "dirty"}
+    return {"pool": pool.copy(), "wpool": None if wpool is None else wpool.copy(), "index": index.copy(),
+            "stats": stats, "csr": g.to_csr(), "vertices": g.vertices().copy()}
+
+
+def assert_same_structure(a: dict, b: dict) -> None:
+    assert np.array_equal(a["pool"], b["pool"])
+    assert (a["wpool"] is None) == (b["wpool"] is None)
+    if a["wpool"] is not None:
+        assert np.array_equal(a["wpool"], b["wpool"])
+    assert np.array_equal(a["index"], b["index"])
+    assert a["stats"].keys() == b["stats"].keys()
+    for k in a["stats"]:
+        assert np.array_equal(a["stats"][k], b["stats"][k]), k
+    assert a["csr"].equals(b["csr"])
+    assert np.array_equal(a["vertices"], b["vertices"])
+
+
+def absent_edge(g: SlottedGraph, u: int) -> int:
+    for v in g.vertices().tolist():
+        if v != u and not g.has_edge(u, v):
+            return v
+    raise AssertionError("no absent edge")
+
+
+def page_of(g: SlottedGraph, v: int) -> int:
+    first = g.index.first_vertex
+    return int(np.searchsorted(first, v, side="right") - 1)
+
+
+def wait_for_statistics(qtbot, window, key: str, prefix: str) -> None:
+    """Statistics follow edits after a short coalescing delay."""
+    stats = window.graph_dock.statistics
+    qtbot.waitUntil(lambda: (stats.value(key) or "").startswith(prefix), timeout=10_000)
+
+
+def undo(window):
+    window.undo_action.trigger()
+
+
+def redo(window):
+    window.redo_action.trigger()
+
+
+def test_add_and_remove_edge_through_the_tools_updates_map_and_inspector_and_undo_restores_the_pages(
+        qtbot, window):
+    doc = open_graph(qtbot, window, data_path("karate.mtx"))
+    tab = window.current_tab()
+    dock = window.structure_dock
+    g = doc.slotted
+    assert g.page_size == 16
+    u = 5
+    v = absent_edge(g, u)
+    before = structure_state(g)
+    image_before = tab.page_map._rendered.copy()
+    tab.select_page(page_of(g, u))
+    rows_before = tab.inspector.rows_text()
+    key_before = doc.key
+
+    dock.set_ids(u=u, v=v)
+    qtbot.mouseClick(dock.add_edge_button, Qt.MouseButton.LeftButton)
+    assert g.has_edge(u, v) and g.has_edge(v, u)
+    g.check_invariants()
+    after_add = structure_state(g)
+    assert doc.key != key_before
+    assert doc.undo_stack.count() == 1 and doc.undo_stack.undoText() == f"add edge {u} -- {v}"
+    assert not np.array_equal(tab.page_map._rendered, image_before)        # written pages framed red
+    assert tab.page_map.stats["dirty"].any()
+    tab.select_page(page_of(g, u))
+    assert tab.inspector.rows_text() != rows_before
+    assert any(str(v) in row[3] for row in tab.inspector.rows_text() if row[2] == str(u))
+    wait_for_statistics(qtbot, window, "edges", "79")
+    assert "add edge" in window.log_dock.messages("info")[-1]
+
+    undo(window)
+    g.check_invariants()
+    assert_same_structure(structure_state(g), before)
+    wait_for_statistics(qtbot, window, "edges", "78")
+    tab.select_page(page_of(g, u))
+    assert tab.inspector.rows_text() == rows_before
+    redo(window)
+    g.check_invariants()
+    assert_same_structure(structure_state(g), after_add)
+
+    # remove an existing edge with the tools
+    w = int(g.neighbors(u)[0])
+    dock.set_ids(u=u, v=w)
+    qtbot.mouseClick(dock.remove_edge_button, Qt.MouseButton.LeftButton)
+    assert not g.has_edge(u, w) and not g.has_edge(w, u)
+    g.check_invariants()
+    assert doc.undo_stack.count() == 2
+    undo(window)
+    assert_same_structure(structure_state(g), after_add)
+    undo(window)
+    assert_same_structure(structure_state(g), before)
+    assert doc.undo_stack.index() == 0
+
+
+def test_ctrl_z_and_ctrl_shift_z_undo_and_redo(qtbot, window):
+    doc = open_graph(qtbot, window, data_path("karate.mtx"))
+    g = doc.slotted
+    before = structure_state(g)
+    window.structure_dock.set_ids(u=0, v=absent_edge(g, 0))
+    window.structure_dock.add_edge()
+    after = structure_state(g)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert_same_structure(structure_state(g), before)
+    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert_same_structure(structure_state(g), after)
+
+
+def test_a_random_batch_is_one_undo_step(qtbot, window):
+    doc = open_graph(qtbot, window, data_path("dolphins.mtx"))
+    g = doc.slotted
+    before = structure_state(g)
+    dock = window.structure_dock
+    dock.batch_size.setValue(40)
+    dock.batch_mode.setCurrentText("mixed")
+    dock.batch_seed.setValue(3)
+    edges = g.num_edges
+    qtbot.mouseClick(dock.batch_button, Qt.MouseButton.LeftButton)
+    g.check_invariants()
+    assert g.num_edges == edges            # mixed: 20 removed, 20 added
+    assert not before["csr"].equals(g.to_csr())
+    assert doc.undo_stack.count() == 1
+    after = structure_state(g)
+    undo(window)
+    assert_same_structure(structure_state(g), before)
+    redo(window)
+    assert_same_structure(structure_state(g), after)
+    dock.batch_mode.setCurrentText("add")
+    dock.batch_size.setValue(25)
+    dock.apply_batch()
+    assert g.num_edges == edges + 25 and doc.undo_stack.count() == 2
+    g.check_invariants()
+
+
+def test_page_size_change_rebuilds_and_is_undoable(qtbot, window):
+    doc = open_graph(qtbot, window, data_path("karate.mtx"))
+    old = doc.slotted
+    window.structure_dock.set_ids(u=1, v=absent_edge(old, 1))
+    window.structure_dock.add_edge()            # an edit before the rebuild: it must survive it
+    before = structure_state(old)
+    dock = window.structure_dock
+    dock.page_size_box.setCurrentIndex(dock.page_size_box.findData(64))
+    qtbot.mouseClick(dock.rebuild_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: doc.page_size == 64, timeout=30_000)
+    new = doc.slotted
+    new.check_invariants()
+    assert new.to_csr().equals(before["csr"])
+    assert new.num_pages < old.num_pages
+    assert window.current_tab().page_map.stats["fill"].shape[0] == new.num_pages
+    assert doc.undo_stack.count() == 2
+    undo(window)
+    assert doc.page_size == 16 and doc.slotted is old
+    assert_same_structure(structure_state(doc.slotted), before)
+    assert dock.page_size_box.currentData() == 16
+    redo(window)
+    assert doc.page_size == 64 and doc.slotted is new
+
+
+def test_vertex_edits_keep_ids_and_undo_exactly(qtbot, window):
+    doc = open_graph(qtbot, window, data_path("karate.mtx"))
+    g = doc.slotted
+    before = structure_state(g)
+    dock = window.structure_dock
+    dock.add_vertex()
+    assert g.num_vertices == 35 and g.has_vertex(34)
+    dock.set_ids(u=34, v=0)
+    dock.add_edge()
+    dock.set_ids(u=33)
+    dock.clean_box.setChecked(True)
+    dock.remove_vertex()
+    assert not g.has_vertex(33)
+    g.check_invariants()
+    assert all(33 not in g.neighbors(int(x)).tolist() for x in g.vertices())
+    wait_for_statistics(qtbot, window, "vertices", "34 (1 removed id")
+    for _ in range(3):
+        undo(window)
+    assert_same_structure(structure_state(g), before)
+
+
+def test_a_refused_edit_is_reported_and_changes_nothing(qtbot, window):
+    doc = open_graph(qtbot, window, data_path("karate.mtx"))
+    g = doc.slotted
+    before = structure_state(g)
+    dock = window.structure_dock
+    dock.set_ids(u=0, v=int(g.neighbors(0)[0]))
+    dock.add_edge()                             # already there
+    dock.set_ids(u=0, v=999)
+    dock.remove_edge()                          # no such vertex
+    dock.u_edit.clear()
+    dock.add_edge()                             # no id typed
+    errors = window.log_dock.messages("error")
+    assert any("already exists" in e for e in errors)
+    assert any("999" in e for e in errors)
+    assert any("type a vertex id" in e for e in errors)
+    assert doc.undo_stack.count() == 0
+    assert_same_structure(structure_state(g), before)
+
+
+def test_clicking_the_page_map_chooses_the_inspected_page(qtbot, window):
+    open_graph(qtbot, window, data_path("karate.mtx"))
+    tab = window.current_tab()
+    view = tab.page_map
+    target = 7
+    scene = view.image.mapToScene(view.cell_centre(target))
+    pos = view.plot.mapFromScene(scene)
+    with qtbot.waitSignal(view.pageSelected, timeout=5000) as blocker:
+        qtbot.mouseClick(view.plot.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert blocker.args == [target]
+    assert tab.inspector.page == target
+    assert tab.inspector.rows_text()[0][2] == "header: vertices in page" or tab.inspector.rows_text()[0][1].startswith(
+        "header")
+
+
+def test_clicking_vertices_in_the_node_link_view_fills_u_and_v(qtbot, window):
+    open_graph(qtbot, window, data_path("karate.mtx"))
+    node_link = window.current_tab().node_link
+    qtbot.waitUntil(lambda: node_link.drawn, timeout=30_000)
+    dock = window.structure_dock
+    dock.u_edit.clear()
+    dock.v_edit.clear()
+    for v in (3, 9):
+        scene = node_link.graph_item.mapToScene(node_link.scene_position_of(v))
+        pos = node_link.plot.mapFromScene(scene)
+        with qtbot.waitSignal(node_link.vertexClicked, timeout=5000) as blocker:
+            qtbot.mouseClick(node_link.plot.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+        assert blocker.args == [v]
+    assert (dock.u_edit.text(), dock.v_edit.text()) == ("3", "9")
+    assert node_link.picked == [3, 9]
+
+
+def test_page_map_of_a_hundred_thousand_pages_renders_in_a_blink(qtbot):
+    n = 100_000
+    rng = np.random.default_rng(0)
+    stats = {"fill": rng.random(n), "large": rng.random(n) < 0.05, "dirty": rng.random(n) < 0.01}
+    t0 = time.perf_counter()
+    image = render_map(stats, 448)
+    elapsed = time.perf_counter() - t0
+    assert image.shape[2] == 4 and image.shape[1] == 448 * 6
+    assert elapsed < 1.0
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_page_deltas_restore_exact_pages_when_only_the_named_vertices_are_copied(directed):
+    """Large pools copy only the pages of the vertices an edit names; prove that suffices."""
+    import scipy.io
+
+    m = scipy.io.mmread(str(data_path("karate.mtx")))
+    csr = CSRGraph.from_scipy(m, weighted=directed, directed=directed, name="karate")
+    g = SlottedGraph.from_csr(csr, page_size=16)
+    rng = np.random.default_rng(1)
+    history = []
+    for _ in range(150):
+        verts = g.vertices()
+        op = rng.integers(0, 4)
+        if op == 0:
+            u, v = (int(x) for x in rng.choice(verts, 2))
+            if u == v or g.has_edge(u, v) or (not directed and g.has_edge(v, u)):
+                continue
+            edit, names = (lambda g, u=u, v=v: g.add_edge(u, v)), [u, v]
+        elif op == 1:
+            u = int(rng.choice(verts))
+            if g.degree(u) == 0:
+                continue
+            v = int(g.neighbors(u)[0])
+            edit, names = (lambda g, u=u, v=v: g.remove_edge(u, v)), [u, v]
+        elif op == 2:
+            edit, names = (lambda g: g.add_vertex()), []
+        else:
+            u = int(rng.choice(verts))
+            edit, names = (lambda g, u=u: g.remove_vertex(u)), [u, *vertices_pointing_to(g, u).tolist()]
+        state = structure_state(g)
+        _, delta = record_edit(g, edit, names, full_copy_limit=0)
+        g.check_invariants()
+        history.append((state, delta))
+    for state, delta in reversed(history):
+        apply_delta(g, delta, forward=False)
+        g.check_invariants()
+        assert_same_structure(structure_state(g), state)
