@@ -118,6 +118,9 @@ def test_wide_row_pointers_are_used_beyond_int32(monkeypatch):
 
 
 def test_matrix_stays_on_the_device_between_runs_and_the_record_says_so():
+    from kernels.algorithms.spmv.gpu_common import ResidentMatrix
+
+    ResidentMatrix.forget()
     graph = irregular_matrix(n_rows=12, long_row=20, name="resident")
     first = sim_run(graph, "gpu-naive", {"wg": 32})
     second = sim_run(graph, "gpu-tunable", {"wg": 8, "rows": 2})
