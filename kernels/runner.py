@@ -118,8 +118,13 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         verification = Verification(ok=True, reference=fam.reference_name,
                                     detail="this variant is the reference")
     else:
-        ref = reference_output(fam, problem, resolved, graph, seed)
-        verification = fam.verify(output, ref, problem, resolved)
+        try:
+            ref = reference_output(fam, problem, resolved, graph, seed)
+            verification = fam.verify(output, ref, problem, resolved)
+        except GraphKernelsError:
+            raise
+        except Exception as exc:  # the oracle itself failed: say so, do not pretend it verified
+            raise KernelFailure(f"the reference ({fam.reference_name}) failed: {type(exc).__name__}: {exc}") from exc
 
     median = kernel.median_s
     metrics = [{"name": m.name, "unit": m.unit,

@@ -65,6 +65,9 @@ class WorkerClient:
         if self.target:
             cmd += ["--target", self.target]
         env = {**os.environ, **self.extra_env}
+        # plugin modules (GRAPH_KERNELS_PLUGINS) resolve from the caller's directory, as they
+        # would in the caller's own process
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), env.get("PYTHONPATH", "")]))
         if self.target == "sim":
             env["NUMBA_ENABLE_CUDASIM"] = "1"
         elif self.target == "cuda":
