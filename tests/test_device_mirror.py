@@ -122,3 +122,25 @@ def test_rebuild_csr_and_upload_moves_the_whole_graph():
     assert np.array_equal(weights, csr.weights)
     assert 0 < report.rebuild_seconds <= report.seconds
     assert report.as_dict()["milliseconds"] == pytest.approx(report.seconds * 1e3)
+
+
+def test_staged_sync_gathers_the_dirty_pages_and_scatters_them_with_a_kernel():
+    g = SlottedGraph.from_csr(_random_graph(60, 200, 5, False, True), page_size=16)
+    mirror = DeviceMirror(g)
+    rng = np.random.default_rng(5)
+    _random_edits(g, rng, 4)
+    dirty = len(g.dirty_physical_pages())
+    report = mirror.sync(strategy="staged")
+    assert report.strategy == "staged" and report.pages == dirty
+    # one copy of the page numbers, one of the pages, one of their weights (+ the index rows)
+    assert report.copies == 3 + (4 if report.index_bytes else 0)
+    assert report.bytes == dirty * (16 * 12 + 4) + report.index_bytes
+    assert mirror.differences() == []
+
+
+def test_an_unknown_sync_strategy_is_refused():
+    from kernels.errors import ParameterError
+
+    g = SlottedGraph.from_csr(_random_graph(10, 20, 6, True, False), page_size=16)
+    with pytest.raises(ParameterError, match="strategy"):
+        DeviceMirror(g).sync(strategy="fast")

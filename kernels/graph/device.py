@@ -7,9 +7,19 @@ Layout on the device (what the GPU operators read, see docs/slotted.md):
 * ``index``   int32[4, index_capacity]: columns ``0 .. num_pages - 1`` in logical page order,
   rows (first vertex, position in large list or -1, pages of that list or -1, physical page).
 
-Edits on the host mark pages dirty; :meth:`DeviceMirror.sync` uploads only those pages
-(consecutive dirty pages coalesced into one copy) and the index if it changed, and reports
-what it moved. :meth:`DeviceMirror.upload_full` and :meth:`DeviceMirror.rebuild_csr_and_upload`
+Edits on the host mark pages dirty; :meth:`DeviceMirror.sync` uploads only those pages and
+the index if it changed, and reports what it moved. Two ways to move the pages:
+
+* ``"runs"``: one host-to-device copy per run of consecutive dirty pages (slices of the
+  device pool);
+* ``"staged"``: the dirty pages are gathered into one host buffer, sent in one copy with their
+  page numbers, and a small kernel scatters them into the pool (one block per page). Each
+  copy costs a fixed ~10 us on a real GPU, so scattered dirty pages travel faster this way.
+
+``"auto"`` (the default) stages on a real GPU when there are more than
+``STAGE_ABOVE_RUNS`` runs and uses runs otherwise, and always under the simulator (which
+runs one Python thread per CUDA thread). :meth:`DeviceMirror.upload_full` and
+:meth:`DeviceMirror.rebuild_csr_and_upload`
 are the two baselines the thesis compares against. A mirror owns the graph's dirty flags: keep
 one mirror per graph.
 
@@ -29,6 +39,9 @@ import numpy as np
 from kernels.targets import simulator_enabled
 
 DEFAULT_HEADROOM = 1.5
+STAGE_ABOVE_RUNS = 8
+SCATTER_THREADS = 128
+STRATEGIES = ("auto", "runs", "staged")
 
 
 @dataclass(frozen=True)
@@ -45,6 +58,7 @@ class SyncReport:
     device_copy_bytes: int = 0  # bytes moved device -> device while growing
     rebuild_seconds: float = 0.0  # "csr" only: time to rebuild the CSR on the host
     simulator: bool = False
+    strategy: str = ""          # "sync" only: "runs" or "staged"
 
     @property
     def milliseconds(self) -> float:
@@ -143,9 +157,15 @@ class DeviceMirror:
         self.history.append(report)
         return report
 
-    def sync(self) -> SyncReport:
-        """Upload the pages dirtied since the last transfer, and the index if it changed."""
-        cuda, g, P = self._cuda, self.graph, self.page_size
+    def sync(self, strategy: str = "auto") -> SyncReport:
+        """Upload the pages dirtied since the last transfer, and the index if it changed.
+
+        ``strategy``: "runs", "staged" or "auto" (see the module's docstring)."""
+        from kernels.errors import ParameterError
+
+        if strategy not in STRATEGIES:
+            raise ParameterError("strategy", strategy, ", ".join(STRATEGIES))
+        cuda, g = self._cuda, self.graph
         if self.pool is None:
             return self.upload_full()
         t0 = time.perf_counter()
@@ -156,16 +176,13 @@ class DeviceMirror:
             device_copy = self._grow_pool(self._with_headroom(used_pages))
             reallocated = True
         dirty = g.dirty_physical_pages()
-        moved = copies = 0
-        for a, b in _runs(dirty):
-            lo, hi = a * P, b * P
-            self.pool[lo:hi].copy_to_device(pool[lo:hi])
-            moved += (hi - lo) * 4
-            copies += 1
-            if wpool is not None:
-                self.weights[lo:hi].copy_to_device(wpool[lo:hi])
-                moved += (hi - lo) * wpool.dtype.itemsize
-                copies += 1
+        runs = _runs(dirty)
+        if strategy == "auto":
+            strategy = "staged" if not self._simulator and len(runs) > STAGE_ABOVE_RUNS else "runs"
+        if strategy == "staged" and len(dirty):
+            moved, copies = self._upload_staged(dirty, pool, wpool)
+        else:
+            moved, copies = self._upload_runs(runs, pool, wpool)
         index_bytes = 0
         if g.index_dirty:
             if index.shape[1] > self.index.shape[1]:
@@ -176,10 +193,41 @@ class DeviceMirror:
         cuda.synchronize()
         report = SyncReport("sync", len(dirty), moved + index_bytes, time.perf_counter() - t0,
                             copies=copies, index_bytes=index_bytes, reallocated=reallocated,
-                            device_copy_bytes=device_copy, simulator=self._simulator)
+                            device_copy_bytes=device_copy, simulator=self._simulator, strategy=strategy)
         g.mark_synced()
         self.history.append(report)
         return report
+
+    def _upload_runs(self, runs, pool, wpool) -> tuple[int, int]:
+        P = self.page_size
+        moved = copies = 0
+        for a, b in runs:
+            lo, hi = a * P, b * P
+            self.pool[lo:hi].copy_to_device(pool[lo:hi])
+            moved += (hi - lo) * 4
+            copies += 1
+            if wpool is not None:
+                self.weights[lo:hi].copy_to_device(wpool[lo:hi])
+                moved += (hi - lo) * wpool.dtype.itemsize
+                copies += 1
+        return moved, copies
+
+    def _upload_staged(self, dirty, pool, wpool) -> tuple[int, int]:
+        """Gather the dirty pages, send them and their numbers in one copy each, scatter."""
+        cuda, P = self._cuda, self.page_size
+        scatter = _scatter_kernel()
+        pages = np.ascontiguousarray(dirty, dtype=np.int32)
+        d_pages = cuda.to_device(pages)
+        moved, copies = pages.nbytes, 1
+        for host, device in ((pool, self.pool), (wpool, self.weights)):
+            if host is None:
+                continue
+            staging = np.take(host.reshape(-1, P), pages, axis=0).ravel()
+            d_staging = cuda.to_device(staging)
+            scatter[len(pages), min(SCATTER_THREADS, P)](d_staging, d_pages, device, P)
+            moved += staging.nbytes
+            copies += 1
+        return moved, copies
 
     def rebuild_csr_and_upload(self) -> SyncReport:
         """The static alternative: rebuild the CSR on the host and upload all of it."""
@@ -246,6 +294,31 @@ class DeviceMirror:
             elif host_w is not None and not np.array_equal(dev.weights[words], host_w[words]):
                 problems.append(f"weights of page {logical} (physical {phys})")
         return problems
+
+
+cuda = None          # numba.cuda, bound on first use: the simulator switch must come first
+_SCATTER = []
+
+
+def _scatter_pages(staging, pages, pool, page_size):
+    """Block k copies staged page k to physical page ``pages[k]`` (threads stride the page)."""
+    k = cuda.blockIdx.x
+    dst = pages[k] * page_size
+    src = k * page_size
+    for w in range(cuda.threadIdx.x, page_size, cuda.blockDim.x):
+        pool[dst + w] = staging[src + w]
+
+
+def _scatter_kernel():
+    """The page-scatter kernel, compiled on first use. It is a module-level function reading
+    the global ``cuda`` so that the simulator can stand in its own ``cuda`` module."""
+    global cuda
+    if not _SCATTER:
+        from numba import cuda as numba_cuda
+
+        cuda = numba_cuda
+        _SCATTER.append(numba_cuda.jit(_scatter_pages))
+    return _SCATTER[0]
 
 
 def _runs(pages: np.ndarray):
