@@ -17,6 +17,7 @@ from kernels.graph.csr import INDEX_DTYPE, INDPTR_DTYPE, CSRGraph
 from kernels.graph.generators._build import csr_from_pairs
 from kernels.graph.generators._common import finish_graph, finish_matrix, structure_rng
 from kernels.graph.generators._counter_rng import draw64, draw_salt, to_unit53
+from kernels.graph.generators._sorting import sort_columns
 from kernels.graph.generators._weights import DEFAULT_WEIGHT_RANGE
 from kernels.graph.generators.registry import OptionSpec, register_generator
 
@@ -175,8 +176,9 @@ def powerlaw_row_lengths(rng: np.random.Generator, n_rows: int, total: int, expo
 def _sample_sorted_columns(row, n_cols, salt, counter):
     """Fill ``row`` with ``len(row)`` distinct columns in ``[0, n_cols)``, sorted, uniformly."""
     need = len(row)
-    if 2 * need >= n_cols:
-        # Dense row: selection sampling visits every column once (Knuth's algorithm S).
+    if 8 * need >= n_cols:
+        # Dense row: selection sampling visits every column once (Knuth's algorithm S),
+        # at most 8 draws per kept column; redrawing would need many sorting rounds.
         k = 0
         for c in range(n_cols):
             if to_unit53(draw64(salt, counter + c)) * (n_cols - c) < need - k:
@@ -185,15 +187,16 @@ def _sample_sorted_columns(row, n_cols, salt, counter):
                 if k == need:
                     break
         return
-    # Sparse row: draw the missing columns until all are distinct. Drawing only what is
-    # missing (never more) keeps the resulting set uniform over all subsets.
+    # Sparse row: draw the missing columns until all are distinct (each round leaves at
+    # most 1/8 of the missing). Drawing only what is missing, never more, keeps the
+    # resulting set uniform over all subsets.
     have = 0
     drawn = 0
     while have < need:
         for k in range(have, need):
             row[k] = min(int(to_unit53(draw64(salt, counter + drawn)) * n_cols), n_cols - 1)
             drawn += 1
-        row.sort()
+        sort_columns(row)
         have = 1
         for k in range(1, need):
             if row[k] != row[have - 1]:

@@ -206,7 +206,8 @@ class GeneratorSpec:
     def __call__(self, **options) -> CSRGraph:
         """Generate, with options by name; ``weight_min``/``weight_max`` form the weight range."""
         for name in options:
-            self.option(name)  # refuses unknown names with the list of known ones
+            if not (name == "weight_range" and self.produces == "graph"):
+                self.option(name)  # refuses unknown names with the list of known ones
         if "weight_min" in options or "weight_max" in options:
             options["weight_range"] = (options.pop("weight_min", DEFAULT_WEIGHT_RANGE[0]),
                                        options.pop("weight_max", DEFAULT_WEIGHT_RANGE[1]))
@@ -242,9 +243,9 @@ def register_generator(name: str, *, summary: str, options: tuple[OptionSpec, ..
     return decorate
 
 
-def generate(kind: str, **options) -> CSRGraph:
+def generate(generator: str, /, **options) -> CSRGraph:
     """Generate a graph of a registered kind, e.g. ``generate("rmat", scale=16, seed=1)``."""
-    return generator_spec(kind)(**options)
+    return generator_spec(generator)(**options)
 
 
 def generator_spec(kind: str) -> GeneratorSpec:

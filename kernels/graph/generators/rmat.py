@@ -49,6 +49,7 @@ def rmat_edge_list(scale: int, edge_factor: int, a: float, b: float, c: float, *
     """The raw R-MAT edge list (with the self-loops and repeats the model produces)."""
     n = 1 << scale
     m = edge_factor * n
+    salt = draw_salt(rng)  # drawn first: permute=True relabels exactly the permute=False graph
     perm = rng.permutation(n).astype(np.int32) if permute else np.arange(n, dtype=np.int32)
     src = np.empty(m, dtype=np.int32)
     dst = np.empty(m, dtype=np.int32)
@@ -56,7 +57,7 @@ def rmat_edge_list(scale: int, edge_factor: int, a: float, b: float, c: float, *
     # Graph500: the column bit is drawn conditionally on the row bit just drawn.
     a_given_top = a / ab if ab > 0 else 0.0
     c_given_bottom = c / (1.0 - ab) if ab < 1 else 0.0
-    _rmat_edges(scale, ab, a_given_top, c_given_bottom, draw_salt(rng), perm, src, dst)
+    _rmat_edges(scale, ab, a_given_top, c_given_bottom, salt, perm, src, dst)
     return src, dst
 
 

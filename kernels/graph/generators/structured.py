@@ -125,7 +125,7 @@ def grid3d(nx: int, ny: int, nz: int, *, seed: int = 0, weights=None,
 @register_generator(
     "stencil", produces="matrix", seeded=False,
     summary="finite-difference stencil matrix (SpMV input): Laplacian-like values, diagonal included",
-    options=(OptionSpec("kind", str, "27pt", "stencil: 5pt, 9pt (2-D) or 7pt, 27pt (3-D)",
+    options=(OptionSpec("kind", str, help="stencil: 5pt, 9pt (2-D) or 7pt, 27pt (3-D)",
                         choices=tuple(STENCILS)),
              _size("nx", "grid points along x"),
              _size("ny", "grid points along y (default nx)", optional=True),
