@@ -238,14 +238,47 @@ def test_orientation_keeps_each_edge_once_towards_the_higher_degree():
     for u in range(graph.n_rows):  # rows stay sorted
         row = dst[og.out_ptr[u]:og.out_ptr[u + 1]]
         assert np.all(np.diff(row) > 0)
-    m = graph.nnz // 2
-    assert og.max_out_degree <= np.sqrt(2 * m)
-    bins = np.floor(np.log2(og.work[og.candidates]))
+    assert og.max_out_degree <= np.sqrt(graph.nnz)  # sqrt(2m)
+
+
+def test_each_useful_edge_has_one_owner_with_the_longer_out_list():
+    graph = rmat(9, 8, seed=1)
+    og = orient(graph.indptr, graph.indices)
+    out_deg = np.diff(og.out_ptr)
+    src = np.repeat(np.arange(graph.n_rows), out_deg)
+    useful = out_deg[og.out_idx] > 0  # an edge to a vertex without out-neighbours closes no triangle
+    expected = {frozenset(e) for e in zip(src[useful].tolist(), og.out_idx[useful].tolist(), strict=True)}
+    owner = np.repeat(np.arange(graph.n_rows), np.diff(og.part_ptr))
+    partner = og.part_idx
+    got = [frozenset(e) for e in zip(owner.tolist(), partner.tolist(), strict=True)]
+    assert len(got) == len(set(got)) and set(got) == expected
+    assert np.all(out_deg[owner] >= out_deg[partner])
+    np.testing.assert_array_equal(og.work, np.bincount(owner, weights=out_deg[partner], minlength=graph.n_rows))
+    bins = np.floor(np.log2(og.work[og.owners]))
     assert np.all(np.diff(bins) <= 0)  # heaviest first
-    assert set(og.candidates) == set(np.flatnonzero(og.work > 0))
+    assert set(og.owners) == set(np.flatnonzero(og.work > 0))
 
 
-def test_merge_estimate_bounds_the_serial_work():
-    graph = from_nx(nx.karate_club_graph())
-    assert cpu.merge_steps_estimate(graph.indptr, graph.indices) > 0
-    assert cpu.merge_steps_estimate(np.zeros(3, dtype=np.int64), np.zeros(0, dtype=np.int32)) == 0
+def test_schedule_covers_every_partner_once(monkeypatch):
+    from kernels.algorithms.triangles import orientation
+
+    graph = rmat(10, 8, seed=2)
+    og = orient(graph.indptr, graph.indices)
+    monkeypatch.setattr(orientation, "HEAVY_PROBES_PER_LANE", 2)  # chunks of few partners
+    sched = orientation.schedule(og, 32, 4, 16)
+    covered = np.zeros(len(og.part_idx), dtype=np.int64)
+    for v, lo, hi in zip(sched.heavy_vertex, sched.heavy_lo, sched.heavy_hi, strict=True):
+        assert og.part_ptr[v] <= lo < hi <= og.part_ptr[v + 1]
+        covered[lo:hi] += 1
+    for v in sched.light:
+        covered[og.part_ptr[v]:og.part_ptr[v + 1]] += 1
+    assert np.all(covered == 1)
+    assert len(sched.heavy_vertex) > len(np.unique(sched.heavy_vertex))  # some owners were split
+    assert sched.rounds == len(sched.heavy_vertex) + -(-len(sched.light) // 8)
+
+
+def test_merge_step_estimate_counts_the_upper_entries_merges():
+    # path 0-1-2 plus edge 0-2: row 0 = [1, 2]: (0,1): 1 later entry + deg 1 = 2 -> 3 steps,
+    # (0,2): 0 + 2 = 2; row 1 = [0, 2]: (1,2): 0 + 2 = 2; row 2: nothing above
+    graph = from_nx(nx.cycle_graph(3))
+    np.testing.assert_array_equal(cpu.merge_steps_per_row(graph.indptr, graph.indices), [5, 2, 0])

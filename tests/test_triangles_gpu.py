@@ -95,7 +95,19 @@ def test_oriented_heavy_rounds_and_the_global_search_fallback(monkeypatch, block
                          repeat=1, warmup=0)
     np.testing.assert_array_equal(result.output, nx_per_vertex(g))
     summary = result.record["result"]
-    assert summary["max_out_degree"] > 32 and summary["heavy_vertices"] > 0
+    assert summary["max_out_degree"] > 32 and summary["heavy_owners"] > 0
+
+
+def test_oriented_owners_split_into_chunks_and_forced_heavy(monkeypatch):
+    from kernels.algorithms.triangles import orientation
+
+    monkeypatch.setattr(orientation, "HEAVY_PROBES_PER_LANE", 1)  # a chunk per partner or so
+    monkeypatch.setattr(orientation, "LIGHT_PROBES_PER_LANE", 2)  # most owners too much work for a group
+    g = nx.les_miserables_graph()
+    result = run(from_nx(g), "gpu-oriented", per_vertex=True)
+    np.testing.assert_array_equal(result.output, nx_per_vertex(g))
+    summary = result.record["result"]
+    assert summary["heavy_rounds"] > summary["heavy_owners"] > 0
 
 
 def test_oriented_on_generated_rmat_matches_scipy():

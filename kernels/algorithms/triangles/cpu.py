@@ -120,11 +120,18 @@ def run_parallel(indptr, indices, per_vertex: bool):
         return per_vertex_parallel(indptr, indices) if per_vertex else count_parallel(indptr, indices)
 
 
-def merge_steps_estimate(indptr, indices) -> int:
-    """Upper bound on the merge steps of algorithm 6 (for skipping hopeless CPU runs):
-    ``Σ over entries (i, k), k > i, of (entries of row i after k) + deg(k)``."""
-    deg = np.diff(indptr)
-    rows = np.repeat(np.arange(len(deg), dtype=np.int64), deg)
-    upper = indices > rows
-    tail = (indptr[1:][rows[upper]] - np.flatnonzero(upper) - 1).astype(np.int64)
-    return int(tail.sum() + deg[indices[upper]].astype(np.int64).sum())
+@numba.njit(cache=True, nogil=True, parallel=True)
+def merge_steps_per_row(indptr, indices):
+    """Upper bound on the merge steps of algorithm 6 at each row ``i`` (to skip hopeless CPU
+    runs): ``Σ over entries (i, k), k > i, of (entries of row i after k) + deg(k)``."""
+    n = len(indptr) - 1
+    steps = np.zeros(n, dtype=np.int64)
+    for i in numba.prange(n):
+        hi = indptr[i + 1]
+        s = 0
+        for e in range(indptr[i], hi):
+            k = indices[e]
+            if k > i:
+                s += hi - e - 1 + indptr[k + 1] - indptr[k]
+        steps[i] = s
+    return steps

@@ -1,23 +1,23 @@
-"""``gpu-oriented``: degree orientation + shared-memory hash tables, vertex-centric, balanced.
+"""``gpu-oriented``: degree orientation + shared-memory hash tables, owner-centric, balanced.
 
 On the oriented graph (see :mod:`.orientation`) each triangle ``a → b → c`` with ``a → c``
-is found once: at first corner ``a``, for each ``b ∈ N⁺(a)``, each ``c ∈ N⁺(b)`` that is in
-``N⁺(a)``. The kernel puts ``N⁺(a)`` in a hash table in shared memory (open addressing,
-multiplicative hash, linear probing, load ≤ ½, ≤ ¼ when there is room), then streams the
-lists ``N⁺(b)`` from global memory - coalesced, ``group_size`` consecutive entries at a time
-by a group of ``group_size`` threads - and probes each entry in shared memory: one global
-read and one or two shared reads per probe, no dependent global loads (a binary search
+is found once, from its edge ``a → b``, as a ``c`` in ``N⁺(a) ∩ N⁺(b)``. The edge's *owner*
+(the end with more out-neighbours) has its out-list in a hash table in shared memory (open
+addressing, multiplicative hash, linear probing, built with ``atomicCAS``, load ≤ ½ and
+≤ ¼ when there is room); the *partner*'s out-list is streamed from global memory -
+coalesced, ``group_size`` consecutive entries at a time by a group of ``group_size`` threads -
+and each entry probed in shared memory: ``min(d⁺a, d⁺b)`` probes per edge, one streamed
+global read and one or two shared reads each, no dependent global loads (a binary search
 into global lists would make ``log d`` of them).
 
-Load balance on skewed graphs: the vertices that can be a first corner are sorted by
-``⌊log₂ work⌋`` (heaviest first), then processed in *rounds*. In a *light* round each group
-of a block takes one vertex (``block_size / group_size`` vertices of similar cost side by
-side, each with its own slice of the table); in a *heavy* round the whole block takes one
-vertex whose table is too big for a group's slice, its groups splitting ``N⁺(a)``. A vertex
-whose table would not fit even the whole block's share (``d⁺ > table/2``, possible only when
-``√(2m)`` is that large) is searched by binary search in global memory instead: slower,
-still correct. Blocks stride over the rounds (the heavy ones first); every barrier is
-reached by the whole block in every round.
+Load balance on skewed graphs: owners are sorted by ``⌊log₂ work⌋`` (heaviest first) and
+processed in *rounds*. In a *light* round each group of the block takes one owner whole
+(``block_size / group_size`` owners of similar cost side by side, each with its own slice of
+the table); in a *heavy* round the whole block takes one chunk of one owner's partners, its
+groups splitting the chunk. An owner whose table would not fit even the whole block's table
+(``d⁺ > table/2``, possible only when ``√(2m)`` is that large) is searched by binary search
+in its sorted out-list in global memory instead: slower, still correct. Blocks stride over
+the rounds (the heavy ones first); every barrier is reached by the whole block in every round.
 
 Sums: each thread counts in a register; a block sums in shared memory and makes one
 ``atomicAdd``. Per-vertex counts add each triangle at its three corners by atomics.
@@ -27,6 +27,7 @@ The simulator runs this very code (shared memory, ``syncthreads``, atomics: no s
 
 from __future__ import annotations
 
+import time
 from functools import cache
 
 import numpy as np
@@ -42,7 +43,7 @@ from kernels.algorithms.triangles.gpu_common import (
     precompile,
     simulated,
 )
-from kernels.algorithms.triangles.orientation import OrientedGraph, orient, schedule
+from kernels.algorithms.triangles.orientation import oriented_graph, schedule
 
 EMPTY = np.int32(-1)
 HASH_MULTIPLIER = 2654435761  # Knuth's multiplicative constant, ⌊2³² / golden ratio⌋
@@ -77,7 +78,8 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
         return ((int64(key) * HASH_MULTIPLIER) & 0xFFFFFFFF) >> (32 - bits)
 
     @kernel_jit(block_size)
-    def oriented(out_ptr, out_idx, heavy, n_heavy, light, n_light, acc):
+    def oriented(out_ptr, out_idx, part_ptr, part_idx, heavy_vertex, heavy_lo, heavy_hi, n_heavy, light, n_light,
+                 acc):
         table = cuda.shared.array(table_size, int32)
         sums = cuda.shared.array(block_size, int64)
         tid = cuda.threadIdx.x
@@ -87,9 +89,11 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
         cuda.syncthreads()
         mine = 0
         for r in range(cuda.blockIdx.x, rounds, cuda.gridDim.x):
-            # -- who takes which vertex this round
+            # -- who takes which owner (and which of its partners) this round
             if r < n_heavy:
-                a = heavy[r]
+                a = heavy_vertex[r]
+                first = heavy_lo[r]
+                last = heavy_hi[r]
                 team = block_size
                 lane_in_team = tid
                 base = 0
@@ -98,6 +102,11 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
                 slot = tid // group_size
                 position = (r - n_heavy) * groups_per_block + slot
                 a = light[position] if position < n_light else -1
+                first = 0
+                last = 0
+                if a >= 0:
+                    first = part_ptr[a]
+                    last = part_ptr[a + 1]
                 team = group_size
                 lane_in_team = tid - slot * group_size
                 base = slot * light_size
@@ -125,16 +134,16 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
                     while cuda.atomic.cas(table, base + s, EMPTY, key) != EMPTY:
                         s = (s + 1) & (size - 1)
             cuda.syncthreads()
-            # -- probe: every c of N+(b), b in N+(a), against N+(a)
+            # -- probe: every c of N+(p), p a partner of a, against N+(a)
             if a >= 0:
                 groups = team // group_size
                 group = lane_in_team // group_size
                 lane = lane_in_team - group * group_size
                 here = 0
-                for be in range(start + group, end, groups):
-                    b = out_idx[be]
+                for pe in range(first + group, last, groups):
+                    p = part_idx[pe]
                     found = 0
-                    for ce in range(out_ptr[b] + lane, out_ptr[b + 1], group_size):
+                    for ce in range(out_ptr[p] + lane, out_ptr[p + 1], group_size):
                         c = out_idx[ce]
                         hit = False
                         if size:
@@ -162,7 +171,7 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
                             if per_vertex:
                                 cuda.atomic.add(acc, 1 + c, 1)
                     if per_vertex and found:
-                        cuda.atomic.add(acc, 1 + b, found)
+                        cuda.atomic.add(acc, 1 + p, found)
                     here += found
                 if per_vertex and here:
                     cuda.atomic.add(acc, 1 + a, here)
@@ -188,16 +197,6 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
     return oriented
 
 
-def oriented_graph(problem: Problem) -> tuple[OrientedGraph, bool]:
-    """The input's oriented graph, built once per input (cached with the prepared input)."""
-    derived = problem.data["derived"]
-    cached = "oriented" in derived
-    if not cached:
-        g = problem.graph
-        derived["oriented"] = orient(g.indptr, g.indices)
-    return derived["oriented"], cached
-
-
 class OrientedExecution(CountingExecution):
     def __init__(self, problem: Problem, params: dict):
         super().__init__(problem, params)
@@ -206,39 +205,49 @@ class OrientedExecution(CountingExecution):
         self.oriented, cached = oriented_graph(problem)
         groups = self.block_size // self.group_size
         self.table_size = table_slots(self.block_size)
-        self.schedule = schedule(self.oriented, self.table_size // groups, groups)
+        t0 = time.perf_counter()
+        self.schedule = schedule(self.oriented, self.block_size, self.group_size, self.table_size // groups)
+        schedule_s = time.perf_counter() - t0
         if simulated():
             blocks = 2  # the simulator runs one Python thread per CUDA thread
         else:
             blocks = multiprocessors() * resident_blocks_per_sm(self.block_size, self.table_size)
         self.grid = min(self.schedule.rounds, blocks)
+        sched = self.schedule
         self.stats.update({
-            "preprocess_s": round(self.oriented.seconds, 6),
-            "preprocess_cached": cached,
+            "preprocess_s": round(self.oriented.seconds + schedule_s, 6),
+            "orientation_s": round(self.oriented.seconds, 6),
+            "orientation_cached": cached,
+            "schedule_s": round(schedule_s, 6),
             "max_out_degree": self.oriented.max_out_degree,
             "probes": self.oriented.total_work,
-            "heavy_vertices": int(len(self.schedule.heavy)),
-            "light_vertices": int(len(self.schedule.light)),
-            "rounds": int(self.schedule.rounds),
+            "heavy_rounds": int(len(sched.heavy_vertex)),
+            "heavy_owners": int(len(np.unique(sched.heavy_vertex))) if len(sched.heavy_vertex) else 0,
+            "light_owners": int(len(sched.light)),
+            "rounds": int(sched.rounds),
             "table_slots": int(self.table_size),
             "grid": int(self.grid),
         })
 
     def host_arrays(self):
-        return {"out_ptr": self.oriented.out_ptr, "out_idx": self.oriented.out_idx,
-                "heavy": self.schedule.heavy, "light": self.schedule.light}
+        og, sched = self.oriented, self.schedule
+        return {"out_ptr": og.out_ptr, "out_idx": og.out_idx, "part_ptr": og.part_ptr, "part_idx": og.part_idx,
+                "heavy_vertex": sched.heavy_vertex, "heavy_lo": sched.heavy_lo, "heavy_hi": sched.heavy_hi,
+                "light": sched.light}
 
     def compile(self) -> None:
         self.kernel = oriented_kernel(self.block_size, self.group_size, self.per_vertex, self.table_size)
-        precompile(self.kernel, ARRAY_I64, ARRAY_I32, ARRAY_I32, types.int64, ARRAY_I32, types.int64, ARRAY_I64)
+        precompile(self.kernel, ARRAY_I64, ARRAY_I32, ARRAY_I64, ARRAY_I32, ARRAY_I32, ARRAY_I64, ARRAY_I64,
+                   types.int64, ARRAY_I32, types.int64, ARRAY_I64)
         self.compile_accumulator_reset()
 
     def launch(self) -> None:
         self.reset_accumulator()
         if self.grid:
             d = self.device
-            self.kernel[self.grid, self.block_size](d["out_ptr"], d["out_idx"], d["heavy"], len(self.schedule.heavy),
-                                                   d["light"], len(self.schedule.light), self.d_acc)
+            self.kernel[self.grid, self.block_size](
+                d["out_ptr"], d["out_idx"], d["part_ptr"], d["part_idx"], d["heavy_vertex"], d["heavy_lo"],
+                d["heavy_hi"], len(self.schedule.heavy_vertex), d["light"], len(self.schedule.light), self.d_acc)
 
 
 def make_oriented(problem: Problem, params: dict, target: str) -> OrientedExecution:

@@ -15,8 +15,9 @@ intersection method), so that they can judge it.
 
 Products are taken over blocks of rows holding a bounded number of multiply-adds, so memory
 stays bounded. SciPy's products run on one core (about 6·10⁷ multiply-adds per second here):
-when the estimate exceeds :data:`SCIPY_WORK_LIMIT`, the reference is the oriented count in
-numba instead (a marker array per thread; parallel), and the verification says so.
+when the estimate exceeds :data:`SCIPY_WORK_LIMIT`, the reference is an oriented count in
+numba instead (a bitmap per thread, in parallel, each edge counted from the end with the
+shorter out-list; see :func:`_bitmap_count`), and the verification says so.
 """
 
 from __future__ import annotations
@@ -40,9 +41,12 @@ def degree_oriented(graph: CSRGraph) -> sp.csr_matrix:
     rank_key = deg.astype(np.int64) * max(n, 1) + np.arange(n, dtype=np.int64)
     rows = graph.row_of_entry()
     keep = rank_key[rows] < rank_key[graph.indices]
-    u = sp.csr_matrix((np.ones(int(keep.sum()), dtype=np.int64), (rows[keep], graph.indices[keep])),
-                      shape=(n, n))
-    u.sort_indices()
+    # filtering sorted rows keeps them sorted: the CSR arrays come straight from the mask
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows[keep], minlength=n), out=indptr[1:])
+    indices = graph.indices[keep]
+    u = sp.csr_matrix((np.ones(len(indices), dtype=np.int64), indices, indptr), shape=(n, n))
+    u.has_sorted_indices = True
     return u
 
 
@@ -98,39 +102,63 @@ def scipy_per_vertex(graph: CSRGraph) -> np.ndarray:
     return out // 2
 
 
-@numba.njit(cache=True, nogil=True, parallel=True)
-def _marker_count(uptr, uidx, n, per_vertex, n_parts):
-    """Oriented count with a marker array: mark N⁺(a), walk N⁺(b) for each b in N⁺(a).
+@numba.njit(cache=True, nogil=True, inline="always")
+def _marked(bits, words, lo, hi):
+    """How many of ``words[lo:hi]`` have their bit set in ``bits``."""
+    found = 0
+    for f in range(lo, hi):
+        c = words[f]
+        found += np.int64((bits[c >> 6] >> np.uint64(c & 63)) & np.uint64(1))
+    return found
 
-    Part ``p`` takes vertices p, p + n_parts, ... (interleaved, so hubs spread over parts)
-    and has its own marker and, for per-vertex counts, its own row of ``counts``."""
+
+@numba.njit(cache=True, nogil=True, parallel=True)
+def _bitmap_count(uptr, uidx, tptr, tidx, n, per_vertex, n_parts):
+    """Oriented count with a bitmap of ``N⁺(v)`` per owner ``v``.
+
+    Each oriented edge ``a → b`` (``U[a, b]``) is counted at one end: at ``a`` (walking
+    ``N⁺(b)`` through ``a``'s bitmap) when ``d⁺b ≤ d⁺a``, else at ``b`` (walking ``N⁺(a)``,
+    ``a`` found in ``b``'s row of ``Uᵀ``); either way the common ``c`` close the triangles
+    whose two lowest corners are ``a, b``, at the cost of the smaller out-list. Part ``p``
+    takes owners p, p + n_parts, ... (interleaved, so hubs spread over parts) and has its own
+    bitmap and, for per-vertex counts, its own row of ``counts``."""
     totals = np.zeros(n_parts, dtype=np.int64)
     counts = np.zeros((n_parts if per_vertex else 1, n if per_vertex else 1), dtype=np.int64)
-    for p in numba.prange(n_parts):
-        mark = np.zeros(n, dtype=np.bool_)
-        found = 0
-        for a in range(p, n, n_parts):
-            lo, hi = uptr[a], uptr[a + 1]
-            if hi - lo < 2:
+    words = (n + 63) // 64
+    for part in numba.prange(n_parts):
+        bits = np.zeros(max(words, 1), dtype=np.uint64)
+        found_here = 0
+        for v in range(part, n, n_parts):
+            lo, hi = uptr[v], uptr[v + 1]
+            dv = hi - lo
+            if dv == 0:
                 continue
             for e in range(lo, hi):
-                mark[uidx[e]] = True
+                c = uidx[e]
+                bits[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+            # partners: out-neighbours with d+ <= d+(v), in-neighbours with d+ < d+(v)
+            for side in range(2):
+                plo, phi = (lo, hi) if side == 0 else (tptr[v], tptr[v + 1])
+                for e in range(plo, phi):
+                    p = uidx[e] if side == 0 else tidx[e]
+                    dp = uptr[p + 1] - uptr[p]
+                    if dp == 0 or (side == 0 and dp > dv) or (side == 1 and dp >= dv):
+                        continue
+                    if per_vertex:
+                        found = 0
+                        for f in range(uptr[p], uptr[p + 1]):
+                            c = uidx[f]
+                            if (bits[c >> 6] >> np.uint64(c & 63)) & np.uint64(1):
+                                counts[part, c] += 1
+                                found += 1
+                        counts[part, p] += found
+                        counts[part, v] += found
+                    else:
+                        found = _marked(bits, uidx, uptr[p], uptr[p + 1])
+                    found_here += found
             for e in range(lo, hi):
-                b = uidx[e]
-                here = 0
-                for f in range(uptr[b], uptr[b + 1]):
-                    c = uidx[f]
-                    if mark[c]:
-                        here += 1
-                        if per_vertex:
-                            counts[p, c] += 1
-                if per_vertex and here:
-                    counts[p, a] += here
-                    counts[p, b] += here
-                found += here
-            for e in range(lo, hi):
-                mark[uidx[e]] = False
-        totals[p] = found
+                bits[uidx[e] >> 6] = np.uint64(0)
+        totals[part] = found_here
     if per_vertex:
         return totals.sum(), counts.sum(axis=0)
     return totals.sum(), counts[0]
@@ -139,8 +167,10 @@ def _marker_count(uptr, uidx, n, per_vertex, n_parts):
 def oriented_count(graph: CSRGraph, per_vertex: bool, u: sp.csr_matrix | None = None):
     """The numba count: the total (np.int64) or the per-vertex array."""
     u = degree_oriented(graph) if u is None else u
+    ut = u.T.tocsr()
     parts = max(1, numba.get_num_threads())
-    total, counts = _marker_count(u.indptr.astype(np.int64), u.indices.astype(np.int32), graph.n_rows,
+    total, counts = _bitmap_count(u.indptr.astype(np.int64), u.indices.astype(np.int32),
+                                  ut.indptr.astype(np.int64), ut.indices.astype(np.int32), graph.n_rows,
                                   per_vertex, parts)
     return counts if per_vertex else np.int64(total)
 
