@@ -28,6 +28,7 @@ PLUGINS_ENV = "GRAPH_KERNELS_PLUGINS"
 # Family modules registered on first use of the registry, in the order they are listed.
 FAMILY_MODULES: list[str] = [
     "kernels.algorithms.spmv",
+    "kernels.algorithms.triangles",
     "kernels.algorithms.apsp",
     "kernels.algorithms.kclique",
 ]

@@ -194,9 +194,10 @@ FAMILY.add(Variant(
     per_vertex=True))
 FAMILY.add(Variant(
     "gpu-oriented", "gpu",
-    "degree-oriented edges (d⁺ ≤ √(2m)); per first corner a, N⁺(a) in a shared-memory hash table; groups "
-    "of group_size threads stream each N⁺(b), b ∈ N⁺(a), and probe it; vertices binned by work, light "
-    "ones one per group, heavy ones one per block; one atomicAdd per block",
+    "degree-oriented edges (d⁺ ≤ √(2m)), each owned by the end with the longer out-list; the owner's "
+    "out-list in a shared-memory hash table, groups of group_size threads stream each partner's out-list "
+    "through it (min(d⁺a, d⁺b) probes per edge); owners binned by work, light ones one per group, heavy ones "
+    "split into block-sized chunks; one atomicAdd per block",
     _make_oriented,
     params=(_block_size(256),
             Param("group_size", int, 8, "threads cooperating on one out-list (a sub-warp group)",
