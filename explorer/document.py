@@ -55,6 +55,7 @@ class GraphDocument(QObject):
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self.last_edit = None
         self.busy_reason = ""            # set while a background rebuild owns the structure
+        self.tab_order = 0               # where the window shows it among the tabs
 
     # ---- identity -------------------------------------------------------------------
     @property

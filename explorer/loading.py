@@ -216,9 +216,23 @@ def finish_loaded(csr: CSRGraph, page_size: int, control: TaskControl, source: s
                        notes=list(csr.notices))
 
 
+def prepare_imports() -> None:
+    """Import what the jobs use, on the calling (GUI) thread, before any job starts.
+
+    Several loads start at once when files are dropped together; importing modules, or
+    filling the format registry on first use, from several threads at once can deadlock on
+    import locks or see a half-filled registry ("expected one of: " with nothing listed)."""
+    import kernels.graph.slotted  # noqa: F401
+    import kernels.graph.stats  # noqa: F401
+    from kernels.graph.io import formats
+
+    formats()
+
+
 def load_file_job(path: str | Path, page_size: int) -> Callable[[TaskControl], LoadedGraph]:
     """A job reading one graph file (any format and compression the core reads)."""
     path = str(path)
+    prepare_imports()
 
     def job(control: TaskControl) -> LoadedGraph:
         from kernels.graph.io import check_fits_memory, read_graph
@@ -241,6 +255,8 @@ def load_file_job(path: str | Path, page_size: int) -> Callable[[TaskControl], L
 
 def generate_job(kind: str, options: dict, page_size: int) -> Callable[[TaskControl], LoadedGraph]:
     """A job running one registered generator with validated options."""
+    prepare_imports()
+    import kernels.graph.generators  # noqa: F401
 
     def job(control: TaskControl) -> LoadedGraph:
         from kernels.graph.generators import generate

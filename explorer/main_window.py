@@ -28,6 +28,7 @@ The compute docks never reach into the tabs; they use only this:
 from __future__ import annotations
 
 import html
+import itertools
 from pathlib import Path
 
 import shiboken6
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         self._tasks: list[BackgroundTask] = []
         self._message_boxes: list[QMessageBox] = []
         self._current: GraphDocument | None = None
+        self._order = itertools.count()
         self.session_path: str | None = None
         self.compute_docks: list[QDockWidget] = []
 
@@ -404,12 +406,16 @@ class MainWindow(QMainWindow):
     def current_tab(self) -> GraphTab | None:
         return self.tabs.currentWidget()
 
-    def add_document(self, document: GraphDocument, *, select: bool = True) -> GraphTab:
-        self._documents.append(document)
+    def add_document(self, document: GraphDocument, *, select: bool = True, order: int | None = None) -> GraphTab:
+        """Show a document in a new tab. ``order`` places tabs of files opened together in the
+        order they were given, whichever finished loading first."""
+        document.tab_order = next(self._order) if order is None else order
+        position = sum(1 for d in self._documents if d.tab_order <= document.tab_order)
+        self._documents.insert(position, document)
         self.undo_group.addStack(document.undo_stack)
         tab = GraphTab(document)
         tab.node_link.vertexClicked.connect(self._on_vertex_clicked)
-        index = self.tabs.addTab(tab, document.name)
+        index = self.tabs.insertTab(position, tab, document.name)
         self.tabs.setTabToolTip(index, document.source or document.name)
         document.renamed.connect(lambda name, d=document: self._on_renamed(d, name))
         document.undo_stack.cleanChanged.connect(lambda _clean, d=document: self._on_renamed(d, d.name))
@@ -534,8 +540,9 @@ class MainWindow(QMainWindow):
             self.loadFailed.emit(str(path), f"{path}: no such file")
             return None
         task = BackgroundTask(f"loading {p.name}", load_file_job(p, self.default_page_size), self)
-        task.finished.connect(lambda loaded, p=p, remember=remember: self._loaded(loaded, p.name.split(".")[0],
-                                                                                  p if remember else None))
+        order = next(self._order)
+        task.finished.connect(lambda loaded, p=p, remember=remember, order=order: self._loaded(
+            loaded, p.name.split(".")[0], p if remember else None, order))
         task.failed.connect(lambda exc, tb, p=p: self._load_failed(f"{p.name}", exc, tb))
         task.cancelled.connect(lambda p=p: self.log("warning", f"loading {p} was cancelled"))
         self.log("info", f"loading {p}")
@@ -558,9 +565,9 @@ class MainWindow(QMainWindow):
         self.show_error("Cannot open file", f"{path}: run records and sweeps open in the Results dock, "
                                             "which is not available in this installation")
 
-    def _loaded(self, loaded: LoadedGraph, name: str, remember: Path | None) -> GraphDocument:
+    def _loaded(self, loaded: LoadedGraph, name: str, remember: Path | None, order: int | None = None) -> GraphDocument:
         document = self.document_from_loaded(loaded, name)
-        self.add_document(document)
+        self.add_document(document, order=order)
         if remember is not None:
             self.settings.add_recent_file(remember)
         est = loaded.estimate
@@ -598,7 +605,8 @@ class MainWindow(QMainWindow):
     def generate(self, kind: str, options: dict) -> BackgroundTask:
         text = ", ".join(f"{k}={v}" for k, v in options.items())
         task = BackgroundTask(f"generating {kind}", generate_job(kind, options, self.default_page_size), self)
-        task.finished.connect(lambda loaded: self._loaded(loaded, loaded.csr.name, None))
+        order = next(self._order)
+        task.finished.connect(lambda loaded: self._loaded(loaded, loaded.csr.name, None, order))
         task.failed.connect(lambda exc, tb: self._load_failed(f"generated graph {kind} ({text})", exc, tb))
         self.log("info", f"generating {kind} ({text})")
         return self._track(task)
