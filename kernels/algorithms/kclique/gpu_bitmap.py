@@ -89,7 +89,8 @@ def group_search(r: int, group_size: int, n_groups: int, per_vertex: bool):
     -1 when absent."""
 
     @cuda.jit(device=True)
-    def advance(scratch, ibase, stride, d, sbase, state, cursor, path, lane, verts, voff, pv, prefix0, prefix1):
+    def advance(scratch, ibase, stride, d, sbase, state, cursor, path, flip, lane, verts, voff, pv, prefix0,
+                prefix1):
         words = (d + 31) >> 5
         found = int64(0)
         level = state[LEVEL]
@@ -121,7 +122,7 @@ def group_search(r: int, group_size: int, n_groups: int, per_vertex: bool):
             if level == 2:
                 cb = ibase + path[1] * stride
             else:
-                cb = sbase + (level - 3) * stride
+                cb = sbase + ((level - 3) * 2 + flip[level]) * stride
             j = next_bit(scratch, cb, cursor[level], d - 1 - (r - level))
             if j < 0:
                 level -= 1
@@ -142,7 +143,8 @@ def group_search(r: int, group_size: int, n_groups: int, per_vertex: bool):
                 if per_vertex and lane_found > 0:
                     _add_path(pv, lane_found, prefix0, prefix1, verts, voff, path, level)
                 continue
-            nb = sbase + (level - 2) * stride
+            flip[level + 1] = 1 - flip[level + 1]
+            nb = sbase + ((level - 2) * 2 + flip[level + 1]) * stride
             while w < words:
                 scratch[nb + w] = scratch[cb + w] & scratch[jb + w]
                 w += group_size
@@ -207,7 +209,7 @@ def scratch_words(kind: str, k: int, block_size: int, group_size: int, max_out_d
     r = k - 1 if kind == "vertex" else k - 2
     stride = max((max_out_degree + 31) // 32, 1)
     n_groups = block_size // group_size
-    return max_out_degree * stride + n_groups * max(r - 3, 0) * stride
+    return max_out_degree * stride + n_groups * 2 * max(r - 3, 0) * stride
 
 
 @cache
@@ -215,7 +217,7 @@ def vertex_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
     r = k - 1
     n_groups = block_size // group_size
     advance = group_search(r, group_size, n_groups, per_vertex)
-    stored_levels = max(r - 3, 0)
+    stack_buffers = 2 * max(r - 3, 0)
 
     @cuda.jit
     def kernel(indptr, indices, n, max_deg, stride, scratch, counter, pv):
@@ -225,10 +227,11 @@ def vertex_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
         partial = cuda.shared.array(block_size, int64)
         cursor = cuda.local.array(MAX_LEVELS, int64)
         path = cuda.local.array(MAX_LEVELS, int64)
+        flip = cuda.local.array(MAX_LEVELS, int64)
         state = cuda.local.array(3, int64)
-        block_words = max_deg * stride + n_groups * stored_levels * stride
+        block_words = max_deg * stride + n_groups * stack_buffers * stride
         ibase = int64(cuda.blockIdx.x) * block_words
-        sbase = ibase + max_deg * stride + g * stored_levels * stride
+        sbase = ibase + max_deg * stride + g * stack_buffers * stride
         mine = int64(0)
         v = cuda.blockIdx.x
         while v < n:
@@ -243,9 +246,11 @@ def vertex_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
                 state[LEVEL] = 1
                 state[ROOT] = g - n_groups
                 state[ACTIVE] = 1
+                for t in range(MAX_LEVELS):
+                    flip[t] = 0
                 while cuda.syncthreads_or(int32(state[ACTIVE])):
                     if state[ACTIVE]:
-                        mine += advance(scratch, ibase, stride, d, sbase, state, cursor, path, lane, indices,
+                        mine += advance(scratch, ibase, stride, d, sbase, state, cursor, path, flip, lane, indices,
                                         start, pv, v, -1)
             v += cuda.gridDim.x
         block_total(partial, tid, mine, counter, block_size)
@@ -258,7 +263,7 @@ def edge_kernel(k: int, block_size: int, group_size: int, per_vertex: bool, cap:
     r = k - 2
     n_groups = block_size // group_size
     advance = group_search(max(r, 2), group_size, n_groups, per_vertex)
-    stored_levels = max(r - 3, 0)
+    stack_buffers = 2 * max(r - 3, 0)
     cap_words = (cap + 31) // 32
 
     @cuda.jit
@@ -271,10 +276,11 @@ def edge_kernel(k: int, block_size: int, group_size: int, per_vertex: bool, cap:
         mask = cuda.shared.array(cap_words, uint32)
         cursor = cuda.local.array(MAX_LEVELS, int64)
         path = cuda.local.array(MAX_LEVELS, int64)
+        flip = cuda.local.array(MAX_LEVELS, int64)
         state = cuda.local.array(3, int64)
-        block_words = max_deg * stride + n_groups * stored_levels * stride
+        block_words = max_deg * stride + n_groups * stack_buffers * stride
         ibase = int64(cuda.blockIdx.x) * block_words
-        sbase = ibase + max_deg * stride + g * stored_levels * stride
+        sbase = ibase + max_deg * stride + g * stack_buffers * stride
         mine = int64(0)
         e = int64(cuda.blockIdx.x)
         while e < m:
@@ -341,9 +347,11 @@ def edge_kernel(k: int, block_size: int, group_size: int, per_vertex: bool, cap:
                         state[LEVEL] = 1
                         state[ROOT] = g - n_groups
                         state[ACTIVE] = 1
+                        for t in range(MAX_LEVELS):
+                            flip[t] = 0
                         while cuda.syncthreads_or(int32(state[ACTIVE])):
                             if state[ACTIVE]:
-                                mine += advance(scratch, ibase, stride, c, sbase, state, cursor, path, lane,
+                                mine += advance(scratch, ibase, stride, c, sbase, state, cursor, path, flip, lane,
                                                 common, 0, pv, v, u)
                 # the next edge rewrites mask and common
                 cuda.syncthreads()
