@@ -85,7 +85,8 @@ class SessionData:
     window_geometry: bytes | None = None
     window_state: bytes | None = None
     docks: dict = field(default_factory=dict)
-    version: int = FORMAT_VERSION
+    version: int = FORMAT_VERSION          # after upgrading
+    saved_as_version: int = FORMAT_VERSION  # what the file said
     app_version: str = ""
     saved_at: str = ""
     warnings: list[str] = field(default_factory=list)
@@ -247,9 +248,14 @@ def read(path: str | os.PathLike) -> SessionData:
             manifest = MIGRATIONS[version](manifest)
             version += 1
         try:
-            return _read_manifest(zf, manifest, path, original_version)
+            data = _read_manifest(zf, manifest)
         except (KeyError, ValueError, TypeError, zipfile.BadZipFile) as exc:
             raise _fail(path, f"the session is damaged ({type(exc).__name__}: {exc})") from None
+        data.version = version
+        data.saved_as_version = original_version
+        if original_version < version:
+            data.warnings.append(f"saved in session format {original_version}, upgraded to {version}")
+        return data
 
 
 def _load_npz(zf: zipfile.ZipFile, name: str) -> dict[str, np.ndarray]:
@@ -257,7 +263,7 @@ def _load_npz(zf: zipfile.ZipFile, name: str) -> dict[str, np.ndarray]:
         return {k: npz[k] for k in npz.files}
 
 
-def _read_manifest(zf: zipfile.ZipFile, manifest: dict, path: Path, version: int) -> SessionData:
+def _read_manifest(zf: zipfile.ZipFile, manifest: dict) -> SessionData:
     warnings: list[str] = []
     structures: list = []
     broken: set[int] = set()
@@ -309,7 +315,7 @@ def _read_manifest(zf: zipfile.ZipFile, manifest: dict, path: Path, version: int
 
     return SessionData(documents, structures, current=int(manifest.get("current", 0)),
                        window_geometry=unb64(window.get("geometry")), window_state=unb64(window.get("state")),
-                       docks=manifest.get("docks", {}), version=version, app_version=manifest.get("app_version", ""),
+                       docks=manifest.get("docks", {}), app_version=manifest.get("app_version", ""),
                        saved_at=manifest.get("saved_at", ""), warnings=warnings)
 
 
