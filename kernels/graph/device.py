@@ -8,20 +8,21 @@ Layout on the device (what the GPU operators read, see docs/slotted.md):
   rows (first vertex, position in large list or -1, pages of that list or -1, physical page).
 
 Edits on the host mark pages dirty; :meth:`DeviceMirror.sync` uploads only those pages and
-the index if it changed, and reports what it moved. Two ways to move the pages:
+the index if it changed, and reports what it moved. Three ways to move the pages:
 
 * ``"runs"``: one host-to-device copy per run of consecutive dirty pages (slices of the
-  device pool);
-* ``"staged"``: the dirty pages are gathered into one host buffer, sent in one copy with their
-  page numbers, and a small kernel scatters them into the pool (one block per page). Each
-  copy costs a fixed ~10 us on a real GPU, so scattered dirty pages travel faster this way.
+  device pool). Each copy costs a fixed ~75 us through numba on an H200, so this suits a few
+  runs only.
+* ``"span"``: one copy from the first to the last dirty page, clean pages in between
+  included: the choice when most pages between them are dirty.
+* ``"staged"``: the dirty pages are gathered into a pinned host buffer, sent in one copy with
+  their page numbers, and a small kernel scatters them into the pool (one block per page).
 
-``"auto"`` (the default) stages on a real GPU when there are more than
-``STAGE_ABOVE_RUNS`` runs and uses runs otherwise, and always under the simulator (which
-runs one Python thread per CUDA thread). :meth:`DeviceMirror.upload_full` and
-:meth:`DeviceMirror.rebuild_csr_and_upload`
-are the two baselines the thesis compares against. A mirror owns the graph's dirty flags: keep
-one mirror per graph.
+``"auto"`` (the default) takes runs for up to ``STAGE_ABOVE_RUNS`` runs, span when at least
+``SPAN_ABOVE_DENSITY`` of the spanned pages are dirty, and staged otherwise; under the
+simulator (one Python thread per CUDA thread) it never stages. :meth:`DeviceMirror.upload_full`
+and :meth:`DeviceMirror.rebuild_csr_and_upload` are the two baselines the thesis compares
+against. A mirror owns the graph's dirty flags: keep one mirror per graph.
 
 Timing: ``time.perf_counter`` around the copies followed by ``cuda.synchronize()``. Under
 the CUDA simulator the "device" is host memory, so the times measure NumPy copies and the
@@ -39,9 +40,12 @@ import numpy as np
 from kernels.targets import simulator_enabled
 
 DEFAULT_HEADROOM = 1.5
-STAGE_ABOVE_RUNS = 8
 SCATTER_THREADS = 128
-STRATEGIES = ("auto", "runs", "staged")
+STRATEGIES = ("auto", "runs", "span", "staged")
+# The auto rule, from benchmarks/bench_slotted.py on an H200 (docs/benchmarks.md): a copy
+# costs ~75 us of fixed overhead; a gathered (staged) byte costs about 3x a spanned byte.
+STAGE_ABOVE_RUNS = 8
+SPAN_ABOVE_DENSITY = 0.3
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ class SyncReport:
     device_copy_bytes: int = 0  # bytes moved device -> device while growing
     rebuild_seconds: float = 0.0  # "csr" only: time to rebuild the CSR on the host
     simulator: bool = False
-    strategy: str = ""          # "sync" only: "runs" or "staged"
+    strategy: str = ""          # "sync" only: "runs", "span" or "staged"
 
     @property
     def milliseconds(self) -> float:
@@ -104,6 +108,7 @@ class DeviceMirror:
         self.num_pages = 0
         self.history: list[SyncReport] = []
         self._simulator = simulator_enabled()
+        self._staging = {}          # name -> (pinned host buffer, device buffer), reused
         if upload:
             self.upload_full()
 
@@ -160,7 +165,7 @@ class DeviceMirror:
     def sync(self, strategy: str = "auto") -> SyncReport:
         """Upload the pages dirtied since the last transfer, and the index if it changed.
 
-        ``strategy``: "runs", "staged" or "auto" (see the module's docstring)."""
+        ``strategy``: "runs", "span", "staged" or "auto" (see the module's docstring)."""
         from kernels.errors import ParameterError
 
         if strategy not in STRATEGIES:
@@ -178,9 +183,14 @@ class DeviceMirror:
         dirty = g.dirty_physical_pages()
         runs = _runs(dirty)
         if strategy == "auto":
-            strategy = "staged" if not self._simulator and len(runs) > STAGE_ABOVE_RUNS else "runs"
+            strategy = self._choose(dirty, runs)
+        pages_moved = len(dirty)
         if strategy == "staged" and len(dirty):
             moved, copies = self._upload_staged(dirty, pool, wpool)
+        elif strategy == "span" and len(dirty):
+            runs = [(runs[0][0], runs[-1][1])]
+            pages_moved = runs[0][1] - runs[0][0]
+            moved, copies = self._upload_runs(runs, pool, wpool)
         else:
             moved, copies = self._upload_runs(runs, pool, wpool)
         index_bytes = 0
@@ -191,12 +201,20 @@ class DeviceMirror:
             index_bytes, n_copies = self._upload_index(index)
             copies += n_copies
         cuda.synchronize()
-        report = SyncReport("sync", len(dirty), moved + index_bytes, time.perf_counter() - t0,
+        report = SyncReport("sync", pages_moved, moved + index_bytes, time.perf_counter() - t0,
                             copies=copies, index_bytes=index_bytes, reallocated=reallocated,
                             device_copy_bytes=device_copy, simulator=self._simulator, strategy=strategy)
         g.mark_synced()
         self.history.append(report)
         return report
+
+    def _choose(self, dirty: np.ndarray, runs: list) -> str:
+        if len(runs) <= STAGE_ABOVE_RUNS:
+            return "runs"
+        span = runs[-1][1] - runs[0][0]
+        if len(dirty) >= SPAN_ABOVE_DENSITY * span or self._simulator:
+            return "span"
+        return "staged"
 
     def _upload_runs(self, runs, pool, wpool) -> tuple[int, int]:
         P = self.page_size
@@ -213,21 +231,35 @@ class DeviceMirror:
         return moved, copies
 
     def _upload_staged(self, dirty, pool, wpool) -> tuple[int, int]:
-        """Gather the dirty pages, send them and their numbers in one copy each, scatter."""
-        cuda, P = self._cuda, self.page_size
+        """Gather the dirty pages into pinned memory, send them and their numbers in one
+        copy each, and scatter them into the pool with a kernel."""
+        P, n = self.page_size, len(dirty)
         scatter = _scatter_kernel()
-        pages = np.ascontiguousarray(dirty, dtype=np.int32)
-        d_pages = cuda.to_device(pages)
-        moved, copies = pages.nbytes, 1
-        for host, device in ((pool, self.pool), (wpool, self.weights)):
+        h_pages, d_pages = self._staging_buffers("pages", np.int32, n)
+        h_pages[:] = dirty
+        d_pages[:n].copy_to_device(h_pages)
+        moved, copies = n * 4, 1
+        for name, host, device in (("words", pool, self.pool), ("weights", wpool, self.weights)):
             if host is None:
                 continue
-            staging = np.take(host.reshape(-1, P), pages, axis=0).ravel()
-            d_staging = cuda.to_device(staging)
-            scatter[len(pages), min(SCATTER_THREADS, P)](d_staging, d_pages, device, P)
-            moved += staging.nbytes
+            h_buf, d_buf = self._staging_buffers(name, host.dtype, n * P)
+            np.take(host.reshape(-1, P), dirty, axis=0, out=h_buf.reshape(n, P))
+            d_buf[:n * P].copy_to_device(h_buf)
+            scatter[n, min(SCATTER_THREADS, P)](d_buf, d_pages, device, P)
+            moved += h_buf.nbytes
             copies += 1
         return moved, copies
+
+    def _staging_buffers(self, key: str, dtype, size: int):
+        """A pinned host buffer of exactly ``size`` items (a view) and a device buffer of at
+        least that many, both kept under ``key`` and grown with headroom."""
+        host, device = self._staging.get(key, (None, None))
+        if host is None or len(host) < size:
+            cap = self._with_headroom(size)
+            host = self._cuda.pinned_array(cap, dtype=dtype)
+            device = self._cuda.device_array(cap, dtype=dtype)
+            self._staging[key] = (host, device)
+        return host[:size], device
 
     def rebuild_csr_and_upload(self) -> SyncReport:
         """The static alternative: rebuild the CSR on the host and upload all of it."""
