@@ -14,9 +14,7 @@ source) for Dijkstra; ``time`` is the median kernel time.
 
 from __future__ import annotations
 
-from kernels.algorithms.apsp.negative_cycle import NegativeCycleError
-from kernels.algorithms.apsp.problem import count_dijkstra_relaxations, prepare, refuse_negative_weights
-from kernels.algorithms.apsp.verification import reference, summarize, verify
+from kernels.algorithms.apsp.errors import NegativeCycleError
 from kernels.algorithms.registry import Constraint, Family, Metric, Param, Variant, register_family
 
 __all__ = ["FAMILY", "NegativeCycleError"]
@@ -27,6 +25,39 @@ TILES = (8, 16, 32, 64)
 SHARED_LIMIT = 48 * 1024
 # at most this many tile elements per thread, kept in registers by the two-dependent phase
 MAX_ELEMENTS_PER_THREAD = 64
+
+
+# The modules with numba code are imported on first use: listing algorithms stays light.
+
+def prepare(graph, params, seed):
+    from kernels.algorithms.apsp.problem import prepare as prepare_problem
+
+    return prepare_problem(graph, params, seed)
+
+
+def reference(problem, params):
+    from kernels.algorithms.apsp.verification import reference as scipy_reference
+
+    return scipy_reference(problem, params)
+
+
+def verify(output, ref, problem, params):
+    from kernels.algorithms.apsp.verification import verify as check
+
+    return check(output, ref, problem, params)
+
+
+def summarize(output, problem):
+    from kernels.algorithms.apsp.verification import summarize as summary
+
+    return summary(output, problem)
+
+
+def _dijkstra_input(problem, name: str) -> None:
+    from kernels.algorithms.apsp.problem import count_dijkstra_relaxations, refuse_negative_weights
+
+    refuse_negative_weights(problem, name)
+    count_dijkstra_relaxations(problem)
 
 
 def _relaxations_per_second(problem, seconds):
@@ -67,8 +98,7 @@ def _make_dijkstra_cpu(parallel: bool, name: str):
     def make(problem, params, target):
         from kernels.algorithms.apsp.host import DijkstraCPU
 
-        refuse_negative_weights(problem, name)
-        count_dijkstra_relaxations(problem)
+        _dijkstra_input(problem, name)
         return DijkstraCPU(problem, parallel)
     return make
 
@@ -126,8 +156,7 @@ _TILE_CONSTRAINTS = (
 def _make_gpu_dijkstra(problem, params, target):
     from kernels.algorithms.apsp.gpu_dijkstra import GpuDijkstra
 
-    refuse_negative_weights(problem, "gpu-dijkstra")
-    count_dijkstra_relaxations(problem)
+    _dijkstra_input(problem, "gpu-dijkstra")
     return GpuDijkstra(problem, params)
 
 
