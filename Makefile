@@ -34,5 +34,25 @@ lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 
+## Screenshots of the GUI for the README and docs/gui.md, rendered offscreen (no display, no GPU:
+## the GPU variants of the timing chart and the heatmap run on numba's CUDA simulator, ~3 minutes).
+SHOTS     := docs/images
+SHOT_WORK := build/screenshots
+SHOOT     := QT_QPA_PLATFORM=offscreen $(VENV)/bin/gpu-graph-explorer --screenshot
+screenshots: $(STAMP_RUN)
+	mkdir -p $(SHOTS) $(SHOT_WORK)
+	$(SHOOT) $(SHOTS)/window.png --page-size 32
+	$(SHOOT) $(SHOTS)/page-map.png --view page-map --page-size 256 --random-edits 200 tests/data/as-caida20071105.mtx.gz
+	$(SHOOT) $(SHOTS)/inspector.png --view inspector --page-size 64 --random-edits 12 tests/data/karate.mtx
+	rm -f $(SHOT_WORK)/runs.jsonl
+	for v in cpu-serial cpu-parallel scipy; do $(VENV)/bin/graph-kernels run spmv $$v tests/data/lp_afiro.mtx \
+	  --repeat 5 --record $(SHOT_WORK)/runs.jsonl > /dev/null || exit 1; done
+	for v in gpu-naive gpu-tunable gpu-merge; do NUMBA_ENABLE_CUDASIM=1 $(VENV)/bin/graph-kernels run spmv $$v \
+	  tests/data/lp_afiro.mtx --target sim --repeat 5 --record $(SHOT_WORK)/runs.jsonl > /dev/null || exit 1; done
+	$(SHOOT) $(SHOTS)/timing.png --view timing tests/data/lp_afiro.mtx $(SHOT_WORK)/runs.jsonl
+	NUMBA_ENABLE_CUDASIM=1 $(VENV)/bin/graph-kernels sweep spmv gpu-tunable tests/data/lp_afiro.mtx --target sim \
+	  --grid wg=32,64,128 --grid rows=1,4,16,64 --repeat 2 --quiet --out $(SHOT_WORK)/sweep.json > /dev/null
+	$(SHOOT) $(SHOTS)/heatmap.png --view heatmap tests/data/lp_afiro.mtx $(SHOT_WORK)/sweep.json
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache

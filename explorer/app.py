@@ -31,6 +31,9 @@ def _parse(argv):
                    help="render the main window offscreen to a PNG and exit")
     p.add_argument("--view", choices=VIEWS, help="with --screenshot: what the window shows")
     p.add_argument("--size", default="1500x950", metavar="WxH", help="with --screenshot: window size in pixels")
+    p.add_argument("--random-edits", type=int, default=0, metavar="N",
+                   help="with --screenshot: apply a random batch of N edge edits to the current graph first "
+                        "(shows the pages an edit writes)")
     p.add_argument("--version", action="version", version=f"gpu-graph-explorer {__version__}")
     return p.parse_args(argv)
 
@@ -83,8 +86,27 @@ def _make_window(args, settings=None, **kwargs):
     from explorer.main_window import MainWindow
 
     window = MainWindow(settings=settings, page_size=args.page_size, **kwargs)
+    _report_unexpected_errors(window)
     window.add_compute_docks()
     return window
+
+
+def _report_unexpected_errors(window) -> None:
+    """An exception escaping a Qt callback is a bug; say so in the log panel (and on stderr)
+    instead of letting it vanish, and keep the window - and the user's graphs - alive."""
+    import traceback
+
+    previous = sys.excepthook
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        try:
+            window.log("error", f"unexpected error (a bug; please report it): {kind.__name__}: {value}")
+            window.log("debug", "".join(traceback.format_exception(kind, value, tb)))
+        except RuntimeError:          # the window is already gone
+            pass
+
+    sys.excepthook = hook
 
 
 def _open_initial(window, args) -> None:
@@ -120,6 +142,11 @@ def _screenshot(args, tmp: str) -> int:
     window.show()
     _open_initial(window, args)
     idle = window.wait_idle(timeout_s=300)
+    if args.random_edits and window.current_document() is not None and window.current_document().editable:
+        from explorer import commands
+
+        window.push_command(commands.random_batch(window.current_document(), args.random_edits, "mixed", seed=1))
+        idle = window.wait_idle(timeout_s=60) and idle
     ok_view = True
     if args.view:
         ok_view = window.prepare_view(args.view)

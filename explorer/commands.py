@@ -292,11 +292,11 @@ def random_new_edges(csr, vertices: np.ndarray, k: int, rng, exclude=None) -> tu
     n_ids = max(csr.n_rows, 1)
     nv = len(vertices)
     possible = nv * (nv - 1) // (1 if csr.directed else 2)
+    # rows ascend and columns ascend within rows, so these keys are already sorted
     existing_keys = csr.row_of_entry().astype(np.int64) * n_ids + csr.indices.astype(np.int64)
-    existing_keys.sort()
+    excluded = np.zeros(0, np.int64)
     if exclude is not None and len(exclude[0]):
-        extra = np.concatenate([exclude[0] * n_ids + exclude[1], exclude[1] * n_ids + exclude[0]])
-        existing_keys = np.union1d(existing_keys, extra)
+        excluded = np.concatenate([exclude[0] * n_ids + exclude[1], exclude[1] * n_ids + exclude[0]])
     present = csr.nnz if csr.directed else (csr.nnz - csr.num_self_loops) // 2
     if k > possible - present:
         raise GraphEditError(f"only {max(possible - present, 0)} new edges are possible between "
@@ -319,6 +319,7 @@ def random_new_edges(csr, vertices: np.ndarray, k: int, rng, exclude=None) -> tu
         pos = np.searchsorted(existing_keys, keys)
         pos = np.minimum(pos, len(existing_keys) - 1) if len(existing_keys) else pos
         absent = (existing_keys[pos] != keys) if len(existing_keys) else np.ones(len(keys), bool)
+        absent &= ~np.isin(keys, excluded)
         keys, u, v = keys[absent], u[absent], v[absent]
         _, first = np.unique(keys, return_index=True)
         first.sort()

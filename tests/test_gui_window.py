@@ -232,3 +232,26 @@ def test_screenshot_of_a_bad_file_still_writes_the_picture_and_says_why(tmp_path
     assert proc.returncode == 1
     assert "bad.mtx" in proc.stderr
     assert out.stat().st_size > 0
+
+
+def test_loading_can_be_cancelled_and_leaves_nothing_behind(qtbot, window, monkeypatch):
+    import kernels.graph.io as io
+    from kernels.graph.io import LoadCancelled
+
+    started = threading.Event()
+
+    def slow_read(path, progress=None, cancel=None, **kwargs):
+        started.set()
+        while not cancel():
+            progress(0.5)
+            time.sleep(0.01)
+        raise LoadCancelled("cancelled", str(path))
+
+    monkeypatch.setattr(io, "read_graph", slow_read)
+    task = window.open_path(str(data_path("dolphins.mtx")))
+    qtbot.waitUntil(lambda: window.cancel_button.isVisible() and started.is_set(), timeout=LOAD_TIMEOUT_MS)
+    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: task.state == "cancelled", timeout=10_000)
+    assert window.documents() == []
+    assert not window.cancel_button.isVisible()
+    assert any("cancelled" in m for m in window.log_dock.messages("warning"))

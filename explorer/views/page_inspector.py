@@ -146,8 +146,7 @@ class PageInspector(QWidget):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         header = self.table.horizontalHeader()
-        for col in range(3):
-            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        # columns are sized once after filling: ResizeToContents would re-measure on every cell
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         layout.addWidget(self.table, 1)
         self.page: int | None = None
@@ -192,6 +191,8 @@ class PageInspector(QWidget):
                 if c in (0, 2):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.table.setItem(r, c, item)
+        for col in range(3):
+            self.table.resizeColumnToContents(col)
         self.table.setUpdatesEnabled(True)
 
     def rows_text(self) -> list[tuple[str, ...]]:

@@ -1,7 +1,7 @@
 """The page map: every page of the slotted structure as one cell of one image.
 
 Cells are laid out row by row in logical page order. Fill colours an ordinary page on a
-light-to-dark blue scale and a page of a large adjacency list on an orange scale; a page
+light-to-dark blue scale and a page of a large adjacency list on a purple scale; a page
 written since the last device sync gets a red frame; the selected page a black outline.
 Drawing is a few vectorised NumPy operations on an RGBA array shown by one
 ``pyqtgraph.ImageItem``, so 10^5 pages redraw in milliseconds.
@@ -22,8 +22,8 @@ _BACKGROUND = np.array([250, 250, 250, 255], dtype=np.uint8)
 _DIRTY = np.array([220, 30, 30, 255], dtype=np.uint8)
 _ORDINARY_LOW = np.array([222, 235, 247], dtype=float)
 _ORDINARY_HIGH = np.array([8, 69, 148], dtype=float)
-_LARGE_LOW = np.array([254, 230, 206], dtype=float)
-_LARGE_HIGH = np.array([166, 54, 3], dtype=float)
+_LARGE_LOW = np.array([218, 218, 235], dtype=float)     # purples: far from the red of "dirty"
+_LARGE_HIGH = np.array([84, 39, 143], dtype=float)
 
 
 MIN_COLUMNS = 16
@@ -36,7 +36,7 @@ def grid_columns(n_pages: int) -> int:
 
 
 def page_colours(fill: np.ndarray, large: np.ndarray) -> np.ndarray:
-    """RGB (uint8) per page: fill on a blue scale, large-list pages on an orange scale."""
+    """RGB (uint8) per page: fill on a blue scale, large-list pages on a purple scale."""
     f = np.clip(np.asarray(fill, dtype=float), 0.0, 1.0)[:, None]
     ordinary = _ORDINARY_LOW + (_ORDINARY_HIGH - _ORDINARY_LOW) * f
     big = _LARGE_LOW + (_LARGE_HIGH - _LARGE_LOW) * f
@@ -86,7 +86,7 @@ class PageMapView(QWidget):
         layout.addWidget(self.plot, 1)
         self.legend = QLabel(
             "<span style='color:#08458f'>■</span> ordinary page (darker = fuller) &nbsp; "
-            "<span style='color:#a63603'>■</span> large adjacency list &nbsp; "
+            "<span style='color:#54278f'>■</span> large adjacency list &nbsp; "
             "<span style='color:#dc1e1e'>□</span> written since the last device sync")
         self.legend.setWordWrap(True)
         layout.addWidget(self.legend)

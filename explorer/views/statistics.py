@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from explorer.loading import BackgroundTask
 from kernels.graph.stats import graph_info
 
-BACKGROUND_ENTRIES = 2_000_000
+BACKGROUND_ENTRIES = 500_000
 DEBOUNCE_MS = 60
 
 
@@ -217,9 +217,21 @@ class StatisticsView(QWidget):
             self.table.setItem(r, 1, item)
         self.histogram.clear()
         counts, edges = info["histogram"]
-        if len(counts):
+        skewed = bool(len(edges) > 1 and edges[-1] > 101)
+        self.histogram.setLogMode(x=skewed, y=skewed)
+        if skewed:
+            # a skewed distribution reads best log-log: one point per non-empty bin of degree >= 1
+            centres = np.sqrt(np.maximum(edges[:-1], 1) * np.maximum(edges[1:] - 1, 1))
+            keep = (counts > 0) & (edges[:-1] >= 1)
+            self.histogram.plot(centres[keep], counts[keep], pen=pg.mkPen((40, 70, 140), width=1.5),
+                                symbol="o", symbolSize=5, symbolBrush=(70, 110, 190))
+            self.histogram.setLabel("bottom", "degree (log)")
+            self.histogram.setLabel("left", "vertices (log)")
+        elif len(counts):
             self.histogram.plot(edges, counts, stepMode="center", fillLevel=0,
                                 brush=(70, 110, 190, 160), pen=pg.mkPen((40, 70, 140), width=1))
+            self.histogram.setLabel("bottom", "degree")
+            self.histogram.setLabel("left", "vertices")
         self.updated.emit()
 
     def value(self, key: str) -> str | None:
