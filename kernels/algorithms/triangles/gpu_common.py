@@ -34,11 +34,17 @@ def simulated() -> bool:
     return simulator_enabled()
 
 
-def precompile(kernel, *signature) -> None:
+def precompile(kernel, *signature) -> int | None:
     """Compile ``kernel`` for ``signature`` now (numba would at the first launch), so the
-    runner's compile stage holds the compilation. The simulator compiles nothing."""
-    if not simulated():
-        kernel.compile(tuple(signature))
+    runner's compile stage holds the compilation. Returns the registers per thread of the
+    compiled kernel (None on the simulator, which compiles nothing)."""
+    if simulated():
+        return None
+    compiled = kernel.compile(tuple(signature))
+    try:
+        return int(compiled.regs_per_thread)
+    except Exception:  # noqa: BLE001 - only an occupancy hint: the launch works without it
+        return None
 
 
 REGISTERS_PER_SM = 65536

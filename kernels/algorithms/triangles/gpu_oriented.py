@@ -49,8 +49,9 @@ EMPTY = np.int32(-1)
 HASH_MULTIPLIER = 2654435761  # Knuth's multiplicative constant, ⌊2³² / golden ratio⌋
 TABLE_SLOTS_PER_THREAD = 16
 TABLE_SLOTS_MIN = 1024
-TABLE_SLOTS_MAX = 8192        # 32 KiB of int32 keys: room for 6 blocks per SM on an H100
+TABLE_SLOTS_MAX = 8192        # 32 KiB of int32 keys
 THREADS_PER_SM = 2048
+REGISTERS_PER_SM = 65536
 SHARED_BYTES_PER_SM = 227 * 1024
 MAX_BLOCKS_PER_SM = 32
 
@@ -60,9 +61,14 @@ def table_slots(block_size: int) -> int:
     return min(max(TABLE_SLOTS_PER_THREAD * block_size, TABLE_SLOTS_MIN), TABLE_SLOTS_MAX)
 
 
-def resident_blocks_per_sm(block_size: int, table_size: int) -> int:
+def resident_blocks_per_sm(block_size: int, table_size: int, registers: int | None) -> int:
+    """Blocks of this kernel an SM holds at once (threads, shared memory, registers)."""
     shared_bytes = table_size * 4 + block_size * 8
-    return max(1, min(THREADS_PER_SM // block_size, MAX_BLOCKS_PER_SM, SHARED_BYTES_PER_SM // shared_bytes))
+    limits = [THREADS_PER_SM // block_size, MAX_BLOCKS_PER_SM, SHARED_BYTES_PER_SM // shared_bytes]
+    if registers:
+        per_warp = -(-registers * 32 // 256) * 256  # registers are allocated per warp, 256 at a time
+        limits.append((REGISTERS_PER_SM // per_warp) // (block_size // 32))
+    return max(1, min(limits))
 
 
 @cache
@@ -208,11 +214,6 @@ class OrientedExecution(CountingExecution):
         t0 = time.perf_counter()
         self.schedule = schedule(self.oriented, self.block_size, self.group_size, self.table_size // groups)
         schedule_s = time.perf_counter() - t0
-        if simulated():
-            blocks = 2  # the simulator runs one Python thread per CUDA thread
-        else:
-            blocks = multiprocessors() * resident_blocks_per_sm(self.block_size, self.table_size)
-        self.grid = min(self.schedule.rounds, blocks)
         sched = self.schedule
         self.stats.update({
             "preprocess_s": round(self.oriented.seconds + schedule_s, 6),
@@ -226,7 +227,6 @@ class OrientedExecution(CountingExecution):
             "light_owners": int(len(sched.light)),
             "rounds": int(sched.rounds),
             "table_slots": int(self.table_size),
-            "grid": int(self.grid),
         })
 
     def host_arrays(self):
@@ -237,9 +237,15 @@ class OrientedExecution(CountingExecution):
 
     def compile(self) -> None:
         self.kernel = oriented_kernel(self.block_size, self.group_size, self.per_vertex, self.table_size)
-        precompile(self.kernel, ARRAY_I64, ARRAY_I32, ARRAY_I64, ARRAY_I32, ARRAY_I32, ARRAY_I64, ARRAY_I64,
-                   types.int64, ARRAY_I32, types.int64, ARRAY_I64)
+        registers = precompile(self.kernel, ARRAY_I64, ARRAY_I32, ARRAY_I64, ARRAY_I32, ARRAY_I32, ARRAY_I64,
+                               ARRAY_I64, types.int64, ARRAY_I32, types.int64, ARRAY_I64)
         self.compile_accumulator_reset()
+        if simulated():
+            blocks = 2  # the simulator runs one Python thread per CUDA thread
+        else:  # one wave of resident blocks, each striding over the rounds
+            blocks = multiprocessors() * resident_blocks_per_sm(self.block_size, self.table_size, registers)
+        self.grid = min(self.schedule.rounds, blocks)
+        self.stats.update({"grid": int(self.grid), "registers_per_thread": registers})
 
     def launch(self) -> None:
         self.reset_accumulator()
