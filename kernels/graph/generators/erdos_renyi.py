@@ -54,6 +54,16 @@ def bernoulli_positions(rng: np.random.Generator, total: int, p: float) -> np.nd
     return np.concatenate(parts)
 
 
+def _sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """``np.unique`` for int64, through a sort: NumPy 2.4's ``unique`` hashes and took 14 s
+    for 10^7 values here, the sort 0.06 s."""
+    values.sort()
+    keep = np.empty(len(values), dtype=bool)
+    keep[:1] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
+
+
 def distinct_positions(rng: np.random.Generator, total: int, m: int) -> np.ndarray:
     """``m`` distinct positions drawn uniformly from ``[0, total)``, sorted."""
     if m == 0:
@@ -67,7 +77,7 @@ def distinct_positions(rng: np.random.Generator, total: int, m: int) -> np.ndarr
     while len(keys) < m:
         missing = m - len(keys)
         draws = int(missing * total / (total - len(keys)) * 1.02) + 16
-        keys = np.unique(np.concatenate([keys, rng.integers(0, total, size=draws)]))
+        keys = _sorted_distinct(np.concatenate([keys, rng.integers(0, total, size=draws)]))
     if len(keys) > m:
         # Dropping a uniformly chosen surplus keeps the set uniform over all m-subsets.
         keys = np.delete(keys, rng.choice(len(keys), size=len(keys) - m, replace=False))
