@@ -358,9 +358,17 @@ def add_speedups(rows: list[dict]) -> None:
                 r["speedup_vs_gpu_row_block"] = base["gpu-row-block"] / r["median_s"]
 
 
-def claims(rows: list[dict], graphs: list[dict]) -> list[dict]:
-    """The issue's targets for gpu-oriented, checked on the R-MAT graphs."""
+def claims(rows: list[dict], graphs: list[dict], sweeps: list[dict]) -> list[dict]:
+    """The issue's targets for gpu-oriented, checked on the R-MAT graphs (default launch
+    parameters; the best sweep cell too, where a sweep ran)."""
     out = []
+    edges = {g["name"]: g["edges"] for g in graphs}
+    for sw in sweeps:
+        if sw["variant"] == "gpu-oriented" and sw["best"] and sw["graph"].startswith("rmat_s22"):
+            rate = edges[sw["graph"]] / sw["best"]["median_s"]
+            out.append({"graph": sw["graph"], "claim": "gpu-oriented (best sweep cell) >= 1e9 edges/s",
+                        "ratio": rate / 1e9, "met": rate >= 1e9,
+                        "note": f"{rate:.3g} edges/s with {fmt_params(sw['best']['params'])}"})
     ok = {(r["graph"], r["variant"]): r for r in rows if r["status"] == "ok"
           and (r["variant"] != "gpu-oriented" or r["params"] == DEFAULT_PARAMS["gpu-oriented"])}
     rmats = [g["name"] for g in graphs if g["kind"] == "rmat"]
@@ -457,7 +465,7 @@ def main(argv=None) -> int:
         del graph
 
     add_speedups(bench.rows)
-    checked = claims(bench.rows, bench.graphs)
+    checked = claims(bench.rows, bench.graphs, bench.sweeps)
     out = {"family": FAMILY, "mode": args.mode, "target": args.target, "device": bench.device,
            "cpu_threads": os.cpu_count(), "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
            "elapsed_s": round(bench.elapsed(), 1), "graphs": bench.graphs, "runs": bench.rows,
