@@ -1,0 +1,245 @@
+"""The compute client: the GUI's only way to run kernels.
+
+A :class:`ComputeClient` (one per main window, found with :meth:`ComputeClient.for_window`)
+owns the worker processes (``python -m kernels worker``: one for the real GPU, one for the
+simulator and CPU variants, each started on first use) and runs one job at a time in a
+thread, so the GUI thread never waits for a kernel. The user's graphs live in the GUI
+process; a worker holds copies, which :class:`~kernels.worker_client.WorkerClient` sends
+again after a restart.
+
+When a worker dies during a job (a kernel fault, an outside kill) or hangs past the time
+limit, the job fails with a message that says so, a fresh worker is started and the next
+job runs normally. Cancel kills the worker running a single job (a kernel cannot be
+interrupted any other way); a sweep stops after killing its current cell and keeps the cells
+that finished.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+
+from PySide6.QtCore import QObject, Signal
+
+from explorer.compute.requests import RunRequest, SweepRequest
+from explorer.compute.targets import worker_mode
+from explorer.compute.task import ComputeTask, JobCancelled, JobControl, JobFailed
+from kernels.errors import GraphKernelsError
+from kernels.worker_client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout
+
+START_TIMEOUT_S = 120.0          # a cold worker imports numba and the families: seconds, not minutes
+
+
+def describe_exit(text: str) -> str:
+    """``exit status -9`` → ``killed by signal 9 (SIGKILL)``: words a user can act on."""
+    import re
+
+    m = re.search(r"exit status (-?\d+)", text)
+    if not m:
+        return ""
+    code = int(m.group(1))
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by signal {-code} ({name})"
+    return f"exit status {code}"
+
+
+class ComputeClient(QObject):
+    """Runs :class:`RunRequest` and :class:`SweepRequest` jobs, one at a time, off the GUI thread."""
+
+    taskStarted = Signal(object)        # ComputeTask
+    taskDone = Signal(object)
+    busyChanged = Signal(bool)
+    workerRestarted = Signal(str)       # what happened, in words
+
+    OBJECT_NAME = "computeClient"
+
+    @classmethod
+    def for_window(cls, window) -> ComputeClient:
+        """The window's client, created on first use (the Run and Results docks share it)."""
+        client = window.findChild(cls, cls.OBJECT_NAME)
+        if client is None:
+            client = cls(window)
+        return client
+
+    def __init__(self, parent=None, *, env: dict | None = None):
+        super().__init__(parent)
+        self.setObjectName(self.OBJECT_NAME)
+        self.env = dict(env or {})
+        self._workers: dict[str, WorkerClient] = {}
+        self._sent: dict[tuple[str, str], str] = {}   # (mode, slot) -> content key in the worker
+        self._workers_lock = threading.Lock()
+        self.current: ComputeTask | None = None
+        self._finished_tasks: list[ComputeTask] = []
+        self.restarts = 0
+
+    # ---- workers ---------------------------------------------------------------------------
+    def _worker(self, target: str) -> WorkerClient:
+        mode = worker_mode(target)
+        with self._workers_lock:
+            client = self._workers.get(mode)
+            if client is None:
+                client = WorkerClient(target=mode, env=self.env)
+                self._workers[mode] = client
+            return client
+
+    def worker_pid(self, target: str | None = None) -> int | None:
+        """The process id of the worker serving ``target`` (or of the running job's worker)."""
+        if target is None:
+            if self.current is not None and self.current.worker_pid is not None:
+                return self.current.worker_pid
+            target = "sim"
+        client = self._workers.get(worker_mode(target))
+        return client.pid if client is not None and client.alive else None
+
+    def restart_workers(self) -> None:
+        """Stop every idle worker; the next job starts a fresh one (graphs are sent again)."""
+        if self.busy:
+            raise GraphKernelsError("a job is running: cancel it first")
+        for client in self._workers.values():
+            client.close()
+        self._sent.clear()
+
+    # ---- jobs -----------------------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        return self.current is not None and self.current.running
+
+    def submit_run(self, request: RunRequest) -> ComputeTask:
+        return self._start(ComputeTask("run", request, lambda control: self._run_job(request, control), self))
+
+    def submit_sweep(self, request: SweepRequest) -> ComputeTask:
+        return self._start(ComputeTask("sweep", request, lambda control: self._sweep_job(request, control), self))
+
+    def cancel(self) -> None:
+        if self.current is not None and self.current.running:
+            self.current.cancel()
+
+    def _start(self, task: ComputeTask) -> ComputeTask:
+        if self.busy:
+            raise GraphKernelsError(f"{self.current.title} is still running: wait for it or cancel it")
+        self.current = task
+        task.workerReplaced.connect(self._on_worker_replaced)
+        task.done.connect(lambda t=task: self._on_done(t))
+        task.start()
+        self.taskStarted.emit(task)
+        self.busyChanged.emit(True)
+        return task
+
+    def _on_done(self, task: ComputeTask) -> None:
+        task.wait(5)          # the thread has emitted its last signal: let it end
+        self._finished_tasks = [t for t in self._finished_tasks if t.thread_running()]
+        if task.thread_running():
+            self._finished_tasks.append(task)
+        self.taskDone.emit(task)
+        if task is self.current:
+            self.busyChanged.emit(False)
+
+    def _on_worker_replaced(self, message: str) -> None:
+        self.restarts += 1
+        self.workerRestarted.emit(message)
+
+    def shutdown(self, timeout_s: float = 15.0) -> None:
+        """Cancel the running job, wait for its thread, stop the workers (window closing)."""
+        task = self.current
+        if task is not None:
+            task.cancel()
+            task.wait(timeout_s)
+        for t in self._finished_tasks:
+            t.wait(timeout_s)
+        with self._workers_lock:
+            workers = list(self._workers.values())
+            self._workers.clear()
+        for client in workers:
+            client.close()
+        self._sent.clear()
+
+    # ---- in the job thread -------------------------------------------------------------------
+    def _start_worker(self, client: WorkerClient, control: JobControl) -> None:
+        """Start (or check) the worker and tell the GUI its pid before the job is sent."""
+        fresh = not client.alive
+        if fresh:
+            control.progress(None, "starting the worker process")
+        try:
+            client.ping(timeout=START_TIMEOUT_S)
+        except (WorkerDied, WorkerTimeout) as exc:
+            client.kill()
+            raise JobFailed(f"the worker process could not be started: {exc}") from None
+        control.worker_started(client.pid)
+
+    def _send_graph(self, client: WorkerClient, mode: str, slot: str, key: str, graph) -> None:
+        # one copy per open graph: replacing the slot's graph keeps the worker's memory bounded
+        if self._sent.get((mode, slot)) != key:
+            client.add_graph(slot, graph)
+            self._sent[(mode, slot)] = key
+
+    def _replace_worker(self, client: WorkerClient, control: JobControl, what: str, exc: Exception,
+                        timed_out: bool) -> JobFailed:
+        if timed_out:
+            cause = f"did not answer within the time limit ({exc})"
+        else:
+            how = describe_exit(str(exc))
+            cause = f"died ({how})" if how else f"died ({exc})"
+        client.kill()
+        try:
+            client.start()
+            fresh = f"a fresh worker (pid {client.pid}) was started"
+        except OSError as start_exc:
+            fresh = f"a fresh worker could not be started ({start_exc}); the next run tries again"
+        message = (f"The worker process {cause} while running {what}: a kernel fault, a hang or an outside "
+                   f"kill. {fresh[0].upper() + fresh[1:]}; your graphs and edits are safe.")
+        control.worker_replaced(message)
+        return JobFailed(message, worker_replaced=True)
+
+    def _run_job(self, request: RunRequest, control: JobControl) -> dict:
+        mode = worker_mode(request.target)
+        client = self._worker(request.target)
+        self._start_worker(client, control)
+        self._send_graph(client, mode, request.graph_slot, request.graph_key, request.graph)
+        control.progress(None, f"running {request.title} on {request.target}")
+        try:
+            reply = client.run(request.graph_slot, request.family, request.variant, request.params,
+                               target=request.target, repeat=request.repeat, warmup=request.warmup,
+                               timeout=request.time_limit, cancel=control.cancelled)
+        except WorkerDied as exc:
+            if control.cancelled():
+                raise JobCancelled() from None
+            raise self._replace_worker(client, control, request.title, exc, timed_out=False) from None
+        except WorkerTimeout as exc:
+            raise self._replace_worker(client, control, request.title, exc, timed_out=True) from None
+        except WorkerError as exc:
+            raise JobFailed(f"{request.title} did not run: {exc}") from None
+        control.progress(1.0, f"{request.title} finished")
+        return reply
+
+    def _sweep_job(self, request: SweepRequest, control: JobControl) -> dict:
+        from kernels.sweep import run_sweep
+
+        client = self._worker(request.target)
+        self._start_worker(client, control)
+        total = request.total_cells
+        control.progress(0.0, f"{request.title}: 0 of {total} configurations")
+        pid = [client.pid]
+
+        def progress(done: int, total: int, cell: dict) -> None:
+            control.cell(cell)
+            control.progress(done / max(total, 1), f"{request.title}: {done} of {total} configurations")
+            if client.pid != pid[0]:           # a crashed or hung cell: the sweep restarted the worker
+                pid[0] = client.pid
+                control.worker_started(client.pid)
+
+        try:
+            sweep = run_sweep(request.graph, request.family, request.variant, request.grid, fixed=request.fixed,
+                              target=request.target, repeat=request.repeat, warmup=request.warmup,
+                              time_limit=request.time_limit, progress=progress, cancel=control.cancelled,
+                              client=client)
+        except GraphKernelsError as exc:
+            raise JobFailed(f"{request.title} did not start: {exc}") from None
+        if sweep.get("cancelled") or control.cancelled():
+            sweep["cancelled"] = True
+            raise JobCancelled(sweep)
+        return sweep
+

@@ -1,0 +1,79 @@
+"""What the user asked the compute side to do: plain data, checked before it is sent.
+
+A request carries the graph snapshot itself (a :class:`~kernels.graph.csr.CSRGraph`, immutable)
+and the document's content key, so a job keeps running on exactly the graph the user saw when
+pressing Run, whatever is edited meanwhile.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from kernels.graph.csr import CSRGraph
+
+DEFAULT_TIME_LIMIT_S = 600.0
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """One run of ``family/variant`` with resolved ``params``."""
+
+    graph: CSRGraph
+    graph_key: str                  # changes whenever the graph's content changes
+    graph_slot: str                 # one per open graph: the worker keeps one copy per slot
+    family: str
+    variant: str
+    params: dict
+    target: str
+    repeat: int = 5
+    warmup: int = 1
+    time_limit: float = DEFAULT_TIME_LIMIT_S
+
+    @property
+    def title(self) -> str:
+        return f"{self.family}/{self.variant}"
+
+    def describe(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return f"{self.title} ({params or 'no parameters'}) on {self.graph.name or 'the graph'}, {self.target}"
+
+
+@dataclass(frozen=True)
+class SweepRequest:
+    """Every combination of ``grid`` (one or two swept parameters), others ``fixed``."""
+
+    graph: CSRGraph
+    graph_key: str
+    family: str
+    variant: str
+    grid: dict                      # name -> list of typed values
+    fixed: dict = field(default_factory=dict)
+    target: str = "sim"
+    repeat: int = 3
+    warmup: int = 1
+    time_limit: float = DEFAULT_TIME_LIMIT_S
+
+    @property
+    def title(self) -> str:
+        return f"sweep {self.family}/{self.variant}"
+
+    @property
+    def total_cells(self) -> int:
+        return math.prod(len(v) for v in self.grid.values())
+
+    def describe(self) -> str:
+        axes = " × ".join(f"{n} ({len(v)})" for n, v in self.grid.items())
+        return f"sweep of {self.family}/{self.variant} over {axes} on {self.graph.name or 'the graph'}, {self.target}"
+
+    def empty_sweep(self) -> dict:
+        """The sweep as :func:`kernels.sweep.run_sweep` will return it, with no cell yet: the
+        Results dock draws this and fills it in as cells arrive."""
+        g = self.graph
+        return {"kind": "sweep", "schema": 1, "family": self.family, "variant": self.variant,
+                "target": self.target,
+                "input": {"name": g.name, "fingerprint": g.fingerprint, "rows": g.n_rows, "cols": g.n_cols,
+                          "nnz": g.nnz},
+                "grid": {k: list(v) for k, v in self.grid.items()}, "fixed": dict(self.fixed),
+                "repeat": self.repeat, "cells": [], "total_cells": self.total_cells, "cancelled": False,
+                "live": True}
