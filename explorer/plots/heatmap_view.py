@@ -1,0 +1,260 @@
+"""The sweep heatmap (the SpMV paper's table 6, live): one cell per configuration.
+
+A pyqtgraph ``ImageItem`` shows ``log10`` of each cell's median kernel time through a
+``ColorBarItem`` (viridis; the bar's ticks are labelled in real times, so the colours are
+read on a log scale without the labels lying). Rows and columns carry the parameter values
+as categorical ticks. Cells without a time are transparent: *invalid* combinations (a broken
+constraint) show "–", failed or wrong ones say so in red, cells still to run are blank. The
+best cell is outlined in thick red with a star; the others within 5 % of it get a dashed
+red outline (the flat region). Hovering a cell shows its parameters, time and status.
+
+It draws a :class:`~kernels.heatmap.HeatmapTable`, so it shows exactly what ``graph-kernels
+heatmap`` prints, and redraws from scratch on every update (tables are small).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QPen
+from PySide6.QtWidgets import QGraphicsRectItem
+
+from explorer.plots.format import log_ticks, time_unit
+from kernels.heatmap import HeatmapTable, heatmap_table
+
+MAX_TEXT_CELLS = 400            # beyond this, cell values are read by hovering only
+BEST_PEN = QPen(QColor(220, 0, 0), 0.0)
+INVALID_BRUSH = QBrush(QColor(0, 0, 0, 40), Qt.BrushStyle.BDiagPattern)
+
+
+def _status_text(status: str) -> str:
+    return {"invalid": "–", "failed": "failed", "wrong": "✗ wrong", "missing": ""}.get(status, "")
+
+
+class HeatmapView(pg.GraphicsLayoutWidget):
+    """Draws one sweep; :meth:`set_sweep` again whenever cells arrive."""
+
+    cellHovered = Signal(object)            # (row, col) or None
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setBackground("w")
+        self.ci.setContentsMargins(6, 6, 6, 6)
+        self.title_label = self.addLabel("", row=0, col=0, colspan=2, size="11pt")
+        self.plot = self.addPlot(row=1, col=0)
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        self.plot.hideButtons()
+        self.plot.invertY(True)             # the first row on top, as in a table
+        self.plot.showAxis("top")
+        self.plot.hideAxis("bottom")
+        self.plot.getViewBox().setDefaultPadding(0.0)
+        self.image = pg.ImageItem()
+        self.plot.addItem(self.image)
+        self.colorbar = pg.ColorBarItem(colorMap="viridis", interactive=False, width=18, colorMapMenu=False)
+        self.addItem(self.colorbar, row=1, col=1)
+        self.colorbar.setImageItem(self.image)
+        self.hover_label = self.addLabel("", row=2, col=0, colspan=2, size="10pt")
+        self.table: HeatmapTable | None = None
+        self.sweep: dict | None = None
+        self.unit, self.scale = "s", 1.0
+        self.hovered: tuple[int, int] | None = None
+        self.best_item: QGraphicsRectItem | None = None
+        self.flat_items: list[QGraphicsRectItem] = []
+        self._overlays: list = []
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.setMinimumSize(200, 120)
+        self._show_empty("no sweep yet: choose parameters in the Run dock and press Sweep")
+
+    # ---- drawing ---------------------------------------------------------------------------
+    def clear_sweep(self, message: str = "") -> None:
+        self.sweep = None
+        self.table = None
+        self._show_empty(message or "no sweep")
+
+    def _show_empty(self, message: str) -> None:
+        self._remove_overlays()
+        self.image.clear()
+        self.title_label.setText(message)
+        self.hover_label.setText("")
+        self.plot.getAxis("left").setTicks([[]])
+        self.plot.getAxis("top").setTicks([[]])
+
+    def _remove_overlays(self) -> None:
+        for item in self._overlays:
+            self.plot.removeItem(item)
+        self._overlays = []
+        self.best_item = None
+        self.flat_items = []
+
+    def set_sweep(self, sweep: dict, rows: str | None = None, cols: str | None = None) -> HeatmapTable:
+        """Draw ``sweep`` (complete, partial or loaded from a file) with ``rows`` × ``cols``."""
+        table = heatmap_table(sweep, rows, cols)
+        self.sweep = sweep
+        self.table = table
+        self._draw(table)
+        return table
+
+    def _draw(self, t: HeatmapTable) -> None:
+        self._remove_overlays()
+        n_rows, n_cols = t.shape
+        finite = t.times[np.isfinite(t.times)]
+        self.unit, self.scale = time_unit(finite.tolist())
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logs = np.log10(t.times * self.scale)       # NaN stays NaN: drawn transparent
+        if finite.size:
+            lo, hi = float(finite.min()) * self.scale, float(finite.max()) * self.scale
+            if hi <= lo * 1.0001:
+                lo, hi = lo / 1.5, hi * 1.5
+            self.image.setImage(logs.T, autoLevels=False)   # ImageItem's first axis is x (columns)
+            self.colorbar.setLevels((math.log10(lo), math.log10(hi)))
+            self.colorbar.axis.setTicks(log_ticks(lo, hi))
+        else:
+            self.image.setImage(np.full((n_cols, n_rows), np.nan), autoLevels=False)
+            self.colorbar.setLevels((0.0, 1.0))
+            self.colorbar.axis.setTicks([[]])
+        self.image.setRect(QRectF(0, 0, n_cols, n_rows))
+        self.colorbar.axis.setLabel(f"median kernel time ({self.unit}, log scale)")
+
+        top = self.plot.getAxis("top")
+        left = self.plot.getAxis("left")
+        top.setTicks([[(c + 0.5, "" if v is None else str(v)) for c, v in enumerate(t.col_values)]])
+        left.setTicks([[(r + 0.5, str(v)) for r, v in enumerate(t.row_values)]])
+        top.setLabel(t.col_param or "")
+        left.setLabel(t.row_param)
+        self.plot.setXRange(0, n_cols, padding=0)
+        self.plot.setYRange(0, n_rows, padding=0)
+
+        for r in range(n_rows):
+            for c in range(n_cols):
+                status = t.status[r][c]
+                if status == "invalid":
+                    self._add_rect(r, c, QPen(Qt.PenStyle.NoPen), INVALID_BRUSH, z=1)
+        if n_rows * n_cols <= MAX_TEXT_CELLS:
+            self._draw_cell_texts(t, finite)
+        if t.best is not None:
+            r, c = t.best
+            for rr, cc in zip(*np.nonzero(t.within_5pct), strict=True):
+                if (rr, cc) != (r, c):
+                    pen = QPen(QColor(220, 0, 0), 2)
+                    pen.setCosmetic(True)
+                    pen.setStyle(Qt.PenStyle.DashLine)
+                    self.flat_items.append(self._add_rect(int(rr), int(cc), pen, None, z=3, inset=0.06))
+            pen = QPen(QColor(220, 0, 0), 4)
+            pen.setCosmetic(True)
+            self.best_item = self._add_rect(r, c, pen, None, z=4, inset=0.04)
+        self._update_title(t)
+        if self.hovered is not None:
+            self._describe_hover(*self.hovered)
+
+    def _draw_cell_texts(self, t: HeatmapTable, finite: np.ndarray) -> None:
+        n_rows, n_cols = t.shape
+        font = QFont()
+        font.setPointSizeF(9.0 if n_rows * n_cols <= 100 else 7.5)
+        mid = math.sqrt(float(finite.min()) * float(finite.max())) if finite.size else 0.0
+        for r in range(n_rows):
+            for c in range(n_cols):
+                status = t.status[r][c]
+                v = t.times[r, c]
+                if math.isfinite(v):
+                    text = f"{v * self.scale:.3g}" + (" ★" if t.best == (r, c) else "")
+                    colour = "w" if v <= mid else "k"        # dark viridis cells are the fast ones
+                else:
+                    text = _status_text(status)
+                    colour = (200, 0, 0) if status in ("failed", "wrong") else (120, 120, 120)
+                if not text:
+                    continue
+                item = pg.TextItem(text, color=colour, anchor=(0.5, 0.5))
+                item.setFont(font)
+                item.setPos(c + 0.5, r + 0.5)
+                item.setZValue(5)
+                self.plot.addItem(item)
+                self._overlays.append(item)
+
+    def _add_rect(self, r: int, c: int, pen: QPen, brush, z: float, inset: float = 0.0) -> QGraphicsRectItem:
+        item = QGraphicsRectItem(QRectF(c + inset, r + inset, 1 - 2 * inset, 1 - 2 * inset))
+        item.setPen(pen)
+        item.setBrush(brush if brush is not None else QBrush(Qt.BrushStyle.NoBrush))
+        item.setZValue(z)
+        self.plot.addItem(item)
+        self._overlays.append(item)
+        return item
+
+    def _update_title(self, t: HeatmapTable) -> None:
+        done = sum(1 for row in t.status for s in row if s != "missing")
+        total = t.shape[0] * t.shape[1]
+        state = ""
+        if self.sweep is not None:
+            if self.sweep.get("live"):
+                state = f" — running, {done} of {total} cells"
+            elif self.sweep.get("cancelled"):
+                state = f" — cancelled, {done} of {total} cells"
+        extra = f"; each cell: the best over {', '.join(t.reduced_over)}" if t.reduced_over else ""
+        self.title_label.setText(f"<b>{t.title}</b>{state}<br><small>median kernel time ({self.unit}); "
+                                 f"★ best, dashed: within 5 % of it, – invalid{extra}</small>")
+
+    # ---- reading cells ---------------------------------------------------------------------------
+    def describe_cell(self, r: int, c: int) -> str:
+        t = self.table
+        if t is None or not (0 <= r < t.shape[0] and 0 <= c < t.shape[1]):
+            return ""
+        where = f"{t.row_param}={t.row_values[r]}"
+        if t.col_param is not None:
+            where += f", {t.col_param}={t.col_values[c]}"
+        status = t.status[r][c]
+        v = t.times[r, c]
+        if math.isfinite(v):
+            text = f"{where}: {v * self.scale:.4g} {self.unit}"
+            if t.best == (r, c):
+                text += " — the best"
+            elif t.best is not None:
+                best = t.times[t.best]
+                text += f" — {100 * (v / best - 1):.1f} % slower than the best"
+            return text
+        reason = self._reason(r, c)
+        words = {"invalid": "invalid", "failed": "failed", "wrong": "wrong result", "missing": "not run yet"}
+        return f"{where}: {words.get(status, status)}" + (f" ({reason})" if reason else "")
+
+    def _reason(self, r: int, c: int) -> str:
+        t = self.table
+        if self.sweep is None or t is None:
+            return ""
+        for cell in self.sweep.get("cells", []):
+            p = cell["params"]
+            here = p.get(t.row_param) == t.row_values[r] and (t.col_param is None
+                                                               or p.get(t.col_param) == t.col_values[c])
+            if here and cell.get("reason"):
+                return cell["reason"]
+        return ""
+
+    def cell_center(self, r: int, c: int) -> QPointF:
+        """The scene position of a cell's centre (to hover it from tests)."""
+        return self.plot.getViewBox().mapViewToScene(QPointF(c + 0.5, r + 0.5))
+
+    def cell_at(self, scene_pos) -> tuple[int, int] | None:
+        if self.table is None or not self.plot.sceneBoundingRect().contains(scene_pos):
+            return None
+        p = self.plot.getViewBox().mapSceneToView(scene_pos)
+        r, c = math.floor(p.y()), math.floor(p.x())
+        n_rows, n_cols = self.table.shape
+        return (r, c) if 0 <= r < n_rows and 0 <= c < n_cols else None
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        cell = self.cell_at(scene_pos)
+        if cell == self.hovered:
+            return
+        self.hovered = cell
+        if cell is None:
+            self.hover_label.setText("")
+            self.setToolTip("")
+        else:
+            self._describe_hover(*cell)
+        self.cellHovered.emit(cell)
+
+    def _describe_hover(self, r: int, c: int) -> None:
+        text = self.describe_cell(r, c)
+        self.hover_label.setText(text)
+        self.setToolTip(text)

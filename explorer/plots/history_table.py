@@ -1,0 +1,178 @@
+"""The run history: one row per run record, newest last.
+
+A record whose result failed verification cannot be missed: its whole row is red, its
+first column a bold ✗, and the tooltip gives the verification's own words. Rows are
+selected to compare runs in the timing chart.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+from explorer.plots.format import format_number, format_seconds, params_text, result_text
+from explorer.plots.timing_chart import kernel_times
+
+COLUMNS = ("✓", "run", "target", "parameters", "graph", "median", "min – max", "metric", "result", "when")
+WRONG_BACKGROUND = QColor(255, 214, 214)
+WRONG_TEXT = QColor(170, 0, 0)
+OK_TEXT = QColor(0, 130, 60)
+
+
+def _when(timestamp: str | None) -> str:
+    if not timestamp:
+        return ""
+    try:
+        t = _dt.datetime.fromisoformat(timestamp)
+    except ValueError:
+        return str(timestamp)
+    if t.tzinfo is not None:
+        t = t.astimezone()
+    return t.strftime("%H:%M:%S") if t.date() == _dt.date.today() else t.strftime("%Y-%m-%d %H:%M")
+
+
+class HistoryModel(QAbstractTableModel):
+    """Run records as table rows (the records themselves are kept as given)."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.records: list[dict] = []
+        self.sources: list[str] = []      # "" for runs made here, else the file it came from
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(self.records)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: N802 - Qt override
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return {0: "verified against the reference: ✓ yes, ✗ NO (the row turns red)",
+                    5: "median kernel time", 6: "fastest and slowest repetition"}.get(section)
+        if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
+            return str(section + 1)
+        return None
+
+    def cell_text(self, rec: dict, col: int) -> str:
+        times = kernel_times(rec)
+        if col == 0:
+            return "✓" if rec.get("verified") else "✗"
+        if col == 1:
+            return f"{rec.get('family', '?')}/{rec.get('variant', '?')}"
+        if col == 2:
+            return str(rec.get("target", ""))
+        if col == 3:
+            return params_text(rec.get("params"))
+        if col == 4:
+            return str((rec.get("input") or {}).get("name", ""))
+        if col == 5:
+            return format_seconds(times[0]) if times else "–"
+        if col == 6:
+            return f"{format_seconds(times[1])} – {format_seconds(times[2])}" if times else "–"
+        if col == 7:
+            metric = rec.get("metric") or {}
+            value = metric.get("value")
+            return f"{format_number(value)} {metric.get('unit', '')}".strip() if value is not None else "–"
+        if col == 8:
+            return result_text(rec.get("result"))
+        if col == 9:
+            return _when(rec.get("timestamp"))
+        return ""
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        rec = self.records[index.row()]
+        wrong = rec.get("verified") is False
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.cell_text(rec, col)
+        if role == Qt.ItemDataRole.BackgroundRole and wrong:
+            return QBrush(WRONG_BACKGROUND)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if wrong:
+                return QBrush(WRONG_TEXT)
+            if col == 0:
+                return QBrush(OK_TEXT)
+        if role == Qt.ItemDataRole.FontRole and (col == 0 or wrong):
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 5, 6, 7):
+            return int(Qt.AlignmentFlag.AlignCenter if col == 0 else Qt.AlignmentFlag.AlignRight
+                       | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tooltip(index.row())
+        return None
+
+    def tooltip(self, row: int) -> str:
+        rec = self.records[row]
+        ver = rec.get("verification") or {}
+        lines = [f"{rec.get('family')}/{rec.get('variant')} ({rec.get('kind', '')}) on "
+                 f"{(rec.get('input') or {}).get('name')}, target {rec.get('target')}"]
+        if rec.get("verified") is False:
+            lines.append(f"VERIFICATION FAILED against {ver.get('reference', 'the reference')}: "
+                         f"{ver.get('detail', '')}")
+        elif ver:
+            lines.append(f"verified against {ver.get('reference', '')}: {ver.get('detail', '')}")
+        timing = rec.get("timing") or {}
+        if timing.get("method"):
+            lines.append(f"timed with {timing['method']}, {timing.get('repeat', '?')} repetitions")
+        device = ((rec.get("environment") or {}).get("device") or {}).get("name")
+        if device:
+            lines.append(f"device: {device}")
+        if self.sources[row]:
+            lines.append(f"from {self.sources[row]}")
+        return "\n".join(lines)
+
+    # ---- changes --------------------------------------------------------------------------
+    def add_records(self, records: list[dict], source: str = "") -> range:
+        if not records:
+            return range(0)
+        first = len(self.records)
+        self.beginInsertRows(QModelIndex(), first, first + len(records) - 1)
+        self.records.extend(records)
+        self.sources.extend([source] * len(records))
+        self.endInsertRows()
+        return range(first, first + len(records))
+
+    def remove_rows(self, rows: list[int]) -> None:
+        for row in sorted(set(rows), reverse=True):
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self.records[row]
+            del self.sources[row]
+            self.endRemoveRows()
+
+    def clear(self) -> None:
+        self.beginResetModel()
+        self.records.clear()
+        self.sources.clear()
+        self.endResetModel()
+
+
+class HistoryTable(QTableView):
+    """The history view: whole-row, multi-row selection."""
+
+    def __init__(self, model: HistoryModel, parent=None):
+        super().__init__(parent)
+        self.setModel(model)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setAlternatingRowColors(True)
+        self.setWordWrap(False)
+        self.verticalHeader().setDefaultSectionSize(22)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for col, width in enumerate((28, 190, 52, 170, 90, 78, 130, 120, 110, 70)):
+            self.setColumnWidth(col, width)
+        self.setToolTip("select runs (Ctrl/Shift-click) to compare them in the timing chart")
+
+    def selected_rows(self) -> list[int]:
+        return sorted({i.row() for i in self.selectionModel().selectedRows()})

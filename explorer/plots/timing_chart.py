@@ -1,0 +1,262 @@
+"""The timing chart: one bar per chosen run, its median kernel time, min–max error bars,
+and below it the speedup of each run against a chosen baseline variant.
+
+Log scale, done correctly: pyqtgraph's log mode transforms curve data but not bars, so the
+chart plots ``log10`` of the times itself and labels the axis with real times (1-2-5 per
+decade, in one unit); bars start one step below the fastest run, so a bar's length shows the
+ratio between runs, as on paper. The speedup view uses the same rule around 1×: bars up are
+faster than the baseline, bars down slower. A run whose result failed verification is drawn
+hatched red with "✗" above it: its time means nothing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
+
+from explorer.plots.format import format_seconds, log_ticks, params_text, time_unit
+
+KIND_COLOURS = {
+    "cpu-serial": QColor(140, 140, 150), "cpu-parallel": QColor(70, 120, 190), "library": QColor(140, 90, 170),
+    "gpu": QColor(40, 150, 90), "vendor": QColor(220, 130, 30),
+}
+WRONG_COLOUR = QColor(210, 30, 30)
+BAR_WIDTH = 0.62
+
+
+def kernel_times(record: dict) -> tuple[float, float, float] | None:
+    """(median, min, max) kernel seconds of a record, or ``None`` when it has none."""
+    kernel = (record.get("timing") or {}).get("kernel") or {}
+    try:
+        med, lo, hi = float(kernel["median_s"]), float(kernel["min_s"]), float(kernel["max_s"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not all(math.isfinite(x) and x > 0 for x in (med, lo, hi)):
+        return None
+    return med, min(lo, med), max(hi, med)
+
+
+def run_label(record: dict, with_input: bool = False) -> str:
+    text = record.get("variant", "?")
+    params = params_text({k: v for k, v in (record.get("params") or {}).items() if k != "per_vertex"}, sep=" ")
+    if params:
+        text += "\n" + params
+    if with_input:
+        text += "\n" + str((record.get("input") or {}).get("name", ""))
+    return text
+
+
+def baseline_for(record: dict, candidates: list[dict], variant: str) -> dict | None:
+    """The fastest run of ``variant`` on the same family and input as ``record``."""
+    fp = (record.get("input") or {}).get("fingerprint")
+    same = [c for c in candidates if c.get("variant") == variant and c.get("family") == record.get("family")
+            and (c.get("input") or {}).get("fingerprint") == fp and c.get("verified", True)
+            and kernel_times(c) is not None]
+    return min(same, key=lambda c: kernel_times(c)[0]) if same else None
+
+
+class TimingChart(pg.GraphicsLayoutWidget):
+    """Bars of run times (and speedups); :meth:`set_records` redraws."""
+
+    barHovered = Signal(object)             # index or None
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setBackground("w")
+        self.ci.setContentsMargins(6, 6, 6, 6)
+        self.title_label = self.addLabel("", row=0, col=0, size="11pt")
+        self.time_plot = self.addPlot(row=1, col=0)
+        self.speed_plot = self.addPlot(row=2, col=0)
+        for plot in (self.time_plot, self.speed_plot):
+            plot.setMenuEnabled(False)
+            plot.hideButtons()
+            plot.setMouseEnabled(x=False, y=False)
+            plot.showGrid(y=True, alpha=0.25)
+        self.speed_plot.setXLink(self.time_plot)
+        for plot in (self.time_plot, self.speed_plot):
+            plot.getAxis("left").setWidth(72)              # the two plots' bars line up
+        self.ci.layout.setRowStretchFactor(1, 3)
+        self.ci.layout.setRowStretchFactor(2, 2)
+        self.hover_label = self.addLabel("", row=3, col=0, size="10pt")
+        self.log_scale = True
+        self.records: list[dict] = []
+        self.baseline: str | None = None
+        self.medians: list[float] = []
+        self.speedups: list[float | None] = []
+        self.unit, self.scale = "s", 1.0
+        self.hovered: int | None = None
+        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.setMinimumSize(200, 120)
+        self.set_records([])
+
+    def set_log_scale(self, on: bool) -> None:
+        self.log_scale = bool(on)
+        self.set_records(self.records, self.baseline)
+
+    def set_records(self, records: list[dict], baseline: str | None = None, pool: list[dict] | None = None) -> None:
+        """Draw ``records`` (runs without a kernel time are left out); speedups against the
+        fastest run of ``baseline`` on the same input, looked up in ``pool`` (default: the
+        records shown)."""
+        self.records = [r for r in records if kernel_times(r) is not None]
+        self.baseline = baseline or None
+        for plot in (self.time_plot, self.speed_plot):
+            plot.clear()
+        self.medians = [kernel_times(r)[0] for r in self.records]
+        if not self.records:
+            self.title_label.setText("no runs to show: run a variant in the Run dock, or select runs in the history")
+            self.speed_plot.hide()
+            self.time_plot.getAxis("bottom").setTicks([[]])
+            self.time_plot.getAxis("left").setTicks(None)
+            self.speedups = []
+            return
+        self._draw_times()
+        self._draw_speedups(pool if pool is not None else self.records)
+        families = sorted({r.get("family", "?") for r in self.records})
+        inputs = sorted({str((r.get("input") or {}).get("name", "?")) for r in self.records})
+        targets = sorted({r.get("target", "?") for r in self.records})
+        sim = " — simulator timings are not GPU times" if "sim" in targets else ""
+        self.title_label.setText(f"<b>{', '.join(families)}</b> on {', '.join(inputs)}: median kernel time, "
+                                 f"min–max bars ({'log' if self.log_scale else 'linear'} scale){sim}")
+
+    # ---- drawing --------------------------------------------------------------------------------
+    def _set_x_ticks(self, plot) -> None:
+        with_input = len({(r.get("input") or {}).get("fingerprint") for r in self.records}) > 1
+        ticks = [(i, run_label(r, with_input)) for i, r in enumerate(self.records)]
+        axis = plot.getAxis("bottom")
+        axis.setTicks([ticks])
+        # multi-line labels (variant, parameters, input): make room for every line
+        lines = max((t.count("\n") + 1 for _, t in ticks), default=1)
+        metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
+        axis.setHeight(int(metrics.height() * lines * 1.05) + 14)
+
+    def _draw_times(self) -> None:
+        times = np.array([kernel_times(r) for r in self.records])     # n x (median, min, max)
+        self.unit, self.scale = time_unit(times[:, 2].tolist())
+        t = times * self.scale
+        x = np.arange(len(t), dtype=float)
+        left = self.time_plot.getAxis("left")
+        if self.log_scale:
+            y, lo, hi = np.log10(t[:, 0]), np.log10(t[:, 1]), np.log10(t[:, 2])
+            floor = math.floor(float(lo.min()) * 2) / 2 - 0.25   # half a decade below the fastest
+            base = np.full_like(y, floor)
+            left.setTicks(log_ticks(10 ** floor, float(t[:, 2].max()) * 3))
+            top_pad = 0.1 * (float(hi.max()) - floor) + 0.15     # room for the value above the bar
+        else:
+            y, lo, hi = t[:, 0], t[:, 1], t[:, 2]
+            base = np.zeros_like(y)
+            left.setTicks(None)
+            top_pad = float(hi.max()) * 0.12
+        brushes, pens = [], []
+        for r in self.records:
+            colour = KIND_COLOURS.get(r.get("kind"), QColor(90, 90, 90))
+            if r.get("verified") is False:
+                brushes.append(QBrush(WRONG_COLOUR, Qt.BrushStyle.BDiagPattern))
+                pens.append(pg.mkPen(WRONG_COLOUR, width=2))
+            else:
+                brushes.append(QBrush(colour))
+                pens.append(pg.mkPen(colour.darker(130), width=1))
+        bars = pg.BarGraphItem(x=x, y0=base, y1=y, width=BAR_WIDTH, brushes=brushes, pens=pens)
+        self.time_plot.addItem(bars)
+        errors = pg.ErrorBarItem(x=x, y=y, top=hi - y, bottom=y - lo, beam=BAR_WIDTH * 0.35,
+                                 pen=pg.mkPen((30, 30, 30), width=1.5))
+        self.time_plot.addItem(errors)
+        font = QFont()
+        font.setPointSizeF(8.5)
+        for i, r in enumerate(self.records):
+            wrong = r.get("verified") is False
+            text = ("✗ wrong  " if wrong else "") + f"{t[i, 0]:.3g}"
+            label = pg.TextItem(text, color=WRONG_COLOUR if wrong else (30, 30, 30), anchor=(0.5, 1.0))
+            label.setFont(font)
+            label.setPos(x[i], hi[i])
+            self.time_plot.addItem(label)
+        left.setLabel(f"median kernel time ({self.unit})")
+        self._set_x_ticks(self.time_plot)
+        self.time_plot.setXRange(-0.6, len(t) - 0.4, padding=0)
+        self.time_plot.setYRange(float(base.min()), float(hi.max()) + top_pad, padding=0)
+
+    def _draw_speedups(self, pool: list[dict]) -> None:
+        self.speedups = []
+        if not self.baseline:
+            self.speed_plot.hide()
+            return
+        self.speed_plot.show()
+        x, s = [], []
+        for i, r in enumerate(self.records):
+            ref = baseline_for(r, pool, self.baseline)
+            value = kernel_times(ref)[0] / kernel_times(r)[0] if ref is not None else None
+            self.speedups.append(value)
+            if value is not None:
+                x.append(i)
+                s.append(value)
+        left = self.speed_plot.getAxis("left")
+        left.setLabel(f"speedup vs {self.baseline}")
+        self._set_x_ticks(self.speed_plot)
+        if not s:
+            label = pg.TextItem(f"no run of {self.baseline} on these inputs", color=(120, 120, 120), anchor=(0.5, 0.5))
+            label.setPos((len(self.records) - 1) / 2, 0)
+            self.speed_plot.addItem(label)
+            self.speed_plot.setYRange(-1, 1)
+            left.setTicks([[(0, "1×")]])
+            return
+        s = np.array(s)
+        logs = np.log10(s)
+        colours = [QColor(40, 150, 90) if v >= 1 else QColor(220, 130, 30) for v in s]
+        bars = pg.BarGraphItem(x=np.array(x, float), y0=np.zeros_like(logs), y1=logs, width=BAR_WIDTH,
+                               brushes=[QBrush(c) for c in colours],
+                               pens=[pg.mkPen(c.darker(130), width=1) for c in colours])
+        self.speed_plot.addItem(bars)
+        one = pg.mkPen((60, 60, 60), width=1, style=Qt.PenStyle.DashLine)
+        self.speed_plot.addItem(pg.InfiniteLine(0, angle=0, pen=one))
+        font = QFont()
+        font.setPointSizeF(8.5)
+        for xi, v, lv in zip(x, s, logs, strict=True):
+            label = pg.TextItem(f"{v:.3g}×" if v >= 0.01 else f"1/{1 / v:.3g}×", color=(30, 30, 30),
+                                anchor=(0.5, 1.0 if lv >= 0 else 0.0))
+            label.setFont(font)
+            label.setPos(xi, lv)
+            self.speed_plot.addItem(label)
+        lo, hi = min(float(logs.min()), 0.0), max(float(logs.max()), 0.0)
+        pad = max(0.35, (hi - lo) * 0.22)                    # room for the labels beyond the bars
+        major, minor = log_ticks(10 ** (lo - pad), 10 ** (hi + pad))
+        left.setTicks([[(p, t + "×") for p, t in major], minor])
+        self.speed_plot.setYRange(lo - pad, hi + pad, padding=0)
+
+    # ---- hovering ---------------------------------------------------------------------------------
+    def describe_bar(self, i: int) -> str:
+        if not 0 <= i < len(self.records):
+            return ""
+        r = self.records[i]
+        med, lo, hi = kernel_times(r)
+        text = (f"{r.get('family')}/{r.get('variant')} ({params_text(r.get('params'))}) on "
+                f"{(r.get('input') or {}).get('name')}, {r.get('target')}: median {format_seconds(med)}, "
+                f"min {format_seconds(lo)}, max {format_seconds(hi)}")
+        if r.get("verified") is False:
+            text += " — VERIFICATION FAILED"
+        if self.speedups and self.speedups[i] is not None:
+            text += f"; {self.speedups[i]:.3g}× vs {self.baseline}"
+        return text
+
+    def bar_center(self, i: int) -> QPointF:
+        vb = self.time_plot.getViewBox()
+        y0, y1 = vb.viewRange()[1]
+        return vb.mapViewToScene(QPointF(i, (y0 + y1) / 2))
+
+    def _on_mouse_moved(self, scene_pos) -> None:
+        index = None
+        for plot in (self.time_plot, self.speed_plot):
+            if plot.isVisible() and plot.sceneBoundingRect().contains(scene_pos):
+                xv = plot.getViewBox().mapSceneToView(scene_pos).x()
+                i = round(xv)
+                if 0 <= i < len(self.records) and abs(xv - i) <= BAR_WIDTH / 2:
+                    index = i
+        if index == self.hovered:
+            return
+        self.hovered = index
+        text = self.describe_bar(index) if index is not None else ""
+        self.hover_label.setText(text)
+        self.setToolTip(text)
+        self.barHovered.emit(index)

@@ -1,0 +1,89 @@
+"""Render result pictures offscreen, without opening a window.
+
+``python -m explorer.render heatmap SWEEP.json OUT.png [--rows NAME] [--cols NAME]`` draws the
+sweep's heatmap with the GUI's own widget and writes it (PNG, or SVG by the suffix);
+``python -m explorer.render timing RECORDS.jsonl OUT.png [--baseline VARIANT]`` draws the
+timing chart of run records. ``kernels.heatmap.write_png`` calls this in a child process, so
+that ``graph-kernels heatmap sweep.json --out h.png`` works while ``kernels`` never imports Qt.
+Exit status 0 when the picture was written, 1 on an error (said in one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+
+def _parse(argv):
+    p = argparse.ArgumentParser(prog="python -m explorer.render", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="what", required=True)
+    h = sub.add_parser("heatmap", help="a sweep's heatmap")
+    h.add_argument("sweep", help="a sweep JSON written by graph-kernels sweep or the GUI")
+    h.add_argument("out", help="OUT.png or OUT.svg")
+    h.add_argument("--rows", help="the swept parameter along the rows (default: the first)")
+    h.add_argument("--cols", help="the swept parameter along the columns (default: the second)")
+    h.add_argument("--size", default="900x620", metavar="WxH", help="picture size in pixels (default 900x620)")
+    t = sub.add_parser("timing", help="a timing chart of run records")
+    t.add_argument("records", help="run records (.jsonl) written by graph-kernels run --record or the GUI")
+    t.add_argument("out", help="OUT.png or OUT.svg")
+    t.add_argument("--baseline", help="variant to compute speedups against")
+    t.add_argument("--linear", action="store_true", help="a linear time axis (default: logarithmic)")
+    t.add_argument("--size", default="900x620", metavar="WxH")
+    return p.parse_args(argv)
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise SystemExit(f"explorer.render: --size {text!r}: expected WIDTHxHEIGHT, e.g. 900x620") from None
+    return w, h
+
+
+def render(args) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.plots.export import save_picture
+
+    app = QApplication.instance() or QApplication(["explorer.render"])
+    app.setStyle("Fusion")
+    import pyqtgraph as pg
+
+    pg.setConfigOptions(antialias=True, background="w", foreground="k")
+    width, height = _size(args.size)
+    if args.what == "heatmap":
+        from explorer.plots.heatmap_view import HeatmapView
+        from kernels.results import load_sweep
+
+        view = HeatmapView()
+        view.set_sweep(load_sweep(args.sweep), args.rows, args.cols)
+    else:
+        from explorer.plots.timing_chart import TimingChart
+        from kernels.results import read_records
+
+        view = TimingChart()
+        view.set_log_scale(not args.linear)
+        view.set_records(read_records(args.records), baseline=args.baseline)
+    view.resize(width, height)
+    view.show()
+    app.processEvents()
+    save_picture(view, args.out)
+    view.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(sys.argv[1:] if argv is None else argv)
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from kernels.errors import GraphKernelsError
+
+    try:
+        render(args)
+    except (GraphKernelsError, OSError) as exc:
+        print(f"explorer.render: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
