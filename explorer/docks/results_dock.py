@@ -1,0 +1,563 @@
+"""The Results dock: the run history, the timing chart, the sweep heatmaps, and export.
+
+Runs finished here and result files made by ``graph-kernels`` anywhere (``.jsonl`` run
+records, sweep ``.json``) land in the same views. Select rows of the history to compare
+them in the timing chart (nothing selected: the latest runs of the latest family); choose a
+baseline variant for the speedup view. A sweep's heatmap fills in live as its cells finish;
+a cancelled sweep keeps the cells that did. Pictures export to PNG and SVG, data to CSV,
+sweeps to JSON and runs to JSON lines, which ``graph-kernels`` and this dock read back.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explorer.compute import ComputeClient, ComputeTask
+from explorer.plots.export import save_picture
+from explorer.plots.heatmap_view import HeatmapView
+from explorer.plots.history_table import HistoryModel, HistoryTable
+from explorer.plots.timing_chart import TimingChart
+from kernels.errors import GraphFormatError, GraphKernelsError
+from kernels.results import dumps, load_sweep, read_records, records_to_csv, save_sweep, sweep_to_csv
+
+LATEST_RUNS_SHOWN = 12
+NO_BASELINE = "no speedup view"
+
+
+def _plain(obj):
+    """JSON-able copy (records from the worker may hold NumPy scalars)."""
+    return json.loads(dumps(obj))
+
+
+class ResultsDock(QDockWidget):
+    """History table | timing chart and heatmap tabs; a toolbar for comparing and exporting."""
+
+    recordsAdded = Signal(int)           # how many
+    sweepChanged = Signal(int)           # index in self.sweeps
+
+    def __init__(self, window):
+        super().__init__("Results", window)
+        self.setObjectName("ResultsDock")
+        self.window_ = window
+        self.client = ComputeClient.for_window(window)
+        self.sweeps: list[dict] = []     # {"sweep": dict, "source": path or "", "label": str}
+        self._live: dict[int, int] = {}  # id(task) -> index in self.sweeps
+
+        body = QWidget()
+        outer = QVBoxLayout(body)
+        outer.setContentsMargins(4, 4, 4, 4)
+        bar = QHBoxLayout()
+        self.open_button = QPushButton("Open…")
+        self.open_button.setToolTip("open run records (.jsonl) or a sweep (.json) made by graph-kernels (Ctrl+Alt+O)")
+        self.open_button.clicked.connect(self.open_dialog)
+        bar.addWidget(self.open_button)
+        self.export_button = QToolButton()
+        self.export_button.setText("Export")
+        self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        bar.addWidget(self.export_button)
+        bar.addSpacing(12)
+        bar.addWidget(QLabel("speedup vs"))
+        self.baseline_box = QComboBox()
+        self.baseline_box.setToolTip("the variant every shown run is compared with (its fastest run on the same input)")
+        self.baseline_box.setMinimumContentsLength(14)
+        bar.addWidget(self.baseline_box)
+        self.log_box = QCheckBox("log scale")
+        self.log_box.setChecked(True)
+        self.log_box.setToolTip("time axis on a log scale (bars start half a decade below the fastest run)")
+        bar.addWidget(self.log_box)
+        bar.addStretch(1)
+        self.selection_label = QLabel()
+        self.selection_label.setStyleSheet("color: #555;")
+        bar.addWidget(self.selection_label)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.setToolTip("remove the selected runs from the history (Delete)")
+        self.remove_button.clicked.connect(self.remove_selected)
+        bar.addWidget(self.remove_button)
+        outer.addLayout(bar)
+
+        self.model = HistoryModel(self)
+        self.table = HistoryTable(self.model)
+        self.timing_chart = TimingChart()
+        self.heatmap = HeatmapView()
+        heat_page = QWidget()
+        heat_layout = QVBoxLayout(heat_page)
+        heat_layout.setContentsMargins(0, 0, 0, 0)
+        heat_bar = QHBoxLayout()
+        heat_bar.addWidget(QLabel("sweep"))
+        self.sweep_box = QComboBox()
+        self.sweep_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.sweep_box.setMinimumContentsLength(16)
+        heat_bar.addWidget(self.sweep_box, 1)
+        heat_bar.addWidget(QLabel("rows"))
+        self.rows_box = QComboBox()
+        heat_bar.addWidget(self.rows_box)
+        heat_bar.addWidget(QLabel("columns"))
+        self.cols_box = QComboBox()
+        heat_bar.addWidget(self.cols_box)
+        self.swap_button = QPushButton("⇄")
+        self.swap_button.setToolTip("swap rows and columns")
+        self.swap_button.setMaximumWidth(34)
+        self.swap_button.clicked.connect(self.swap_axes)
+        heat_bar.addWidget(self.swap_button)
+        heat_layout.addLayout(heat_bar)
+        heat_layout.addWidget(self.heatmap, 1)
+
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.timing_chart, "Timing")
+        self.tabs.addTab(heat_page, "Heatmap")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(0, 5)
+        splitter.setStretchFactor(1, 6)
+        self.splitter = splitter
+        outer.addWidget(splitter, 1)
+        self.setWidget(body)
+
+        self._build_export_menu()
+        self._install_menu(window)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self.refresh_chart())
+        self.baseline_box.currentIndexChanged.connect(lambda _i: self.refresh_chart())
+        self.log_box.toggled.connect(self.timing_chart.set_log_scale)
+        self.sweep_box.currentIndexChanged.connect(self._sweep_chosen)
+        self.rows_box.currentIndexChanged.connect(lambda _i: self.redraw_heatmap())
+        self.cols_box.currentIndexChanged.connect(lambda _i: self.redraw_heatmap())
+        self.client.taskStarted.connect(self._on_task_started)
+        self._update_baselines()
+        self.refresh_chart()
+
+    # ==== menus =======================================================================================
+    def _build_export_menu(self) -> None:
+        menu = QMenu(self)
+        entries = (
+            ("Timing Chart as PNG…", lambda: self._export_dialog("timing chart", "png", self.export_timing)),
+            ("Timing Chart as SVG…", lambda: self._export_dialog("timing chart", "svg", self.export_timing)),
+            None,
+            ("Heatmap as PNG…", lambda: self._export_dialog("heatmap", "png", self.export_heatmap)),
+            ("Heatmap as SVG…", lambda: self._export_dialog("heatmap", "svg", self.export_heatmap)),
+            ("Heatmap Table as CSV…", lambda: self._export_dialog("heatmap", "csv", self.export_heatmap_csv)),
+            ("Sweep as CSV (one row per configuration)…",
+             lambda: self._export_dialog("sweep", "csv", self.export_sweep)),
+            ("Sweep as JSON (graph-kernels reads it)…",
+             lambda: self._export_dialog("sweep", "json", self.export_sweep)),
+            None,
+            ("Runs as CSV…", lambda: self._export_dialog("runs", "csv", self.export_runs)),
+            ("Runs as JSON Lines…", lambda: self._export_dialog("runs", "jsonl", self.export_runs)),
+        )
+        for entry in entries:
+            if entry is None:
+                menu.addSeparator()
+                continue
+            act = menu.addAction(entry[0])
+            act.triggered.connect(lambda _c=False, f=entry[1]: f())
+        self.export_menu = menu
+        self.export_button.setMenu(menu)
+
+    def _install_menu(self, window) -> None:
+        bar = window.menuBar()
+        menu = QMenu("Res&ults", bar)
+        view_menu = getattr(window, "view_menu", None)
+        if view_menu is not None:
+            bar.insertMenu(view_menu.menuAction(), menu)
+        else:
+            bar.addMenu(menu)
+        self.menu = menu
+        self.open_action = QAction("Open &Results…", window)
+        self.open_action.setShortcut(QKeySequence("Ctrl+Alt+O"))
+        self.open_action.setStatusTip("open run records (.jsonl) or sweeps (.json) made by graph-kernels")
+        self.open_action.triggered.connect(lambda _c=False: self.open_dialog())
+        menu.addAction(self.open_action)
+        self._add_to_file_menu(window)
+        menu.addMenu(self.export_menu).setText("&Export")
+        menu.addSeparator()
+        for text, key, index in (("Show &Timing Chart", "Ctrl+Alt+T", 0), ("Show &Heatmap", "Ctrl+Alt+H", 1)):
+            act = QAction(text, window)
+            act.setShortcut(QKeySequence(key))
+            act.triggered.connect(lambda _c=False, i=index: self._show_tab(i))
+            menu.addAction(act)
+        remove = QAction("&Remove Selected Runs", self.table)
+        remove.setShortcut(QKeySequence.StandardKey.Delete)
+        remove.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        remove.triggered.connect(lambda _c=False: self.remove_selected())
+        self.table.addAction(remove)
+        clear = QAction("&Clear History", window)
+        clear.triggered.connect(lambda _c=False: self.clear_history())
+        menu.addAction(clear)
+
+    def _add_to_file_menu(self, window) -> None:
+        """File ▸ Open Results… next to the other ways of opening files."""
+        for top in window.menuBar().actions():
+            menu = top.menu()
+            if menu is None or top.text().replace("&", "") != "File":
+                continue
+            actions = menu.actions()
+            anchor = next((a for a in actions if a.text().replace("&", "").startswith("Open Session")), None)
+            if anchor is not None:
+                index = actions.index(anchor)
+                before = actions[index - 1] if index > 0 and actions[index - 1].isSeparator() else anchor
+                menu.insertAction(before, self.open_action)
+            else:
+                menu.addAction(self.open_action)
+            return
+
+    def _show_tab(self, index: int) -> None:
+        self.show()
+        self.raise_()
+        self.tabs.setCurrentIndex(index)
+
+    # ==== runs ==========================================================================================
+    def add_records(self, records: list[dict], source: str = "", select: bool = False) -> None:
+        rows = self.model.add_records([_plain(r) for r in records], source)
+        self._update_baselines()
+        if select and rows:
+            self.table.clearSelection()
+            sel = self.table.selectionModel()
+            for row in rows:
+                sel.select(self.model.index(row, 0),
+                           sel.SelectionFlag.Select | sel.SelectionFlag.Rows)
+        if rows:
+            self.table.scrollTo(self.model.index(rows[-1], 0))
+        self.refresh_chart()
+        self.recordsAdded.emit(len(rows))
+
+    def shown_records(self) -> list[dict]:
+        """The runs in the timing chart: the selected rows, or the latest of the latest family."""
+        rows = self.table.selected_rows()
+        records = self.model.records
+        if rows:
+            self.selection_label.setText(f"{len(rows)} selected")
+            return [records[r] for r in rows]
+        self.selection_label.setText("select runs to compare" if records else "")
+        if not records:
+            return []
+        family = records[-1].get("family")
+        latest = [r for r in records if r.get("family") == family]
+        return latest[-LATEST_RUNS_SHOWN:]
+
+    def refresh_chart(self) -> None:
+        base = self.baseline_box.currentData()
+        self.timing_chart.set_records(self.shown_records(), baseline=base, pool=self.model.records)
+
+    def _update_baselines(self) -> None:
+        current = self.baseline_box.currentData()
+        names = []
+        for r in self.model.records:
+            if r.get("variant") not in names:
+                names.append(r.get("variant"))
+        self.baseline_box.blockSignals(True)
+        self.baseline_box.clear()
+        self.baseline_box.addItem(NO_BASELINE, None)
+        for n in names:
+            self.baseline_box.addItem(n, n)
+        index = self.baseline_box.findData(current) if current else -1
+        self.baseline_box.setCurrentIndex(max(index, 0))
+        self.baseline_box.blockSignals(False)
+
+    def set_baseline(self, variant: str | None) -> None:
+        index = self.baseline_box.findData(variant) if variant else 0
+        if index < 0:
+            raise GraphKernelsError(f"no run of '{variant}' in the history to use as a baseline")
+        self.baseline_box.setCurrentIndex(index)
+        self.refresh_chart()
+
+    def remove_selected(self) -> None:
+        rows = self.table.selected_rows()
+        if rows:
+            self.model.remove_rows(rows)
+            self._update_baselines()
+            self.refresh_chart()
+            self.window_.log("info", f"removed {len(rows)} run(s) from the history")
+
+    def clear_history(self) -> None:
+        n = len(self.model.records)
+        self.model.clear()
+        self._update_baselines()
+        self.refresh_chart()
+        if n:
+            self.window_.log("info", f"cleared the run history ({n} run(s); export them first to keep them)")
+
+    # ==== sweeps ========================================================================================
+    def add_sweep(self, sweep: dict, source: str = "") -> int:
+        label = self._sweep_label(sweep, source)
+        self.sweeps.append({"sweep": sweep, "source": source, "label": label})
+        self.sweep_box.addItem(label)
+        index = len(self.sweeps) - 1
+        self.sweep_box.setCurrentIndex(index)
+        return index
+
+    @staticmethod
+    def _sweep_label(sweep: dict, source: str) -> str:
+        inp = (sweep.get("input") or {}).get("name", "?")
+        axes = " × ".join(sweep.get("grid", {}))
+        when = Path(source).name if source else _dt.datetime.now().strftime("%H:%M:%S")
+        return f"{sweep.get('family')}/{sweep.get('variant')} on {inp} ({sweep.get('target')}): {axes} — {when}"
+
+    def current_sweep(self) -> dict | None:
+        i = self.sweep_box.currentIndex()
+        return self.sweeps[i]["sweep"] if 0 <= i < len(self.sweeps) else None
+
+    def _sweep_chosen(self, _index: int = -1) -> None:
+        sweep = self.current_sweep()
+        names = list((sweep or {}).get("grid", {}))
+        for box in (self.rows_box, self.cols_box):
+            box.blockSignals(True)
+            box.clear()
+        self.rows_box.addItems(names)
+        self.cols_box.addItem("(none)", None)
+        for n in names:
+            self.cols_box.addItem(n, n)
+        if names:
+            self.rows_box.setCurrentIndex(0)
+            self.cols_box.setCurrentIndex(2 if len(names) > 1 else 0)
+        for box in (self.rows_box, self.cols_box):
+            box.blockSignals(False)
+        self.swap_button.setEnabled(len(names) > 1)
+        self.redraw_heatmap()
+
+    def set_heatmap_axes(self, rows: str, cols: str | None) -> None:
+        self.rows_box.setCurrentText(rows)
+        index = self.cols_box.findData(cols)
+        self.cols_box.setCurrentIndex(max(index, 0))
+        self.redraw_heatmap()
+
+    def swap_axes(self) -> None:
+        rows, cols = self.rows_box.currentText(), self.cols_box.currentData()
+        if cols:
+            self.rows_box.blockSignals(True)
+            self.rows_box.setCurrentText(cols)
+            self.rows_box.blockSignals(False)
+            self.cols_box.setCurrentIndex(self.cols_box.findData(rows))
+
+    def redraw_heatmap(self) -> None:
+        sweep = self.current_sweep()
+        if sweep is None:
+            self.heatmap.clear_sweep("no sweep yet: choose parameters in the Run dock and press Sweep, "
+                                     "or open a sweep file")
+            return
+        rows = self.rows_box.currentText() or None
+        cols = self.cols_box.currentData()
+        if cols == rows:
+            cols = None
+        try:
+            self.heatmap.set_sweep(sweep, rows, cols)
+        except GraphKernelsError as exc:
+            self.heatmap.clear_sweep(str(exc))
+
+    # ==== live results ===================================================================================
+    def _on_task_started(self, task: ComputeTask) -> None:
+        if task.kind == "run":
+            task.finished.connect(lambda result: self.add_records([result["record"]], select=False))
+            return
+        index = self.add_sweep(task.request.empty_sweep())
+        self._live[id(task)] = index
+        task.cellsArrived.connect(lambda cells, t=task: self._on_cells(t, cells))
+        task.finished.connect(lambda sweep, t=task: self._on_sweep_over(t, sweep))
+        task.cancelled.connect(lambda sweep, t=task: self._on_sweep_over(t, sweep))
+        task.failed.connect(lambda _message, t=task: self._on_sweep_over(t, None))
+        if self.window_.isVisible():
+            self._show_tab(1)
+
+    def _on_cells(self, task: ComputeTask, cells: list) -> None:
+        index = self._live.get(id(task))
+        if index is None:
+            return
+        self.sweeps[index]["sweep"]["cells"].extend(cells)
+        if self.sweep_box.currentIndex() == index:
+            self.redraw_heatmap()
+        self.sweepChanged.emit(index)
+
+    def _on_sweep_over(self, task: ComputeTask, sweep: dict | None) -> None:
+        index = self._live.pop(id(task), None)
+        if index is None:
+            return
+        entry = self.sweeps[index]
+        if sweep is not None:
+            entry["sweep"] = _plain(sweep)          # the complete file content, best and flat region included
+        else:
+            entry["sweep"]["live"] = False
+            entry["sweep"]["cancelled"] = True      # it stopped early: the cells it has are kept
+        entry["sweep"].pop("live", None)
+        if self.sweep_box.currentIndex() == index:
+            self.redraw_heatmap()
+        self.sweepChanged.emit(index)
+
+    # ==== files ===========================================================================================
+    def open_dialog(self) -> None:
+        settings = getattr(self.window_, "settings", None)
+        start = settings.last_directory() if settings is not None else ""
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open results", start,
+                                                "Run records and sweeps (*.jsonl *.json);;All files (*)")
+        for path in paths:
+            try:
+                if self.open_result_file(path):
+                    self.window_.log("info", f"opened result file {path}")
+            except GraphKernelsError as exc:
+                self.window_.show_error("Cannot open result file", str(exc))
+
+    def open_result_file(self, path) -> bool:
+        """Open run records (``.jsonl``) or a sweep (``.json``); raises ``GraphFormatError``
+        naming the file (and line) when it is neither."""
+        path = str(path)
+        suffix = Path(path).suffix.lower()
+        if suffix == ".jsonl":
+            records = read_records(path)
+            if not records:
+                raise GraphFormatError("no run records in the file", path, None, "one JSON run record per line")
+            self.add_records(records, source=path, select=True)
+            self._show_tab(0)
+            wrong = [r for r in records if r.get("verified") is False]
+            if wrong:
+                self.window_.log("warning", f"{Path(path).name}: {len(wrong)} of {len(records)} run(s) FAILED "
+                                            "verification (red rows in the history)")
+            self.window_.statusBar().showMessage(f"{len(records)} run(s) from {Path(path).name}", 8000)
+            return True
+        if suffix == ".json":
+            sweep = load_sweep(path)
+            self.add_sweep(sweep, source=path)
+            self._show_tab(1)
+            self.window_.statusBar().showMessage(f"sweep from {Path(path).name}", 8000)
+            return True
+        return False
+
+    def _export_dialog(self, what: str, suffix: str, export) -> None:
+        settings = getattr(self.window_, "settings", None)
+        start = Path(settings.last_directory() if settings is not None else ".") / f"{what.replace(' ', '-')}.{suffix}"
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {what}", str(start), f"{suffix.upper()} (*.{suffix})")
+        if path:
+            if not path.lower().endswith("." + suffix):
+                path += "." + suffix
+            export(path)
+
+    def _exported(self, what: str, path, action) -> bool:
+        try:
+            action()
+        except (GraphKernelsError, OSError, ValueError) as exc:
+            self.window_.show_error("Export failed", f"{what} not written to {path}: {exc}")
+            return False
+        self.window_.log("info", f"{what} written to {path}")
+        self.window_.statusBar().showMessage(f"{what} written to {path}", 8000)
+        return True
+
+    def export_timing(self, path) -> bool:
+        """The timing chart as PNG or SVG (by the suffix)."""
+        if not self.timing_chart.records:
+            self.window_.show_error("Export failed", "the timing chart is empty: run something or select runs first")
+            return False
+        return self._exported("timing chart", path, lambda: save_picture(self.timing_chart, path,
+                                                                          "GPU Graph Explorer: timing chart"))
+
+    def export_heatmap(self, path) -> bool:
+        if self.heatmap.table is None:
+            self.window_.show_error("Export failed", "no heatmap to export: run or open a sweep first")
+            return False
+        return self._exported("heatmap", path, lambda: save_picture(self.heatmap, path, "GPU Graph Explorer: heatmap"))
+
+    def export_heatmap_csv(self, path) -> bool:
+        from kernels.heatmap import write_csv
+
+        if self.heatmap.table is None:
+            self.window_.show_error("Export failed", "no heatmap to export: run or open a sweep first")
+            return False
+        return self._exported("heatmap table", path, lambda: write_csv(self.heatmap.table, path))
+
+    def export_sweep(self, path) -> bool:
+        """The shown sweep: ``.csv`` one row per configuration, ``.json`` the sweep file."""
+        sweep = self.current_sweep()
+        if sweep is None:
+            self.window_.show_error("Export failed", "no sweep to export")
+            return False
+        if str(path).lower().endswith(".json"):
+            return self._exported("sweep", path, lambda: save_sweep({k: v for k, v in sweep.items() if k != "live"},
+                                                                    path))
+        return self._exported("sweep table", path, lambda: sweep_to_csv(sweep, path))
+
+    def export_runs(self, path, rows: list[int] | None = None) -> bool:
+        """The selected runs (all when none is selected): ``.csv`` or ``.jsonl``."""
+        rows = rows if rows is not None else (self.table.selected_rows() or range(len(self.model.records)))
+        records = [self.model.records[r] for r in rows]
+        if not records:
+            self.window_.show_error("Export failed", "the run history is empty")
+            return False
+        if str(path).lower().endswith(".jsonl"):
+            return self._exported(f"{len(records)} run record(s)", path, lambda: _write_jsonl(records, path))
+        return self._exported(f"{len(records)} run(s)", path, lambda: records_to_csv(records, path))
+
+    # ==== window integration ==============================================================================
+    def show_view(self, name: str) -> bool:
+        """Arrange the dock for ``--screenshot --view timing|heatmap`` (False when it has nothing)."""
+        if name not in ("timing", "heatmap"):
+            return False
+        if name == "timing" and not self.model.records:
+            self.window_.log("warning", "--view timing: no runs to show (give a .jsonl of run records)")
+            return False
+        if name == "heatmap" and not self.sweeps:
+            self.window_.log("warning", "--view heatmap: no sweep to show (give a sweep .json)")
+            return False
+        self._show_tab(0 if name == "timing" else 1)
+        self.window_.resizeDocks([self], [int(self.window_.height() * 0.55)], Qt.Orientation.Vertical)
+        return True
+
+    def session_state(self) -> dict:
+        return {"records": self.model.records, "sources": self.model.sources,
+                "sweeps": [{"sweep": {k: v for k, v in e["sweep"].items() if k != "live"}, "source": e["source"]}
+                           for e in self.sweeps],
+                "current_sweep": self.sweep_box.currentIndex(), "baseline": self.baseline_box.currentData(),
+                "log_scale": self.log_box.isChecked(), "tab": self.tabs.currentIndex()}
+
+    def restore_session_state(self, state: dict) -> None:
+        records = state.get("records") or []
+        sources = state.get("sources") or [""] * len(records)
+        for rec, src in zip(records, sources, strict=False):
+            self.model.add_records([rec], src)
+        for entry in state.get("sweeps") or []:
+            self.add_sweep(entry["sweep"], entry.get("source", ""))
+        self._update_baselines()
+        if state.get("baseline"):
+            index = self.baseline_box.findData(state["baseline"])
+            self.baseline_box.setCurrentIndex(max(index, 0))
+        self.log_box.setChecked(bool(state.get("log_scale", True)))
+        current = state.get("current_sweep", -1)
+        if 0 <= current < len(self.sweeps):
+            self.sweep_box.setCurrentIndex(current)
+        self.tabs.setCurrentIndex(int(state.get("tab", 0)))
+        self.refresh_chart()
+
+    def shutdown(self) -> None:
+        self.client.shutdown()
+
+
+def _write_jsonl(records: list[dict], path) -> None:
+    """Write records as JSON lines, atomically (a temporary file renamed over the target)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            for rec in records:
+                fh.write(dumps(rec) + "\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,579 @@
+"""The Run dock: family → variant → parameters → target, repetitions; Run, Sweep, Cancel.
+
+Everything on the form comes from the algorithm registry (:mod:`kernels.algorithms.registry`):
+a new family or variant appears here without GUI code of its own. Parameters are checked by
+the registry before anything is sent (a bad value or a broken constraint is an error on the
+form, and in the log when Run is pressed); jobs go to the window's
+:class:`~explorer.compute.ComputeClient`, which runs them in the worker process. Results are
+drawn by the Results dock; this dock reports progress, failures and worker restarts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explorer.compute import ComputeClient, ComputeTask, RunRequest, SweepRequest
+from explorer.compute.requests import DEFAULT_TIME_LIMIT_S
+from explorer.compute.targets import default_target_for, describe_target, targets_for, unavailable_reason
+from explorer.docks.run_form import ParamForm, SweepPanel, check_params
+from kernels.algorithms.registry import families
+from kernels.errors import GraphKernelsError
+
+ERROR_COLOUR = "#b01010"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+class RunDock(QDockWidget):
+    """Choose and run a variant, or sweep its parameters, on the current graph."""
+
+    refused = Signal(str)          # a request refused before running (the reason)
+
+    def __init__(self, window):
+        super().__init__("Run", window)
+        self.setObjectName("RunDock")
+        self.window_ = window
+        self.client = ComputeClient.for_window(window)
+        self.families = families()
+        self.document = None
+        self.task: ComputeTask | None = None
+        self._building = False
+
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(6, 6, 6, 6)
+        self.graph_label = QLabel()
+        self.graph_label.setWordWrap(True)
+        layout.addWidget(self.graph_label)
+
+        top = QFormLayout()
+        self.family_box = QComboBox()
+        for name, fam in self.families.items():
+            self.family_box.addItem(name, name)
+            self.family_box.setItemData(self.family_box.count() - 1, fam.title, Qt.ItemDataRole.ToolTipRole)
+        self.variant_box = QComboBox()
+        top.addRow("family", self.family_box)
+        top.addRow("variant", self.variant_box)
+        layout.addLayout(top)
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.description.setStyleSheet("color: #444;")
+        layout.addWidget(self.description)
+
+        params_box = QGroupBox("parameters")
+        params_layout = QVBoxLayout(params_box)
+        self.form = ParamForm()
+        params_layout.addWidget(self.form)
+        layout.addWidget(params_box)
+
+        settings = QFormLayout()
+        self.target_box = QComboBox()
+        self.target_box.setToolTip("where the variant runs: cuda (the GPU), sim (numba's CUDA simulator: correct "
+                                   "but slow, its times are not GPU times) or cpu")
+        self.repeat_box = QSpinBox()
+        self.repeat_box.setRange(1, 1000)
+        self.repeat_box.setValue(5)
+        self.repeat_box.setToolTip("timed repetitions after one untimed warm-up; the chart shows their median, "
+                                   "min and max")
+        self.time_limit_box = QDoubleSpinBox()
+        self.time_limit_box.setRange(1, 86400)
+        self.time_limit_box.setDecimals(0)
+        self.time_limit_box.setSuffix(" s")
+        self.time_limit_box.setValue(DEFAULT_TIME_LIMIT_S)
+        self.time_limit_box.setToolTip("a run (or a sweep's configuration) that takes longer is stopped: the "
+                                       "worker is killed and restarted")
+        settings.addRow("target", self.target_box)
+        settings.addRow("repetitions", self.repeat_box)
+        settings.addRow("time limit", self.time_limit_box)
+        layout.addLayout(settings)
+
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.error_label)
+
+        buttons = QHBoxLayout()
+        self.run_button = QPushButton("Run")
+        self.run_button.setToolTip("run the variant once with these parameters (Ctrl+R)")
+        self.run_button.setDefault(True)
+        self.sweep_button = QPushButton("Sweep")
+        self.sweep_button.setToolTip("run every configuration of the sweep below (Ctrl+Shift+R)")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("stop the run (its worker is restarted) or the sweep (what finished is kept)")
+        for b in (self.run_button, self.sweep_button, self.cancel_button):
+            buttons.addWidget(b)
+        layout.addLayout(buttons)
+
+        sweep_box = QGroupBox("sweep")
+        sweep_layout = QVBoxLayout(sweep_box)
+        self.sweep_panel = SweepPanel()
+        sweep_layout.addWidget(self.sweep_panel)
+        layout.addWidget(sweep_box)
+
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(12)
+        self.progress.setVisible(False)
+        self.progress_label = QLabel()
+        self.progress_label.setWordWrap(True)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.progress_label)
+        layout.addStretch(1)
+
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(body)
+        self.setWidget(scroll)
+
+        self._elapsed_timer = QTimer(self)
+        self._elapsed_timer.setInterval(500)
+        self._elapsed_timer.timeout.connect(self._show_elapsed)
+
+        self.family_box.currentIndexChanged.connect(self._family_chosen)
+        self.variant_box.currentIndexChanged.connect(self._variant_chosen)
+        self.form.changed.connect(self.validate)
+        self.sweep_panel.changed.connect(self.validate)
+        self.target_box.currentIndexChanged.connect(self.validate)
+        self.run_button.clicked.connect(self.run)
+        self.sweep_button.clicked.connect(self.sweep)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.client.busyChanged.connect(lambda _b: self._update_buttons())
+        self.client.workerRestarted.connect(self._on_worker_restarted)
+
+        window.currentDocumentChanged.connect(self.set_document)
+        self._install_menu(window)
+        self._family_chosen()
+        self.set_document(window.current_document())
+
+    # ==== menus ====================================================================================
+    def _install_menu(self, window) -> None:
+        """A Run menu on the window's menu bar (before View), so every command has a key."""
+        bar = window.menuBar()
+        menu = bar.addMenu("&Run")
+        view_menu = getattr(window, "view_menu", None)
+        if view_menu is not None:
+            bar.insertMenu(view_menu.menuAction(), menu)
+        self.menu = menu
+
+        def action(text, slot, shortcut=None, tip=""):
+            act = QAction(text, window)
+            if shortcut:
+                act.setShortcut(QKeySequence(shortcut))
+            act.setStatusTip(tip)
+            act.triggered.connect(lambda _c=False: slot())
+            menu.addAction(act)
+            return act
+
+        self.run_action = action("&Run", self.run, "Ctrl+R", "run the chosen variant on the current graph")
+        self.sweep_action = action("&Sweep", self.sweep, "Ctrl+Shift+R", "run every configuration of the sweep")
+        self.cancel_action = action("&Cancel", self.cancel, "Ctrl+.", "stop the running job")
+        menu.addSeparator()
+        action("Show Run &Panel", lambda: (self.show(), self.raise_(), self.family_box.setFocus()), "Ctrl+Alt+R")
+        action("Restart &Worker", self.restart_worker, None,
+               "stop the worker processes; the next run starts a fresh one")
+
+    # ==== the current graph ==========================================================================
+    def set_document(self, document) -> None:
+        if self.document is not None:
+            with contextlib.suppress(RuntimeError, TypeError):    # already gone with its tab
+                self.document.changed.disconnect(self._on_document_changed)
+        self.document = document
+        if document is not None:
+            document.changed.connect(self._on_document_changed)
+        self._on_document_changed()
+
+    def _on_document_changed(self, *_args) -> None:
+        d = self.document
+        if d is None:
+            self.graph_label.setText("<i>no graph open: open or generate one to run kernels on it</i>")
+        else:
+            kind = "directed" if d.directed else "undirected"
+            self.graph_label.setText(f"on <b>{html.escape(d.name)}</b> — {d.num_vertices:,} vertices, "
+                                     f"{d.num_edges:,} edges, {kind}")
+        self._update_buttons()
+
+    # ==== family, variant, form ====================================================================
+    @property
+    def family(self):
+        return self.families.get(self.family_box.currentData())
+
+    @property
+    def variant(self):
+        fam = self.family
+        name = self.variant_box.currentData()
+        return fam.variants.get(name) if fam is not None and name else None
+
+    def _family_chosen(self, *_args) -> None:
+        fam = self.family
+        self._building = True
+        self.variant_box.clear()
+        if fam is not None:
+            for name, var in fam.variants.items():
+                reason = unavailable_reason(var)
+                label = f"{name}  ({var.kind})" + ("  — unavailable" if reason else "")
+                self.variant_box.addItem(label, name)
+                tip = var.description + (f"\nunavailable here: {reason}" if reason else "")
+                self.variant_box.setItemData(self.variant_box.count() - 1, tip, Qt.ItemDataRole.ToolTipRole)
+            # start on the first variant that runs here, GPU ones first: that is what users came for
+            order = sorted(range(len(fam.variants)), key=lambda i: (
+                unavailable_reason(list(fam.variants.values())[i]) is not None,
+                not list(fam.variants.values())[i].is_gpu, i))
+            if order:
+                self.variant_box.setCurrentIndex(order[0])
+        self._building = False
+        self._variant_chosen()
+
+    def _variant_chosen(self, *_args) -> None:
+        if self._building:
+            return
+        fam, var = self.family, self.variant
+        if fam is None or var is None:
+            return
+        params = fam.all_params(var)
+        self.form.set_params(params)
+        self.sweep_panel.set_params(params)
+        text = f"<b>{html.escape(fam.title)}</b><br>{html.escape(var.description)}"
+        if fam.needs:
+            text += f"<br><small>input: {html.escape(fam.needs)}; checked against {html.escape(fam.reference_name)}"\
+                    "</small>"
+        if var.constraints:
+            text += "<br><small>constraints: " + "; ".join(
+                html.escape(c.expression + (f" ({c.explanation})" if c.explanation else "")) for c in var.constraints
+            ) + "</small>"
+        self.description.setText(text)
+        previous = self.target_box.currentData()
+        self.target_box.blockSignals(True)
+        self.target_box.clear()
+        for t in targets_for(var):
+            self.target_box.addItem(describe_target(t), t)
+        wanted = previous if previous in targets_for(var) else default_target_for(var)
+        if wanted is not None:
+            self.target_box.setCurrentIndex(self.target_box.findData(wanted))
+        self.target_box.setEnabled(self.target_box.count() > 1)
+        self.target_box.blockSignals(False)
+        self.validate()
+
+    def choose(self, family: str, variant: str, params: dict | None = None, target: str | None = None,
+               repeat: int | None = None) -> None:
+        """Set the form as a user would (tests, sessions, scripts)."""
+        index = self.family_box.findData(family)
+        if index < 0:
+            raise GraphKernelsError(f"no algorithm family '{family}' here (families: {', '.join(self.families)})")
+        self.family_box.setCurrentIndex(index)
+        index = self.variant_box.findData(variant)
+        if index < 0:
+            raise GraphKernelsError(f"{family} has no variant '{variant}'")
+        self.variant_box.setCurrentIndex(index)
+        if params:
+            self.form.set_texts({k: v for k, v in params.items()})
+        if target is not None:
+            index = self.target_box.findData(target)
+            if index < 0:
+                raise GraphKernelsError(f"{family}/{variant} cannot run on '{target}' here")
+            self.target_box.setCurrentIndex(index)
+        if repeat is not None:
+            self.repeat_box.setValue(repeat)
+        self.validate()
+
+    # ==== checking =================================================================================
+    def validate(self) -> str:
+        """Check the form through the registry; show and return the first problem ('' if none)."""
+        fam, var = self.family, self.variant
+        if fam is None or var is None:
+            return ""
+        problems = []
+        reason = unavailable_reason(var)
+        if reason:
+            problems.append(f"{fam.name}/{var.name} cannot run here: {reason}")
+        params, error, bad = check_params(fam, var, self.form)
+        if error:
+            problems.append(error)
+        self.form.mark_errors(bad)
+        self._update_sweep_summary()
+        text = problems[0] if problems else ""
+        self.error_label.setText(text)
+        self._update_buttons()
+        return text
+
+    def _update_sweep_summary(self) -> None:
+        fam, var = self.family, self.variant
+        swept = set(self.sweep_panel.swept())
+        fixed, error, _bad = check_params(fam, var, self.form, skip=swept)
+        try:
+            total, invalid, first = self.sweep_panel.count(fam, var, fixed or {})
+        except GraphKernelsError as exc:
+            self.sweep_panel.summary.setText(f"<span style='color:{ERROR_COLOUR}'>{html.escape(str(exc))}</span>")
+            return
+        text = f"{_plural(total, 'configuration')}"
+        if invalid:
+            text += f", {invalid} ruled out by a constraint (shown as – in the heatmap)"
+        others = [n for n in self.form.fields if n not in swept]
+        if others:
+            text += f"; {', '.join(others)} as set above"
+        if error:
+            text += f"<br><span style='color:{ERROR_COLOUR}'>{html.escape(error)}</span>"
+        self.sweep_panel.summary.setText(text)
+
+    def _update_buttons(self) -> None:
+        busy = self.client.busy
+        can = self.document is not None and not busy and self.variant is not None \
+            and self.target_box.currentData() is not None
+        self.run_button.setEnabled(can)
+        self.sweep_button.setEnabled(can and bool(self.sweep_panel.swept()))
+        self.cancel_button.setEnabled(busy)
+        if hasattr(self, "run_action"):
+            self.run_action.setEnabled(can)
+            self.sweep_action.setEnabled(can and bool(self.sweep_panel.swept()))
+            self.cancel_action.setEnabled(busy)
+
+    def _refuse(self, message: str) -> None:
+        """Tell the user why nothing runs: on the form, in the status bar and in the log."""
+        self.error_label.setText(message)
+        self.window_.log("error", message)
+        self.window_.statusBar().showMessage(message, 12000)
+        self.refused.emit(message)
+
+    def _common_checks(self) -> str:
+        if self.client.busy:
+            return f"{self.client.current.title} is still running: wait for it or press Cancel"
+        if self.document is None:
+            return "no graph is open: open or generate a graph first"
+        fam, var = self.family, self.variant
+        if fam is None or var is None:
+            return "choose an algorithm family and a variant"
+        reason = unavailable_reason(var)
+        if reason:
+            return f"{fam.name}/{var.name} cannot run here: {reason}"
+        if self.target_box.currentData() is None:
+            return f"{fam.name}/{var.name} has no target on this machine"
+        return ""
+
+    def _graph(self):
+        d = self.document
+        slot = f"graph-{getattr(d, 'doc_id', id(d))}"
+        return d.csr(), d.key, slot
+
+    # ==== commands =================================================================================
+    def run(self) -> ComputeTask | None:
+        """Run the chosen variant once on the current graph (refused, with the reason, if invalid)."""
+        problem = self._common_checks()
+        fam, var = self.family, self.variant
+        params = None
+        if not problem:
+            params, error, bad = check_params(fam, var, self.form)
+            self.form.mark_errors(bad)
+            if error:
+                problem = f"{fam.name}/{var.name} not run: {error}"
+        if problem:
+            self._refuse(problem)
+            return None
+        try:
+            graph, key, slot = self._graph()
+        except GraphKernelsError as exc:
+            self._refuse(f"the graph could not be prepared: {exc}")
+            return None
+        request = RunRequest(graph=graph, graph_key=key, graph_slot=slot, family=fam.name, variant=var.name,
+                             params=params, target=self.target_box.currentData(), repeat=self.repeat_box.value(),
+                             time_limit=self.time_limit_box.value())
+        return self._submit(request)
+
+    def sweep(self) -> ComputeTask | None:
+        """Run every configuration of the sweep panel's grid (others as on the form)."""
+        problem = self._common_checks()
+        fam, var = self.family, self.variant
+        grid = fixed = None
+        if not problem:
+            try:
+                grid = self.sweep_panel.grid()
+            except GraphKernelsError as exc:
+                problem = f"sweep not started: {exc}"
+        if not problem:
+            fixed, error, bad = check_params(fam, var, self.form, skip=set(grid))
+            self.form.mark_errors(bad)
+            if error:
+                problem = f"sweep not started: {error}"
+        if problem:
+            self._refuse(problem)
+            return None
+        graph, key, _slot = self._graph()
+        request = SweepRequest(graph=graph, graph_key=key, family=fam.name, variant=var.name, grid=grid,
+                               fixed=fixed, target=self.target_box.currentData(), repeat=self.repeat_box.value(),
+                               time_limit=self.time_limit_box.value())
+        return self._submit(request)
+
+    def cancel(self) -> None:
+        if self.client.busy:
+            self.client.cancel()
+            self.progress_label.setText(f"cancelling {self.client.current.title}…")
+            self.window_.log("info", f"cancelling {self.client.current.title}")
+
+    def restart_worker(self) -> None:
+        try:
+            self.client.restart_workers()
+        except GraphKernelsError as exc:
+            self._refuse(str(exc))
+            return
+        self.window_.log("info", "worker processes stopped: the next run starts a fresh one")
+        self.window_.statusBar().showMessage("worker processes stopped", 5000)
+
+    # ==== a job's life ===============================================================================
+    def _submit(self, request) -> ComputeTask | None:
+        try:
+            task = (self.client.submit_sweep if isinstance(request, SweepRequest) else self.client.submit_run)(request)
+        except GraphKernelsError as exc:
+            self._refuse(str(exc))
+            return None
+        self.task = task
+        self.error_label.setText("")
+        self.window_.log("info", f"started {request.describe()}")
+        self.progress.setVisible(True)
+        if isinstance(request, SweepRequest):
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(0)
+        else:
+            self.progress.setRange(0, 0)
+        self.progress_label.setText(f"{request.title}: starting")
+        task.progressed.connect(self._on_progress)
+        task.cellsArrived.connect(self._on_cells)
+        task.finished.connect(lambda result, t=task: self._on_finished(t, result))
+        task.failed.connect(lambda message, t=task: self._on_failed(t, message))
+        task.cancelled.connect(lambda partial, t=task: self._on_cancelled(t, partial))
+        task.done.connect(self._on_done)
+        self._elapsed_timer.start()
+        self._update_buttons()
+        return task
+
+    def _on_progress(self, fraction: float, text: str) -> None:
+        if fraction >= 0 and self.task is not None and self.task.kind == "sweep":
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(fraction * 1000))
+        self.progress_label.setText(text)
+
+    def _show_elapsed(self) -> None:
+        task = self.task
+        if task is not None and task.running:
+            self.progress_label.setText(f"{task.text or task.title} — {task.elapsed_s:.0f} s")
+
+    def _on_cells(self, cells: list) -> None:
+        for cell in cells:
+            if cell.get("status") == "failed":
+                where = ", ".join(f"{k}={v}" for k, v in cell["params"].items())
+                self.window_.log("warning", f"sweep configuration {where} failed: {cell.get('reason', '')}")
+
+    def _on_finished(self, task: ComputeTask, result) -> None:
+        req = task.request
+        if task.kind == "run":
+            rec = result["record"]
+            times = (rec.get("timing") or {}).get("kernel") or {}
+            from explorer.plots.format import format_seconds, result_text
+
+            summary = (f"{req.title} on {req.graph.name}: {result_text(rec.get('result'))}, median "
+                       f"{format_seconds(times.get('median_s'))} ({rec.get('target')})")
+            if rec.get("verified"):
+                self.window_.log("info", f"{summary}, verified ✓")
+                self.window_.statusBar().showMessage(f"{summary} ✓", 10000)
+            else:
+                detail = (rec.get("verification") or {}).get("detail", "")
+                self.window_.show_error("Verification failed",
+                                        f"{summary}: VERIFICATION FAILED ✗ — {detail}. The result is wrong; "
+                                        "its time means nothing.")
+        else:
+            ok = sum(1 for c in result["cells"] if c["status"] == "ok")
+            best = result.get("best")
+            text = f"{req.describe()}: {ok} of {result['total_cells']} configurations ran"
+            if best:
+                from explorer.plots.format import format_seconds
+
+                text += (f"; best {', '.join(f'{k}={v}' for k, v in best['params'].items())} at "
+                         f"{format_seconds(best['median_s'])}")
+            self.window_.log("info", text)
+            self.window_.statusBar().showMessage(text, 10000)
+            wrong = [c for c in result["cells"] if c["status"] == "wrong"]
+            if wrong:
+                self.window_.show_error("Verification failed", f"{len(wrong)} configuration(s) of the sweep gave a "
+                                        "wrong result (marked in the heatmap)")
+
+    def _on_failed(self, task: ComputeTask, message: str) -> None:
+        self.window_.show_error(f"{task.title} failed", message)
+        self.error_label.setText(message)
+        if task.details:
+            self.window_.log("debug", task.details)
+
+    def _on_cancelled(self, task: ComputeTask, partial) -> None:
+        if task.kind == "sweep":
+            done = len(partial["cells"]) if partial else len(task.cells)
+            text = f"{task.title} cancelled: the {_plural(done, 'configuration')} that finished are kept"
+        else:
+            text = f"{task.title} cancelled: its worker was stopped (a fresh one starts with the next run)"
+        self.window_.log("warning", text)
+        self.window_.statusBar().showMessage(text, 10000)
+
+    def _on_worker_restarted(self, message: str) -> None:
+        self.window_.log("warning", message)
+
+    def _on_done(self) -> None:
+        self._elapsed_timer.stop()
+        self.progress.setVisible(False)
+        task = self.task
+        if task is not None:
+            self.progress_label.setText(f"{task.title}: {task.state} after {task.elapsed_s:.1f} s")
+        self._update_buttons()
+
+    # ==== window integration ===========================================================================
+    def session_state(self) -> dict:
+        return {"family": self.family_box.currentData(), "variant": self.variant_box.currentData(),
+                "params": self.form.texts(), "target": self.target_box.currentData(),
+                "repeat": self.repeat_box.value(), "time_limit": self.time_limit_box.value(),
+                "sweep": {"rows": self.sweep_panel.rows_param.currentText(),
+                          "rows_values": self.sweep_panel.rows_values.text(),
+                          "cols": self.sweep_panel.cols_param.currentText(),
+                          "cols_values": self.sweep_panel.cols_values.text()}}
+
+    def restore_session_state(self, state: dict) -> None:
+        family, variant = state.get("family"), state.get("variant")
+        if family in self.families and variant in self.families[family].variants:
+            self.choose(family, variant, state.get("params") or {})
+            target = state.get("target")
+            if target is not None and self.target_box.findData(target) >= 0:
+                self.target_box.setCurrentIndex(self.target_box.findData(target))
+        elif family:
+            self.window_.log("warning", f"the session's run settings name {family}/{variant}, which is not "
+                                        "available here")
+        if "repeat" in state:
+            self.repeat_box.setValue(int(state["repeat"]))
+        if "time_limit" in state:
+            self.time_limit_box.setValue(float(state["time_limit"]))
+        sweep = state.get("sweep") or {}
+        if sweep.get("rows") in self.sweep_panel.params:
+            self.sweep_panel.rows_param.setCurrentText(sweep["rows"])
+            self.sweep_panel.rows_values.setText(sweep.get("rows_values", ""))
+            self.sweep_panel.cols_param.setCurrentText(sweep.get("cols") or SweepPanel.NONE)
+            self.sweep_panel.cols_values.setText(sweep.get("cols_values", ""))
+        self.validate()
+
+    def shutdown(self) -> None:
+        self._elapsed_timer.stop()
+        self.client.shutdown()
