@@ -35,7 +35,7 @@ def unavailable() -> str | None:
     from kernels.targets import probe_gpu
 
     if importlib.util.find_spec("cupy") is None:
-        return "CuPy is not installed (pip install cupy-cuda12x)"
+        return "CuPy is not installed (pip install cupy-cuda12x, or cupy-cuda13x for CUDA 13)"
     if probe_gpu() is None:
         return "no CUDA GPU found"
     return None
