@@ -16,7 +16,7 @@ def load_input(spec: str, *, format: str | None = None):
 
 def _generate(spec: str):
     try:
-        from kernels.graph.generators import generate
+        from kernels.graph.generators import generator_spec
     except ImportError as exc:  # pragma: no cover - generators ship with the package
         raise GraphKernelsError(f"generators unavailable: {exc}") from None
     _, _, rest = spec.partition(":")
@@ -27,4 +27,5 @@ def _generate(spec: str):
             raise GraphKernelsError(f"generated input {spec!r}: expected opt=value, got {item!r}")
         k, v = item.split("=", 1)
         options[k.strip()] = v.strip()
-    return generate(kind, options)
+    spec = generator_spec(kind)
+    return spec(**spec.parse(options))
