@@ -109,6 +109,8 @@ def run(edges: int, repeat: int, seed: int, out: Path) -> dict:
             "numpy": np.__version__,
             "scipy": scipy.__version__,
         },
+        # other work on the machine skews timings: recorded so that a reader can judge
+        "load_average_before": [round(x, 2) for x in os.getloadavg()],
         "vertices": VERTICES,
         "edges": edges,
         "repeat": repeat,
@@ -149,6 +151,7 @@ def run(edges: int, repeat: int, seed: int, out: Path) -> dict:
                 + (f"; scipy.io.mmread {case['scipy_mmread_seconds']:.2f} s" if "scipy_mmread_seconds" in case
                    else "") + ")")
             del graph
+    results["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
     say(f"wrote {out}")

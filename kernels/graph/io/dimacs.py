@@ -118,6 +118,7 @@ def _read(source: GraphSource, ctx: LoadContext, problem: Problem) -> CSRGraph:
     u = np.concatenate(parts_u) if parts_u else np.zeros(0, np.int64)
     v = np.concatenate(parts_v) if parts_v else np.zeros(0, np.int64)
     w = (np.concatenate(parts_w) if parts_w else np.zeros(0)) if problem.weighted else None
+    del parts_u, parts_v, parts_w  # the per-block pieces would otherwise live on through the CSR build
     if len(u) != m:
         what = "arcs" if problem.directed else "edges"
         message = f"the problem line (line {p_line}) announces {m} {what}; the file has {len(u)}"

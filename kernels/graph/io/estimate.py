@@ -7,8 +7,8 @@ first 64 KiB (bytes per line, or per ``<edge`` / ``edge [`` record) and the unco
 
 Two figures come out: ``csr_bytes``, what the loaded graph occupies, and ``peak_bytes``, what
 loading needs at its worst moment (the coordinate lists, sort keys and the CSR arrays live at
-the same time). The per-entry factors were measured with ``tracemalloc`` on the benchmark
-graphs (see docs/benchmarks.md, "Loading").
+the same time). The per-entry factors were measured with ``tracemalloc`` (see
+docs/benchmarks.md, "Loading", where the benchmark checks them again).
 """
 
 from __future__ import annotations
@@ -23,9 +23,18 @@ from kernels.graph.io.registry import get_format, sniff
 from kernels.graph.io.text import strip_comment
 from kernels.graph.io.vertex_ids import HeaderHints
 
-# bytes needed at the peak of a load, per stored entry (text readers; see module docstring)
-PEAK_BYTES_PER_ENTRY = 48
-PEAK_BYTES_PER_WEIGHTED_ENTRY = 72
+# bytes needed at the peak of a load per stored entry, (unweighted, weighted), measured with
+# tracemalloc on random graphs of 2-20 M entries; readers that add reverse entries keep the
+# parsed lines, the mirrored copies and the sort keys alive together, hence the larger figures
+PEAK_BYTES_PER_ENTRY = {
+    "mtx": (48, 72),
+    "dimacs-gr": (80, 80),
+    "metis": (104, 112),
+    "edgelist": (96, 104),
+    "dimacs-clq": (96, 104),
+    "csv": (256, 272),  # Python strings per field while the csv module parses
+}
+DEFAULT_PEAK_BYTES_PER_ENTRY = (104, 112)
 # NetworkX holds every node and edge as Python dicts while it parses
 NETWORKX_BYTES_PER_EDGE = 700
 NETWORKX_BYTES_PER_NODE = 400
@@ -98,7 +107,7 @@ def estimate_load(path, *, format: str | None = None) -> dict:
     elif spec.name == "npz":
         peak = 2 * csr_bytes + (uncompressed if source.compression else 0)
     else:
-        per_entry = PEAK_BYTES_PER_WEIGHTED_ENTRY if weight_bytes else PEAK_BYTES_PER_ENTRY
+        per_entry = PEAK_BYTES_PER_ENTRY.get(spec.name, DEFAULT_PEAK_BYTES_PER_ENTRY)[1 if weight_bytes else 0]
         peak = entries * per_entry + (rows_for_bytes + 1) * 16
     cols = header["cols"]
     return {
