@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
@@ -58,6 +58,7 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.addItem(self.colorbar, row=1, col=1)
         self.colorbar.setImageItem(self.image)
         self.hover_label = self.addLabel("", row=2, col=0, colspan=2, size="10pt")
+        self.hover_label.setFixedHeight(24)             # hovering must not move the plot under the mouse
         self.table: HeatmapTable | None = None
         self.sweep: dict | None = None
         self.unit, self.scale = "s", 1.0
@@ -65,7 +66,9 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         self.best_item: QGraphicsRectItem | None = None
         self.flat_items: list[QGraphicsRectItem] = []
         self._overlays: list = []
-        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        # every move, not the scene's sigMouseMoved: it drops moves closer than 10 ms apart, which
+        # can leave the label describing the cell the mouse just left
+        self.viewport().installEventFilter(self)
         self.setMinimumSize(200, 120)
         self._show_empty("no sweep yet: choose parameters in the Run dock and press Sweep")
 
@@ -241,6 +244,14 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         r, c = math.floor(p.y()), math.floor(p.x())
         n_rows, n_cols = self.table.shape
         return (r, c) if 0 <= r < n_rows and 0 <= c < n_cols else None
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if watched is self.viewport():
+            if event.type() == QEvent.Type.MouseMove:
+                self._on_mouse_moved(self.mapToScene(event.position().toPoint()))
+            elif event.type() == QEvent.Type.Leave:
+                self._on_mouse_moved(QPointF(-1e9, -1e9))
+        return super().eventFilter(watched, event)
 
     def _on_mouse_moved(self, scene_pos) -> None:
         cell = self.cell_at(scene_pos)

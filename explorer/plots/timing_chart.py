@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 
 from explorer.plots.format import format_seconds, log_ticks, params_text, time_unit
@@ -82,6 +82,7 @@ class TimingChart(pg.GraphicsLayoutWidget):
         self.ci.layout.setRowStretchFactor(1, 3)
         self.ci.layout.setRowStretchFactor(2, 2)
         self.hover_label = self.addLabel("", row=3, col=0, size="10pt")
+        self.hover_label.setFixedHeight(24)             # hovering must not move the plot under the mouse
         self.log_scale = True
         self.records: list[dict] = []
         self.baseline: str | None = None
@@ -89,7 +90,9 @@ class TimingChart(pg.GraphicsLayoutWidget):
         self.speedups: list[float | None] = []
         self.unit, self.scale = "s", 1.0
         self.hovered: int | None = None
-        self.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        # every move, not the scene's sigMouseMoved: it drops moves closer than 10 ms apart, which
+        # can leave the label describing the cell the mouse just left
+        self.viewport().installEventFilter(self)
         self.setMinimumSize(200, 120)
         self.set_records([])
 
@@ -244,6 +247,14 @@ class TimingChart(pg.GraphicsLayoutWidget):
         vb = self.time_plot.getViewBox()
         y0, y1 = vb.viewRange()[1]
         return vb.mapViewToScene(QPointF(i, (y0 + y1) / 2))
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
+        if watched is self.viewport():
+            if event.type() == QEvent.Type.MouseMove:
+                self._on_mouse_moved(self.mapToScene(event.position().toPoint()))
+            elif event.type() == QEvent.Type.Leave:
+                self._on_mouse_moved(QPointF(-1e9, -1e9))
+        return super().eventFilter(watched, event)
 
     def _on_mouse_moved(self, scene_pos) -> None:
         index = None
