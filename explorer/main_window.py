@@ -205,15 +205,16 @@ class MainWindow(QMainWindow):
             self.addDockWidget(area, dock)
             self.compute_docks.append(dock)
             self.view_menu.insertAction(self._view_separator, dock.toggleViewAction())
-        if len(self.compute_docks) >= 1:
-            bottom = [d for d in self.compute_docks if self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
-            for d in bottom:
-                self.tabifyDockWidget(self.log_dock, d)
-                d.raise_()
-            right = [d for d in self.compute_docks if self.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea]
-            for d in right:
-                self.tabifyDockWidget(self.structure_dock, d)
-            self.structure_dock.raise_()
+        # One tab group only (Structure | Run): with a second group (Log | Results) Qt 6.12 leaves
+        # a stray copy of one group's tab bar drawn over the window. Results sits beside the log.
+        right = [d for d in self.compute_docks if self.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea]
+        for d in right:
+            self.tabifyDockWidget(self.structure_dock, d)
+        self.structure_dock.raise_()
+        bottom = [d for d in self.compute_docks if self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
+        for d in bottom:
+            self.splitDockWidget(d, self.log_dock, Qt.Orientation.Horizontal)
+            self.resizeDocks([d, self.log_dock], [700, 350], Qt.Orientation.Horizontal)
         self._default_state = self.saveState()
         self._restore_layout()
         return self.compute_docks
@@ -312,12 +313,12 @@ class MainWindow(QMainWindow):
         self.recover_action = self._action(file, "Recover Autosaved Session", self.recover_autosave, None,
                                            "the session kept when the window last closed with unsaved edits")
         file.addSeparator()
-        self.export_action = self._action(file, "&Export Graph As…", self.export_graph_dialog, S.SaveAs,
+        self.export_action = self._action(file, "&Export Graph As…", self.export_graph_dialog, "Ctrl+Shift+S",
                                           "write the current graph (with its edits) to a graph file")
         self._action(file, "Save Window &Picture…", self.screenshot_dialog, None, "save the window as a PNG")
-        self.close_action = self._action(file, "&Close Graph", lambda: self.close_document(self._current), S.Close)
+        self.close_action = self._action(file, "&Close Graph", lambda: self.close_document(self._current), "Ctrl+W")
         file.addSeparator()
-        self._action(file, "&Quit", self.close, S.Quit)
+        self._action(file, "&Quit", self.close, "Ctrl+Q")
 
         edit = mb.addMenu("&Edit")
         self.undo_action = self.undo_group.createUndoAction(self, "&Undo")
@@ -366,7 +367,7 @@ class MainWindow(QMainWindow):
         self._action(self.view_menu, "&Reset Layout", self.reset_layout)
 
         helpm = mb.addMenu("&Help")
-        self._action(helpm, "&Keyboard Shortcuts", self.shortcuts_dialog, S.HelpContents)
+        self._action(helpm, "&Keyboard Shortcuts", self.shortcuts_dialog, "F1")
         self._action(helpm, "&About", self.about_dialog)
 
     def _fill_recent_menu(self) -> None:
@@ -997,6 +998,10 @@ class MainWindow(QMainWindow):
                 ordinary = [i for i in range(len(stats["fill"])) if not stats["large"][i]] or [0]
                 best = max(ordinary, key=lambda i: (stats["vertices"][i], stats["fill"][i]))
                 tab.select_page(int(best))
+            bottom = [d for d in self.docks() if self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea
+                      and d.isVisible()]
+            if bottom:
+                self.resizeDocks(bottom, [120] * len(bottom), Qt.Orientation.Vertical)
             if view == "inspector":
                 tab.splitter.setSizes([300, 900])
                 tab.right_splitter.setSizes([250, 650])

@@ -15,12 +15,14 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
     QFormLayout,
+    QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QUndoView,
     QVBoxLayout,
@@ -131,7 +133,12 @@ class StructureDock(QDockWidget):
         self.history = QUndoView()
         self.history.setEmptyLabel("loaded")
         layout.addWidget(self.history, 1)
-        self.setWidget(body)
+        # scrollable, so that the dock never forces the window taller than the screen
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
+        self.setWidget(scroll)
 
         self.add_vertex_button.clicked.connect(self.add_vertex)
         self.remove_vertex_button.clicked.connect(self.remove_vertex)
