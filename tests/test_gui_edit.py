@@ -307,8 +307,29 @@ def test_page_deltas_restore_exact_pages_when_only_the_named_vertices_are_copied
     history = []
     for _ in range(150):
         verts = g.vertices()
-        op = rng.integers(0, 4)
-        if op == 0:
+        op = rng.integers(0, 5)
+        if op == 4:
+            # a batch: remove a few existing edges, then add a few new ones
+            csr = g.to_csr()
+            rows, cols = csr.row_of_entry(), csr.indices
+            keep = (rows != cols) if directed else (rows < cols)
+            pick = rng.choice(np.flatnonzero(keep), size=min(5, int(keep.sum())), replace=False)
+            r_us, r_vs = rows[pick].astype(np.int64), cols[pick].astype(np.int64)
+            pairs = {(int(a), int(b)) for a, b in rng.choice(verts, (12, 2))
+                     if a != b and not g.has_edge(int(a), int(b)) and (directed or not g.has_edge(int(b), int(a)))}
+            pairs = {p for p in pairs if directed or (p[1], p[0]) not in pairs}
+            pairs -= {(int(a), int(b)) for a, b in zip(r_us, r_vs, strict=True)}
+            pairs -= {(int(b), int(a)) for a, b in zip(r_us, r_vs, strict=True)}
+            a_us = np.array([p[0] for p in pairs], dtype=np.int64)
+            a_vs = np.array([p[1] for p in pairs], dtype=np.int64)
+
+            def edit(g, r_us=r_us, r_vs=r_vs, a_us=a_us, a_vs=a_vs):
+                g.remove_edges(r_us, r_vs)
+                if len(a_us):
+                    g.add_edges(a_us, a_vs)
+
+            names = np.unique(np.concatenate([r_us, r_vs, a_us, a_vs])).tolist()
+        elif op == 0:
             u, v = (int(x) for x in rng.choice(verts, 2))
             if u == v or g.has_edge(u, v) or (not directed and g.has_edge(v, u)):
                 continue
