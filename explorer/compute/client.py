@@ -109,10 +109,10 @@ class ComputeClient(QObject):
         return self.current is not None and self.current.running
 
     def submit_run(self, request: RunRequest) -> ComputeTask:
-        return self._start(ComputeTask("run", request, lambda control: self._run_job(request, control), self))
+        return self._start(ComputeTask("run", request, lambda control: self._run_job(request, control)))
 
     def submit_sweep(self, request: SweepRequest) -> ComputeTask:
-        return self._start(ComputeTask("sweep", request, lambda control: self._sweep_job(request, control), self))
+        return self._start(ComputeTask("sweep", request, lambda control: self._sweep_job(request, control)))
 
     def cancel(self) -> None:
         if self.current is not None and self.current.running:
@@ -135,6 +135,7 @@ class ComputeClient(QObject):
         if task.thread_running():
             self._finished_tasks.append(task)
         self.taskDone.emit(task)
+        task.release_graph()
         if task is self.current:
             self.busyChanged.emit(False)
 

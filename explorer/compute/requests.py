@@ -34,9 +34,13 @@ class RunRequest:
     def title(self) -> str:
         return f"{self.family}/{self.variant}"
 
+    @property
+    def graph_name(self) -> str:
+        return (self.graph.name if self.graph is not None else "") or "the graph"
+
     def describe(self) -> str:
         params = ", ".join(f"{k}={v}" for k, v in self.params.items())
-        return f"{self.title} ({params or 'no parameters'}) on {self.graph.name or 'the graph'}, {self.target}"
+        return f"{self.title} ({params or 'no parameters'}) on {self.graph_name}, {self.target}"
 
 
 @dataclass(frozen=True)
@@ -62,9 +66,13 @@ class SweepRequest:
     def total_cells(self) -> int:
         return math.prod(len(v) for v in self.grid.values())
 
+    @property
+    def graph_name(self) -> str:
+        return (self.graph.name if self.graph is not None else "") or "the graph"
+
     def describe(self) -> str:
         axes = " × ".join(f"{n} ({len(v)})" for n, v in self.grid.items())
-        return f"sweep of {self.family}/{self.variant} over {axes} on {self.graph.name or 'the graph'}, {self.target}"
+        return f"sweep of {self.family}/{self.variant} over {axes} on {self.graph_name}, {self.target}"
 
     def empty_sweep(self) -> dict:
         """The sweep as :func:`kernels.sweep.run_sweep` will return it, with no cell yet: the

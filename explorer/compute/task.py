@@ -171,6 +171,17 @@ class ComputeTask(QObject):
     def thread_running(self) -> bool:
         return self._thread.isRunning()
 
+    def release_graph(self) -> None:
+        """Forget the graph snapshot once the job is over (a finished task must not keep a
+        large graph alive for the rest of the session)."""
+        import dataclasses
+
+        if self._thread.isRunning():
+            return
+        self._thread._job = None                 # its closure holds the request, graph included
+        if getattr(self.request, "graph", None) is not None:
+            self.request = dataclasses.replace(self.request, graph=None)
+
     # ---- delivery on the GUI thread ------------------------------------------------------
     @Slot(str, object)
     def _on_relay(self, kind: str, payload) -> None:

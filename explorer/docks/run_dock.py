@@ -108,45 +108,54 @@ class RunDock(QDockWidget):
         settings.addRow("time limit", self.time_limit_box)
         layout.addLayout(settings)
 
-        self.error_label = QLabel()
-        self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
-        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout.addWidget(self.error_label)
-
-        buttons = QHBoxLayout()
-        self.run_button = QPushButton("Run")
-        self.run_button.setToolTip("run the variant once with these parameters (Ctrl+R)")
-        self.run_button.setDefault(True)
-        self.sweep_button = QPushButton("Sweep")
-        self.sweep_button.setToolTip("run every configuration of the sweep below (Ctrl+Shift+R)")
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("stop the run (its worker is restarted) or the sweep (what finished is kept)")
-        for b in (self.run_button, self.sweep_button, self.cancel_button):
-            buttons.addWidget(b)
-        layout.addLayout(buttons)
-
         sweep_box = QGroupBox("sweep")
         sweep_layout = QVBoxLayout(sweep_box)
         self.sweep_panel = SweepPanel()
         sweep_layout.addWidget(self.sweep_panel)
         layout.addWidget(sweep_box)
-
-        self.progress = QProgressBar()
-        self.progress.setTextVisible(False)
-        self.progress.setMaximumHeight(12)
-        self.progress.setVisible(False)
-        self.progress_label = QLabel()
-        self.progress_label.setWordWrap(True)
-        layout.addWidget(self.progress)
-        layout.addWidget(self.progress_label)
         layout.addStretch(1)
 
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
         scroll.setWidget(body)
-        self.setWidget(scroll)
+
+        # the buttons, errors and progress stay in view however long the form is
+        footer = QWidget()
+        foot = QVBoxLayout(footer)
+        foot.setContentsMargins(6, 2, 6, 6)
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet(f"color: {ERROR_COLOUR};")
+        self.error_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        foot.addWidget(self.error_label)
+        buttons = QHBoxLayout()
+        self.run_button = QPushButton("Run")
+        self.run_button.setToolTip("run the variant once with these parameters (Ctrl+R)")
+        self.run_button.setDefault(True)
+        self.sweep_button = QPushButton("Sweep")
+        self.sweep_button.setToolTip("run every configuration of the sweep above (Ctrl+Shift+R)")
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("stop the run (its worker is restarted) or the sweep (what finished is kept)")
+        for b in (self.run_button, self.sweep_button, self.cancel_button):
+            buttons.addWidget(b)
+        foot.addLayout(buttons)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(False)
+        self.progress.setMaximumHeight(12)
+        self.progress.setVisible(False)
+        self.progress_label = QLabel()
+        self.progress_label.setWordWrap(True)
+        foot.addWidget(self.progress)
+        foot.addWidget(self.progress_label)
+
+        outer = QWidget()
+        outer_layout = QVBoxLayout(outer)
+        outer_layout.setContentsMargins(0, 0, 0, 0)
+        outer_layout.setSpacing(0)
+        outer_layout.addWidget(scroll, 1)
+        outer_layout.addWidget(footer)
+        self.setWidget(outer)
 
         self._elapsed_timer = QTimer(self)
         self._elapsed_timer.setInterval(500)
@@ -490,7 +499,7 @@ class RunDock(QDockWidget):
             times = (rec.get("timing") or {}).get("kernel") or {}
             from explorer.plots.format import format_seconds, result_text
 
-            summary = (f"{req.title} on {req.graph.name}: {result_text(rec.get('result'))}, median "
+            summary = (f"{req.title} on {req.graph_name}: {result_text(rec.get('result'))}, median "
                        f"{format_seconds(times.get('median_s'))} ({rec.get('target')})")
             if rec.get("verified"):
                 self.window_.log("info", f"{summary}, verified ✓")

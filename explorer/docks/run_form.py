@@ -211,6 +211,8 @@ class SweepPanel(QWidget):
         for w in (self.rows_values, self.cols_values):
             w.setPlaceholderText("values, comma separated")
             w.textChanged.connect(self.changed)
+        for combo in (self.rows_param, self.cols_param):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.rows_param.setToolTip("the swept parameter along the heatmap's rows")
         self.cols_param.setToolTip("a second swept parameter, along the heatmap's columns (optional)")
         grid.addWidget(QLabel("rows"), 0, 0)

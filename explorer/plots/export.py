@@ -47,6 +47,9 @@ def save_svg(widget: QWidget, path, title: str = "") -> None:
     generator.setFileName(str(path))
     generator.setSize(size)
     generator.setViewBox(QRect(0, 0, size.width(), size.height()))
+    # the widget's own resolution: at QSvgGenerator's default 72 dpi, point-sized fonts and
+    # cosmetic pens are scaled against pixel geometry and the axes drift from the data
+    generator.setResolution(widget.logicalDpiX())
     generator.setTitle(title or widget.windowTitle() or "GPU Graph Explorer plot")
     generator.setDescription("written by GPU Graph Explorer")
     painter = QPainter()

@@ -121,9 +121,12 @@ class TimingChart(pg.GraphicsLayoutWidget):
         families = sorted({r.get("family", "?") for r in self.records})
         inputs = sorted({str((r.get("input") or {}).get("name", "?")) for r in self.records})
         targets = sorted({r.get("target", "?") for r in self.records})
-        sim = " — simulator timings are not GPU times" if "sim" in targets else ""
-        self.title_label.setText(f"<b>{', '.join(families)}</b> on {', '.join(inputs)}: median kernel time, "
-                                 f"min–max bars ({'log' if self.log_scale else 'linear'} scale){sim}")
+        notes = [f"median kernel time, min–max bars, {'log' if self.log_scale else 'linear'} scale"]
+        if "sim" in targets:
+            notes.append("simulator times are not GPU times")
+        # two short lines: a label wider than the view would widen the layout and clip the bars
+        self.title_label.setText(f"<b>{', '.join(families)}</b> on {', '.join(inputs[:3])}"
+                                 f"{' …' if len(inputs) > 3 else ''}<br><small>{'; '.join(notes)}</small>")
 
     # ---- drawing --------------------------------------------------------------------------------
     def _set_x_ticks(self, plot) -> None:
@@ -223,7 +226,7 @@ class TimingChart(pg.GraphicsLayoutWidget):
             label.setPos(xi, lv)
             self.speed_plot.addItem(label)
         lo, hi = min(float(logs.min()), 0.0), max(float(logs.max()), 0.0)
-        pad = max(0.35, (hi - lo) * 0.22)                    # room for the labels beyond the bars
+        pad = max(0.4, (hi - lo) * 0.3)                      # room for the labels beyond the bars
         major, minor = log_ticks(10 ** (lo - pad), 10 ** (hi + pad))
         left.setTicks([[(p, t + "×") for p, t in major], minor])
         self.speed_plot.setYRange(lo - pad, hi + pad, padding=0)
