@@ -20,7 +20,7 @@ the index if it changed, and reports what it moved. Three ways to move the pages
 
 ``"auto"`` (the default) takes runs for up to ``STAGE_ABOVE_RUNS`` runs, span when at least
 ``SPAN_ABOVE_DENSITY`` of the spanned pages are dirty, and staged otherwise; under the
-simulator (one Python thread per CUDA thread) it never stages. :meth:`DeviceMirror.upload_full`
+simulator (one Python thread per CUDA thread) it takes runs instead of staging. :meth:`DeviceMirror.upload_full`
 and :meth:`DeviceMirror.rebuild_csr_and_upload` are the two baselines the thesis compares
 against. A mirror owns the graph's dirty flags: keep one mirror per graph.
 
@@ -212,9 +212,9 @@ class DeviceMirror:
         if len(runs) <= STAGE_ABOVE_RUNS:
             return "runs"
         span = runs[-1][1] - runs[0][0]
-        if len(dirty) >= SPAN_ABOVE_DENSITY * span or self._simulator:
+        if len(dirty) >= SPAN_ABOVE_DENSITY * span:
             return "span"
-        return "staged"
+        return "runs" if self._simulator else "staged"
 
     def _upload_runs(self, runs, pool, wpool) -> tuple[int, int]:
         P = self.page_size
