@@ -517,6 +517,9 @@ class ResultsDock(QDockWidget):
             return False
         self._show_tab(0 if name == "timing" else 1)
         self.window_.resizeDocks([self], [int(self.window_.height() * 0.55)], Qt.Orientation.Vertical)
+        width = max(self.splitter.width(), 600)
+        history = 0.38 if name == "timing" else 0.22        # the picture gets the room
+        self.splitter.setSizes([int(width * history), int(width * (1 - history))])
         return True
 
     def session_state(self) -> dict:

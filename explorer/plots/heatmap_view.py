@@ -245,8 +245,14 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         n_rows, n_cols = self.table.shape
         return (r, c) if 0 <= r < n_rows and 0 <= c < n_cols else None
 
+    def close(self) -> bool:
+        # pyqtgraph's close() replaces the viewport; a filter still on it crashes PySide6 there
+        self.viewport().removeEventFilter(self)
+        return super().close()
+
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
-        if watched is self.viewport():
+        # pyqtgraph's close() drops the scene before the viewport: nothing to describe then
+        if not getattr(self, "closed", False) and self.sceneObj is not None and watched is self.viewport():
             if event.type() == QEvent.Type.MouseMove:
                 self._on_mouse_moved(self.mapToScene(event.position().toPoint()))
             elif event.type() == QEvent.Type.Leave:

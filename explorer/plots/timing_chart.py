@@ -40,14 +40,39 @@ def kernel_times(record: dict) -> tuple[float, float, float] | None:
     return med, min(lo, med), max(hi, med)
 
 
-def run_label(record: dict, with_input: bool = False) -> str:
-    text = record.get("variant", "?")
-    params = params_text({k: v for k, v in (record.get("params") or {}).items() if k != "per_vertex"}, sep=" ")
-    if params:
-        text += "\n" + params
+LABEL_LINE_CHARS = 18          # parameters wrap so neighbouring bars' labels do not collide
+MIN_LINE_CHARS = 7
+HIDDEN_PARAMS = ("per_vertex",)
+
+
+def common_params(records: list[dict]) -> dict:
+    """Parameters every record has, with the same value (said once in the title, not per bar)."""
+    if len(records) < 2:
+        return {}
+    first = records[0].get("params") or {}
+    return {k: v for k, v in first.items()
+            if all(k in (r.get("params") or {}) and (r.get("params") or {})[k] == v for r in records[1:])}
+
+
+def run_label(record: dict, with_input: bool = False, skip: dict | None = None,
+              line_chars: int = LABEL_LINE_CHARS) -> str:
+    skip = skip or {}
+    lines = [str(record.get("variant", "?"))]
+    line = ""
+    for k, v in (record.get("params") or {}).items():
+        if k in HIDDEN_PARAMS or k in skip:
+            continue
+        item = f"{k}={v}"
+        if line and len(line) + 1 + len(item) > line_chars:
+            lines.append(line)
+            line = item
+        else:
+            line = f"{line} {item}".strip()
+    if line:
+        lines.append(line)
     if with_input:
-        text += "\n" + str((record.get("input") or {}).get("name", ""))
-    return text
+        lines.append(str((record.get("input") or {}).get("name", "")))
+    return "\n".join(lines)
 
 
 def baseline_for(record: dict, candidates: list[dict], variant: str) -> dict | None:
@@ -111,7 +136,7 @@ class TimingChart(pg.GraphicsLayoutWidget):
         self.medians = [kernel_times(r)[0] for r in self.records]
         if not self.records:
             self.title_label.setText("no runs to show: run a variant in the Run dock, or select runs in the history")
-            self.speed_plot.hide()
+            self._show_speed_plot(False)
             self.time_plot.getAxis("bottom").setTicks([[]])
             self.time_plot.getAxis("left").setTicks(None)
             self.speedups = []
@@ -122,6 +147,9 @@ class TimingChart(pg.GraphicsLayoutWidget):
         inputs = sorted({str((r.get("input") or {}).get("name", "?")) for r in self.records})
         targets = sorted({r.get("target", "?") for r in self.records})
         notes = [f"median kernel time, min–max bars, {'log' if self.log_scale else 'linear'} scale"]
+        common = {k: v for k, v in common_params(self.records).items() if k not in HIDDEN_PARAMS}
+        if common:
+            notes.append("all runs: " + params_text(common))
         if "sim" in targets:
             notes.append("simulator times are not GPU times")
         # two short lines: a label wider than the view would widen the layout and clip the bars
@@ -129,15 +157,39 @@ class TimingChart(pg.GraphicsLayoutWidget):
                                  f"{' …' if len(inputs) > 3 else ''}<br><small>{'; '.join(notes)}</small>")
 
     # ---- drawing --------------------------------------------------------------------------------
+    def _show_speed_plot(self, on: bool) -> None:
+        # a hidden item keeps its row in a QGraphicsGridLayout: give the room back explicitly
+        self.speed_plot.setVisible(on)
+        self.speed_plot.setMaximumHeight(1e6 if on else 0)
+        self.ci.layout.setRowStretchFactor(2, 2 if on else 0)
+
     def _set_x_ticks(self, plot) -> None:
         with_input = len({(r.get("input") or {}).get("fingerprint") for r in self.records}) > 1
-        ticks = [(i, run_label(r, with_input)) for i, r in enumerate(self.records)]
+        common = common_params(self.records)
+        chars = self._line_chars()
+        ticks = [(i, run_label(r, with_input, common, chars)) for i, r in enumerate(self.records)]
         axis = plot.getAxis("bottom")
         axis.setTicks([ticks])
         # multi-line labels (variant, parameters, input): make room for every line
         lines = max((t.count("\n") + 1 for _, t in ticks), default=1)
         metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
         axis.setHeight(int(metrics.height() * lines * 1.05) + 14)
+
+    def _line_chars(self) -> int:
+        """Characters per label line that fit under one bar at the current width."""
+        metrics = QFontMetrics(self.time_plot.getAxis("bottom").font())
+        per_bar = max(self.width() - 110, 100) / max(len(self.records), 1)
+        return max(MIN_LINE_CHARS, min(LABEL_LINE_CHARS, int(per_bar / max(metrics.averageCharWidth(), 1)) - 1))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if getattr(self, "closed", False):          # close() has deleted the plots already
+            return
+        if getattr(self, "records", None) and getattr(self, "_drawn_chars", None) != self._line_chars():
+            self._drawn_chars = self._line_chars()
+            self._set_x_ticks(self.time_plot)
+            if self.baseline:
+                self._set_x_ticks(self.speed_plot)
 
     def _draw_times(self) -> None:
         times = np.array([kernel_times(r) for r in self.records])     # n x (median, min, max)
@@ -186,10 +238,9 @@ class TimingChart(pg.GraphicsLayoutWidget):
 
     def _draw_speedups(self, pool: list[dict]) -> None:
         self.speedups = []
+        self._show_speed_plot(bool(self.baseline))
         if not self.baseline:
-            self.speed_plot.hide()
             return
-        self.speed_plot.show()
         x, s = [], []
         for i, r in enumerate(self.records):
             ref = baseline_for(r, pool, self.baseline)
@@ -251,8 +302,14 @@ class TimingChart(pg.GraphicsLayoutWidget):
         y0, y1 = vb.viewRange()[1]
         return vb.mapViewToScene(QPointF(i, (y0 + y1) / 2))
 
+    def close(self) -> bool:
+        # pyqtgraph's close() replaces the viewport; a filter still on it crashes PySide6 there
+        self.viewport().removeEventFilter(self)
+        return super().close()
+
     def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
-        if watched is self.viewport():
+        # pyqtgraph's close() drops the scene before the viewport: nothing to describe then
+        if not getattr(self, "closed", False) and self.sceneObj is not None and watched is self.viewport():
             if event.type() == QEvent.Type.MouseMove:
                 self._on_mouse_moved(self.mapToScene(event.position().toPoint()))
             elif event.type() == QEvent.Type.Leave:
