@@ -338,6 +338,29 @@ def test_results_and_run_settings_survive_a_session(qtbot, window, tmp_path, mad
         other.close()
 
 
+def test_runs_and_sweeps_are_saved_in_the_window_session(qtbot, window, tmp_path, made_by_graph_kernels):
+    records_path, sweep_path = made_by_graph_kernels
+    window.open_paths([data_path("karate.mtx"), records_path, sweep_path])
+    qtbot.waitUntil(lambda: len(window.documents()) == 1 and not window.busy(), timeout=60_000)
+    path = str(tmp_path / "work.ggesession")
+    with qtbot.waitSignal(window.sessionSaved, timeout=60_000):
+        window.save_session_to(path)
+
+    other = MainWindow(AppSettings.ephemeral(tmp_path / "other"), restore_layout=False, dialogs=False)
+    qtbot.addWidget(other)
+    other.add_compute_docks()
+    try:
+        with qtbot.waitSignal(other.sessionLoaded, timeout=60_000):
+            other.open_session(path)
+        res = results_of(other)
+        assert [r["variant"] for r in res.model.records] == ["cpu-serial", "scipy"]
+        assert res.current_sweep()["best"] == load_sweep(sweep_path)["best"]
+        assert res.heatmap.table.shape == (3, 2)
+        assert not other.log_dock.messages("error")
+    finally:
+        other.close()
+
+
 # ---- rendering without a window ----------------------------------------------------------------------------
 
 def test_explorer_render_and_graph_kernels_heatmap_write_pngs(tmp_path, made_by_graph_kernels):

@@ -523,11 +523,11 @@ class ResultsDock(QDockWidget):
         return True
 
     def session_state(self) -> dict:
-        return {"records": self.model.records, "sources": self.model.sources,
+        return _plain({"records": self.model.records, "sources": self.model.sources,
                 "sweeps": [{"sweep": {k: v for k, v in e["sweep"].items() if k != "live"}, "source": e["source"]}
                            for e in self.sweeps],
                 "current_sweep": self.sweep_box.currentIndex(), "baseline": self.baseline_box.currentData(),
-                "log_scale": self.log_box.isChecked(), "tab": self.tabs.currentIndex()}
+                "log_scale": self.log_box.isChecked(), "tab": self.tabs.currentIndex()})
 
     def restore_session_state(self, state: dict) -> None:
         records = state.get("records") or []
