@@ -147,6 +147,8 @@ class MainWindow(QMainWindow):
 
         self._build_status_bar()
         self._build_menus()
+        self._restore_enabled = restore_layout
+        self.resize(1400, 900)            # the first start; a remembered geometry replaces it
         if restore_layout:
             self._restore_layout()
         self._update_actions()
@@ -216,7 +218,8 @@ class MainWindow(QMainWindow):
             self.splitDockWidget(d, self.log_dock, Qt.Orientation.Horizontal)
             self.resizeDocks([d, self.log_dock], [700, 350], Qt.Orientation.Horizontal)
         self._default_state = self.saveState()
-        self._restore_layout()
+        if self._restore_enabled:
+            self._restore_layout()         # the compute docks' remembered places
         return self.compute_docks
 
     def docks(self) -> list[QDockWidget]:
