@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import math
 import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,8 @@ FAMILY_MODULES: list[str] = [
     "kernels.algorithms.triangles",
     "kernels.algorithms.apsp",
     "kernels.algorithms.kclique",
+    "kernels.algorithms.traversal.bfs",
+    "kernels.algorithms.traversal.sssp",
 ]
 
 
@@ -330,14 +333,21 @@ def register_family(family: Family) -> Family:
     return family
 
 
+_load_lock = threading.RLock()
+
+
 def _load() -> None:
+    """Import the family modules once; concurrent callers wait until all are registered."""
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    plugins = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
-    for module in FAMILY_MODULES + plugins:
-        importlib.import_module(module)
+    with _load_lock:
+        if _loaded:
+            return
+        plugins = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+        for module in FAMILY_MODULES + plugins:
+            importlib.import_module(module)
+        _loaded = True
 
 
 def families() -> dict[str, Family]:

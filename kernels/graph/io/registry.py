@@ -17,6 +17,7 @@ to :func:`register_format`.
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -89,14 +90,24 @@ def register_format(spec: FormatSpec) -> None:
     _REGISTRY[spec.name] = spec
 
 
+_load_lock = threading.RLock()
+
+
 def _ensure_loaded() -> None:
+    """Import the built-in readers once; threads loading files at the same time wait for it
+    (the flag is set only when the registry is full)."""
     global _loaded
-    if not _loaded:
-        _loaded = True
+    if _loaded:
+        return
+    with _load_lock:
+        if _loaded:
+            return
         for name in BUILTIN_MODULES:
             module = importlib.import_module(name)
             for spec in getattr(module, "SPECS", None) or (module.SPEC,):
-                register_format(spec)
+                if spec.name not in _REGISTRY:
+                    register_format(spec)
+        _loaded = True
 
 
 def formats() -> dict[str, FormatSpec]:
