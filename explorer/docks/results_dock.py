@@ -393,6 +393,12 @@ class ResultsDock(QDockWidget):
         if index is None:
             return
         entry = self.sweeps[index]
+        if sweep is None and not entry["sweep"]["cells"]:
+            # it failed before any configuration ran (the Run dock said why): nothing to keep
+            del self.sweeps[index]
+            self.sweep_box.removeItem(index)
+            self.redraw_heatmap()
+            return
         if sweep is not None:
             entry["sweep"] = _plain(sweep)          # the complete file content, best and flat region included
         else:
