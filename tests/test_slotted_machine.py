@@ -172,7 +172,7 @@ def _same(a, b) -> bool:
 
 
 class SlottedMachine(RuleBasedStateMachine):
-    @initialize(page_size=st.sampled_from([16, 16, 32, 64, 256]), directed=st.booleans(),
+    @initialize(page_size=st.sampled_from([16, 16, 16, 32, 64, 256]), directed=st.booleans(),
                 weighted=st.booleans(), n0=st.integers(0, 40), density=st.floats(0.0, 0.5),
                 fill=st.sampled_from([0.5, 0.9, 1.0]), bulk=st.booleans(), seed=st.integers(0, 2**16))
     def start(self, page_size, directed, weighted, n0, density, fill, bulk, seed):
@@ -203,12 +203,9 @@ class SlottedMachine(RuleBasedStateMachine):
             REACHED.update({k: v for k, v in self.g.case_counts.items() if v})
 
     # ---- helpers -------------------------------------------------------------------------
-    def _vertex(self, data, allow_missing=True):
-        hi = self.m.next_id + (1 if allow_missing else -1)
-        if hi < 0:
-            return 0
-        return data.draw(st.integers(-1 if allow_missing else 0, hi) if allow_missing
-                         else st.sampled_from(self.m.vertices() or [0]))
+    def _vertex(self, data):
+        """Any id, including removed ones, -1 and ids never assigned."""
+        return data.draw(st.integers(-1, self.m.next_id + 1))
 
     def _expect(self, model_call, graph_call):
         """Run both; they must agree on refusing, and a refusal must change nothing."""
@@ -269,7 +266,9 @@ class SlottedMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), clean=st.booleans())
     def remove_vertex(self, data, clean):
-        v = self._vertex(data)
+        alive = self.m.vertices()
+        # the hubs often own large lists: removing one frees all its pages
+        v = data.draw(st.sampled_from(alive[:3])) if alive and data.draw(st.booleans()) else self._vertex(data)
         self._expect(lambda: self.m.remove_vertex(v, clean), lambda: self.g.remove_vertex(v, clean=clean))
 
     # ---- edge rules ----------------------------------------------------------------------
@@ -323,6 +322,25 @@ class SlottedMachine(RuleBasedStateMachine):
         ws = [float(1 + t % 7) for t in targets]
         self.m.add_edges([(u, v) for v in targets], ws)
         self.g.add_edges(np.full(len(targets), u), np.array(targets, dtype=np.int64),
+                         ws if self.m.weighted else None)
+
+    @rule(extra=st.integers(1, 12))
+    def hub_over_pages(self, extra):
+        """On tiny pages, grow the first vertex's list past two pages (a large list that then
+        gains pages), adding vertices as targets where needed."""
+        per_page = self.g.page_size - 6
+        alive = self.m.vertices()
+        if self.g.page_size > 32 or not alive:
+            return
+        hub = alive[0]
+        want = 2 * per_page + extra
+        while len(self.m.vertices()) <= want:
+            assert self.g.add_vertex() == self.m.add_vertex()
+        free = [v for v in self.m.vertices() if not self.m._present_either(hub, v)]
+        targets = free[:max(0, want - len(self.m.adj[hub]))]
+        ws = [3.0] * len(targets)
+        self.m.add_edges([(hub, v) for v in targets], ws)
+        self.g.add_edges(np.full(len(targets), hub), np.array(targets, dtype=np.int64),
                          ws if self.m.weighted else None)
 
     @rule(data=st.data())
