@@ -3,6 +3,7 @@
 
     python3 benchmarks/bench_load.py                 # 10 M edges, about 2 minutes on 2 cores
     python3 benchmarks/bench_load.py --edges 1000000 # quicker
+    python3 benchmarks/bench_load.py --workdir /tmp/bl  # keep the inputs, reuse them next time
 
 Generates, in a temporary directory, a uniformly random directed graph with 2^20 vertices and
 ``--edges`` edges and writes it with ``write_graph`` as:
@@ -97,7 +98,7 @@ def make_inputs(directory: Path, edges: int, seed: int) -> dict[str, float]:
     return written
 
 
-def run(edges: int, repeat: int, seed: int, out: Path) -> dict:
+def run(edges: int, repeat: int, seed: int, out: Path, workdir: Path | None = None) -> dict:
     results = {
         "benchmark": "graph file loading (read_graph)",
         "date": datetime.date.today().isoformat(),
@@ -117,9 +118,16 @@ def run(edges: int, repeat: int, seed: int, out: Path) -> dict:
         "cases": [],
     }
     with tempfile.TemporaryDirectory(prefix="bench_load_") as tmp:
-        directory = Path(tmp)
-        say(f"generating {edges:,} random edges on {VERTICES:,} vertices in {directory}")
-        write_seconds = make_inputs(directory, edges, seed)
+        directory = Path(workdir or tmp)
+        stamp = directory / f"inputs-{edges}-{seed}.json"
+        if stamp.exists():  # --workdir: reuse the files of an earlier run with the same inputs
+            write_seconds = json.loads(stamp.read_text())
+            say(f"reusing the {edges:,}-edge files in {directory}")
+        else:
+            directory.mkdir(parents=True, exist_ok=True)
+            say(f"generating {edges:,} random edges on {VERTICES:,} vertices in {directory}")
+            write_seconds = make_inputs(directory, edges, seed)
+            stamp.write_text(json.dumps(write_seconds))
         for name in ("pattern.mtx", "weighted.mtx", "symmetric.mtx", "pattern.mtx.gz", "edges.txt", "graph.npz"):
             path = directory / name
             seconds, all_times, graph = best_of(repeat, lambda p=path: read_graph(p))
@@ -164,8 +172,10 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "load.json")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="keep the generated files here and reuse them in later runs")
     args = parser.parse_args(argv)
-    run(args.edges, args.repeat, args.seed, args.out)
+    run(args.edges, args.repeat, args.seed, args.out, args.workdir)
     return 0
 
 

@@ -55,10 +55,11 @@ def mirror_missing(rows: np.ndarray, cols: np.ndarray, weights: np.ndarray | Non
     One sort does it: entries are grouped by (unordered pair, direction) with the key
     ``(lo * n + hi) * 2 + (u < v)``, which puts the two directions of a pair side by side
     (``2 n**2 < 2**63`` for every ``n`` a CSR graph allows)."""
-    off = np.flatnonzero(rows != cols)
-    if len(off) == 0:
+    loops = rows == cols
+    if loops.all():
         return rows, cols, weights
-    r, c = rows[off], cols[off]
+    off = np.flatnonzero(~loops) if loops.any() else None  # most files have no loops: no copies then
+    r, c = (rows, cols) if off is None else (rows[off], cols[off])
     key = (np.minimum(r, c) * n + np.maximum(r, c)) * 2 + (r < c)
     if weights is None:
         sorted_key = np.sort(key)
@@ -89,7 +90,7 @@ def mirror_missing(rows: np.ndarray, cols: np.ndarray, weights: np.ndarray | Non
     group_of = np.cumsum(new_group) - 1
     rank = np.arange(len(sorted_key)) - starts[group_of]
     unpaired = order[rank >= opposite[group_of]]
-    w = np.asarray(weights)[off]
+    w = np.asarray(weights) if off is None else np.asarray(weights)[off]
     return (np.concatenate([rows, c[unpaired]]), np.concatenate([cols, r[unpaired]]),
             np.concatenate([weights, w[unpaired]]))
 
