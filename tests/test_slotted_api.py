@@ -84,6 +84,8 @@ def test_edits_on_missing_vertices_or_edges_raise_and_change_nothing():
         (lambda: g.remove_edges([0, 1], [1, 0]), "twice in the batch"),
         (lambda: g.neighbors(4), "add_vertex\\(vertex=4\\) restores it"),
         (lambda: g.add_edge(0.5, 1), "not an integer"),
+        (lambda: g.add_edges([0.0], [4.0]), "integer vertex ids"),
+        (lambda: g.remove_edges([0], [1.0]), "integer vertex ids"),
     ]:
         with pytest.raises(GraphEditError, match=match):
             edit()

@@ -380,7 +380,10 @@ class SlottedGraph:
     def remove_edges(self, us, vs) -> np.ndarray | None:
         """Remove many edges at once; refused as a whole if any is missing. Returns weights."""
         us = self._vertex_array(us, "sources")
-        vs = np.asarray(vs).astype(np.int64).ravel()
+        vs = np.asarray(vs)
+        if vs.size and not np.issubdtype(vs.dtype, np.integer):
+            raise GraphEditError(f"targets must be integer vertex ids, not {vs.dtype}")
+        vs = vs.astype(np.int64).ravel()
         if len(us) != len(vs):
             raise ParameterError("vs", f"{len(vs)} targets", f"one per source ({len(us)})")
         if len(vs) and (vs.min() < 0 or vs.max() >= self._next_id):
