@@ -75,6 +75,10 @@ def run_label(record: dict, with_input: bool = False, skip: dict | None = None,
     return "\n".join(lines)
 
 
+def _ratio(x: float) -> str:
+    return f"{x:,.0f}" if 1000 <= x < 1e9 else f"{x:.3g}"
+
+
 def baseline_for(record: dict, candidates: list[dict], variant: str) -> dict | None:
     """The fastest run of ``variant`` on the same family and input as ``record``."""
     fp = (record.get("input") or {}).get("fingerprint")
@@ -271,7 +275,7 @@ class TimingChart(pg.GraphicsLayoutWidget):
         font = QFont()
         font.setPointSizeF(8.5)
         for xi, v, lv in zip(x, s, logs, strict=True):
-            label = pg.TextItem(f"{v:.3g}×" if v >= 0.01 else f"1/{1 / v:.3g}×", color=(30, 30, 30),
+            label = pg.TextItem(f"{_ratio(v)}×" if v >= 1 else f"{_ratio(1 / v)}× slower", color=(30, 30, 30),
                                 anchor=(0.5, 1.0 if lv >= 0 else 0.0))
             label.setFont(font)
             label.setPos(xi, lv)
