@@ -18,7 +18,7 @@ from kernels.errors import ParameterError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.generators._build import csr_from_pairs
 from kernels.graph.generators._common import finish_graph, structure_rng
-from kernels.graph.generators._counter_rng import draw64, draw_salt, split_unit32
+from kernels.graph.generators._counter_rng import draw64, draw_salt
 from kernels.graph.generators._weights import DEFAULT_WEIGHT_RANGE
 from kernels.graph.generators.registry import OptionSpec, register_generator
 
@@ -29,15 +29,28 @@ def _probability(name: str, default: float) -> OptionSpec:
     return OptionSpec(name, float, default, f"quadrant probability {name}", minimum=0.0, maximum=1.0)
 
 
+# Each level needs two uniform draws; 16-bit ones (probabilities resolved to 2^-16, far
+# below the model's own noise) let one 64-bit draw serve two levels, halving the hashing.
+_LEVEL_BITS = 16
+_ONE = 1 << _LEVEL_BITS
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def _rmat_edges(scale, ab, a_given_top, c_given_bottom, salt, perm, src, dst):
+def _rmat_edges(scale, top_cut, a_cut, c_cut, salt, perm, src, dst):
+    """``u < cut`` with ``u`` uniform on 16 bits has probability ``cut / 2^16``."""
+    draws_per_edge = (scale + 1) // 2
+    mask = np.uint64(_ONE - 1)
     for e in prange(len(src)):
         i = 0
         j = 0
+        bits = np.uint64(0)
         for level in range(scale):
-            u_row, u_col = split_unit32(draw64(salt, np.int64(e) * scale + level))
-            bottom = u_row > ab
-            right = u_col > (c_given_bottom if bottom else a_given_top)
+            if level % 2 == 0:
+                bits = draw64(salt, np.int64(e) * draws_per_edge + level // 2)
+            else:
+                bits >>= np.uint64(2 * _LEVEL_BITS)
+            bottom = (bits & mask) >= top_cut
+            right = ((bits >> np.uint64(_LEVEL_BITS)) & mask) >= (c_cut if bottom else a_cut)
             i = (i << 1) | int(bottom)
             j = (j << 1) | int(right)
         src[e] = perm[i]
@@ -54,10 +67,12 @@ def rmat_edge_list(scale: int, edge_factor: int, a: float, b: float, c: float, *
     src = np.empty(m, dtype=np.int32)
     dst = np.empty(m, dtype=np.int32)
     ab = a + b
-    # Graph500: the column bit is drawn conditionally on the row bit just drawn.
+    # Graph500: the row bit is 1 with probability c + d, then the column bit is drawn
+    # conditionally on it (left with probability a/(a+b) in the top half, c/(c+d) below).
     a_given_top = a / ab if ab > 0 else 0.0
     c_given_bottom = c / (1.0 - ab) if ab < 1 else 0.0
-    _rmat_edges(scale, ab, a_given_top, c_given_bottom, salt, perm, src, dst)
+    cuts = [np.uint64(round(p * _ONE)) for p in (ab, a_given_top, c_given_bottom)]
+    _rmat_edges(scale, *cuts, salt, perm, src, dst)
     return src, dst
 
 
