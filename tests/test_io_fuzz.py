@@ -16,7 +16,7 @@ import zipfile
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from kernels.errors import GraphFormatError
@@ -164,9 +164,12 @@ def test_garbage_behind_compression_and_zip_magic(tmp_path, data, magic, suffix)
                                st.one_of(
                                    st.lists(st.integers(-3, 12), max_size=8).map(np.array),
                                    st.lists(st.floats(allow_nan=True), max_size=8).map(np.array),
-                                   st.sampled_from([np.array("csr"), np.array(b"csc"), np.array(True),
-                                                    np.zeros((2, 2)), np.array([2**40, 3])]),
+                                   st.sampled_from([np.array("csr"), np.array(b"csc"), np.array(b"\xff"),
+                                                    np.array(True), np.array([]), np.zeros((2, 2)),
+                                                    np.array([2**40, 3])]),
                                ), max_size=8))
+@example(members={"shape": np.array([0]), "indptr": np.array([0]), "directed": np.array([]),
+                  "indices": np.array([0])})  # found by a deep run: an empty 'directed' member
 def test_npz_with_random_members(tmp_path, members):
     path = tmp_path / "members.npz"
     np.savez(path, **members)

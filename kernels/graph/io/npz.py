@@ -52,6 +52,12 @@ def _member(archive, name: str, ctx: LoadContext) -> np.ndarray:
         raise ctx.error(f"member '{name}' is unreadable ({exc})", expected="numeric .npy arrays") from None
 
 
+def _flag(arr: np.ndarray, ctx: LoadContext) -> bool:
+    if arr.size != 1 or arr.dtype.kind not in "biu":
+        raise ctx.error(f"'directed' is a {arr.dtype} array of shape {arr.shape}", expected="a single boolean")
+    return bool(arr.item())
+
+
 def _integer_vector(arr: np.ndarray, name: str, ctx: LoadContext) -> np.ndarray:
     if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
         raise ctx.error(f"'{name}' is a {arr.dtype} array of shape {arr.shape}", expected=f"a 1-D integer '{name}'")
@@ -71,7 +77,7 @@ def read_npz(source: GraphSource, ctx: LoadContext) -> CSRGraph:
         indices = _integer_vector(_member(archive, "indices", ctx), "indices", ctx)
         shape = _integer_vector(_member(archive, "shape", ctx), "shape", ctx)
         weights = _member(archive, "weights", ctx) if "weights" in archive.files else None
-        directed = bool(_member(archive, "directed", ctx)) if "directed" in archive.files else True
+        directed = _flag(_member(archive, "directed", ctx), ctx) if "directed" in archive.files else True
         ctx.report(0.8)
         if len(shape) != 2 or shape.min() < 0:
             raise ctx.error(f"shape {shape.tolist()}", expected="two non-negative sizes")
@@ -88,7 +94,10 @@ def read_npz(source: GraphSource, ctx: LoadContext) -> CSRGraph:
 
 def _read_scipy(archive, ctx: LoadContext) -> CSRGraph:
     kind = _member(archive, "format", ctx)
-    kind = kind.item().decode() if kind.dtype.kind == "S" else str(kind.item()) if kind.size == 1 else ""
+    if kind.size != 1:
+        kind = ""
+    else:
+        kind = kind.item().decode("latin-1") if kind.dtype.kind == "S" else str(kind.item())
     if kind != "csr":
         raise ctx.error(f"a SciPy '{kind}' matrix", expected="a SciPy CSR matrix (or our own CSR arrays)")
     indptr = _integer_vector(_member(archive, "indptr", ctx), "indptr", ctx)
