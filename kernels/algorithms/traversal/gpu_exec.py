@@ -1,0 +1,135 @@
+"""The ``gpu-csr`` and ``gpu-slotted`` executions of the BFS and SSSP families.
+
+* ``gpu-csr`` uploads the (cleaned) CSR snapshot: int64 row pointers, int32 columns, float64
+  weights for SSSP.
+* ``gpu-slotted`` builds a :class:`~kernels.graph.slotted.SlottedGraph` with the run's
+  ``page_size`` when the execution is made (host preparation, not timed, as the family's
+  ``prepare``), and its host->device stage is the device mirror's full upload of the page
+  pool and index. The traversal then runs on the live pool, as the dynamic experiment does
+  after each edit batch.
+
+Compile stage, on a real GPU: every kernel the run can take is compiled by a traversal of a
+tiny graph with the same array types (the bottom-up step and the frontier filter included:
+the warm-up alternates directions every level), so the kernel timings hold no compilation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from kernels.algorithms.execution import Execution
+from kernels.algorithms.traversal.gpu_bfs import GpuBfs
+from kernels.algorithms.traversal.gpu_sssp import GpuSssp
+from kernels.operators.launch import Workspace
+from kernels.operators.views import slotted_view, upload_csr
+
+
+def traversal(algorithm: str, kind: str, params: dict, *, weighted: bool, workspace: Workspace | None = None):
+    """A :class:`GpuBfs` or :class:`GpuSssp` for the run's parameters."""
+    if algorithm == "bfs":
+        return GpuBfs(kind, balance=params["balance"], direction=params.get("direction", "push"),
+                      block=params["block"], workspace=workspace)
+    return GpuSssp(kind, weighted=weighted, balance=params["balance"], block=params["block"], workspace=workspace)
+
+
+def output_array(algorithm: str, n: int):
+    return cuda.device_array(max(n, 1), dtype=np.int32 if algorithm == "bfs" else np.float64)
+
+
+def _warm_up_graph(directed: bool, weighted: bool):
+    """A path 0-1-2-3-4 plus a hub 5 linked to all (so lists of both lengths exist)."""
+    from kernels.graph.csr import CSRGraph
+
+    src = np.array([0, 1, 2, 3, 5, 5, 5, 5, 5])
+    dst = np.array([1, 2, 3, 4, 0, 1, 2, 3, 4])
+    w = np.linspace(1.0, 2.0, len(src)) if weighted else None
+    return CSRGraph.from_edges(6, src, dst, w, directed=directed, both_directions=not directed, name="warm-up")
+
+
+def compile_like(algorithm: str, kind: str, params: dict, *, directed: bool, weighted: bool,
+                 page_size: int = 16, weight_dtype=np.float64) -> None:
+    """Compile every kernel of a run by running it on a tiny graph with the same array types."""
+    tiny = _warm_up_graph(directed, weighted)
+    if kind == "csr":
+        view = upload_csr(tiny, weights=weighted)
+    else:
+        from kernels.graph.device import DeviceMirror
+        from kernels.graph.slotted import SlottedGraph
+
+        view = slotted_view(DeviceMirror(SlottedGraph.from_csr(tiny, page_size=page_size,
+                                                               weight_dtype=weight_dtype)))
+    runner = traversal(algorithm, kind, params, weighted=weighted)
+    if algorithm == "bfs":
+        runner.alternate = True
+    out = output_array(algorithm, view.n_vertices)
+    runner.run(view, 0, out)
+    cuda.synchronize()
+
+
+class GpuTraversalExecution(Execution):
+    def __init__(self, problem, params: dict, target: str, algorithm: str, kind: str):
+        self.problem, self.params, self.target = problem, dict(params), target
+        self.algorithm, self.kind = algorithm, kind
+        d = problem.data
+        self.graph = d["graph"]
+        self.source = d["source"]
+        self.weighted = algorithm == "sssp" and self.graph.weights is not None
+        self.slotted = None
+        if algorithm == "bfs" and params.get("direction") == "optimizing" and self.graph.directed:
+            problem.notices.append("direction-optimizing BFS needs an undirected graph (the bottom-up step "
+                                   "reads a vertex's own list as its in-neighbours): ran top-down only")
+        if algorithm == "sssp" and self.graph.weights is None:
+            problem.notices.append("the GPU kernels use unit weights without reading a weight array")
+        if kind == "slotted":
+            from kernels.graph.slotted import SlottedGraph
+
+            csr = self.graph
+            if algorithm == "sssp" and csr.weights is not None:
+                csr = csr.with_(weights=d["weights"])
+            elif algorithm == "bfs" and csr.weights is not None:
+                csr = csr.with_(weights=None)      # BFS never reads weights: keep them off the device
+            self.slotted = SlottedGraph.from_csr(csr, page_size=params["page_size"])
+        self.workspace = Workspace()
+        self.runner = traversal(algorithm, kind, params, weighted=self.weighted, workspace=self.workspace)
+        self.view = self.mirror = self.out = None
+        n, m = self.graph.n_rows, self.graph.nnz
+        item = 4 if algorithm == "bfs" else 8
+        self.device_bytes = int((n + 1) * 8 + m * 4 + (m * 8 if self.weighted else 0) + n * item)
+
+    def compile(self) -> None:
+        if self.target != "cuda":
+            return                                  # the simulator compiles nothing
+        compile_like(self.algorithm, self.kind, self.params, directed=self.graph.directed, weighted=self.weighted,
+                     weight_dtype=self.slotted.weight_dtype if self.slotted is not None else np.float64)
+
+    def upload(self) -> None:
+        if self.kind == "csr":
+            csr = self.graph
+            if self.weighted:
+                csr = csr.with_(weights=self.problem.data["weights"])
+            self.view = upload_csr(csr, weights=self.weighted)
+        else:
+            from kernels.graph.device import DeviceMirror
+
+            self.mirror = DeviceMirror(self.slotted)
+            self.view = slotted_view(self.mirror)
+            self.device_bytes = int(self.mirror.device_bytes + self.graph.n_rows * (4 if self.algorithm == "bfs"
+                                                                                     else 8))
+        self.out = output_array(self.algorithm, self.view.n_vertices)
+
+    def launch(self) -> None:
+        self.runner.run(self.view, self.source, self.out)
+
+    def synchronize(self) -> None:
+        cuda.synchronize()
+
+    def download(self):
+        out = self.out.copy_to_host()[: self.graph.n_rows]
+        if self.runner.last_run:
+            self.problem.size.update({f"last_{k}": v for k, v in self.runner.last_run.items()})
+        return out
+
+    def release(self) -> None:
+        self.workspace.release()
+        self.view = self.mirror = self.out = None

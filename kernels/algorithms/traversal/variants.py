@@ -1,0 +1,26 @@
+"""Variant declarations shared by the ``bfs`` and ``sssp`` families (parameters, makers)."""
+
+from __future__ import annotations
+
+from kernels.algorithms.registry import Param
+
+BLOCK_SIZES = (32, 64, 128, 256, 512, 1024)
+
+BALANCE = Param("balance", str, "lb", "how the advance spreads neighbours over threads: 'lb' (load-balanced: "
+                "scan of degrees + binary search, one neighbour per thread) or 'tpv' (a thread per vertex)",
+                choices=("lb", "tpv"))
+BLOCK = Param("block", int, 256, "threads per block of the advance and the other operators",
+              minimum=32, maximum=1024, power_of_two=True, sweep_values=(64, 128, 256, 512))
+PAGE_SIZE = Param("page_size", int, 1024, "words per slotted page (the structure's page size)",
+                  minimum=16, maximum=4096, power_of_two=True, sweep_values=(256, 512, 1024, 2048))
+DIRECTION = Param("direction", str, "optimizing", "'push' (top-down only) or 'optimizing' (switch to "
+                  "bottom-up steps while the frontier is large; undirected graphs)",
+                  choices=("push", "optimizing"))
+
+
+def gpu_maker(algorithm: str, kind: str):
+    def make(problem, params, target):
+        from kernels.algorithms.traversal.gpu_exec import GpuTraversalExecution
+
+        return GpuTraversalExecution(problem, params, target, algorithm, kind)
+    return make

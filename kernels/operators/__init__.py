@@ -1,0 +1,23 @@
+"""Gunrock-style graph operators on the GPU, over the slotted page pool or a CSR snapshot.
+
+The primitives of the Marrow-Graph thesis, in numba.cuda, each with a simulator-testable
+form (shared memory + ``syncthreads``; no warp shuffles or ballots):
+
+* :mod:`.advance` -- ``Advance``: from a frontier of vertices to their neighbours, either
+  *load-balanced* (locate every frontier vertex's list, exclusive scan of the degrees, then
+  every output position finds its source by a binary search over the scan, so each thread
+  fetches exactly one neighbour) or *thread per vertex*; a functor decides which neighbours
+  are emitted.
+* :mod:`.filter` -- ``Filter``: keep the items a predicate accepts (flag + scan + scatter).
+* :mod:`.compute` -- ``Compute``: apply a function to every item (a map).
+* :mod:`.intersection` -- ``segmented_intersection``: common neighbours of vertex pairs.
+* :mod:`.scan` -- the device exclusive scan they use (block scans + a scan of the block sums).
+* :mod:`.views` -- how a kernel finds a vertex's adjacency list: in the page pool (binary
+  search over the page index, then over the page's slots; large lists span pages) or in CSR.
+
+The submodules import ``numba.cuda``; import them only after the execution target has been
+chosen (the CUDA simulator must be switched on before ``numba.cuda`` is first imported).
+This package's ``__init__`` imports nothing heavy. See ``docs/traversal.md``.
+"""
+
+__all__ = ["advance", "compute", "filter", "intersection", "launch", "scan", "views"]

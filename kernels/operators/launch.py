@@ -1,0 +1,95 @@
+"""Launch shapes, reusable device buffers and small device helpers shared by the operators.
+
+* **Grids.** On a GPU a kernel gets one block per work tile up to :data:`MAX_GRID` (the
+  kernels grid-stride over the rest). Kernels whose work size lives in device memory (the
+  load-balanced expansion reads its output count there, so the host need not read it) run
+  on a *resident* grid: as many blocks as the device holds at once. Under the CUDA simulator
+  every CUDA thread is a Python thread (~2 ms each), so every launch is capped at
+  :data:`SIM_THREAD_BUDGET` threads.
+* **Workspace.** Traversals launch several kernels per level; allocating their scratch
+  arrays each time would cost more than the kernels on small levels. A :class:`Workspace`
+  keeps named device buffers and grows them (with headroom) only when a call needs more.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+from numba import cuda, int64
+
+from kernels.targets import simulator_enabled
+
+MAX_GRID = 1 << 16
+SIM_THREAD_BUDGET = 64
+GROWTH = 1.25
+
+
+def on_simulator() -> bool:
+    return simulator_enabled()
+
+
+def grid_for(items: int, block: int) -> int:
+    """Blocks for ``items`` work items of ``block`` threads each (at least 1, capped)."""
+    wanted = max(1, -(-int(items) // block))
+    if on_simulator():
+        return max(1, min(wanted, SIM_THREAD_BUDGET // block))
+    return min(wanted, MAX_GRID)
+
+
+@functools.cache
+def _multiprocessors() -> int:
+    try:
+        return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+    except Exception:  # noqa: BLE001 - any failure: assume a large GPU, the loops stride anyway
+        return 132
+
+
+def resident_grid(block: int) -> int:
+    """Blocks that fill the device once (2048 threads per SM), for kernels that read their
+    work size from device memory and grid-stride over it."""
+    if on_simulator():
+        return max(1, SIM_THREAD_BUDGET // block)
+    return max(1, _multiprocessors() * max(1, 2048 // block))
+
+
+class Workspace:
+    """Named device buffers reused between calls; a buffer grows only when a call needs more.
+
+    ``get(name, dtype, size)`` returns a device array with at least ``size`` items (kernels
+    are always given the live length explicitly)."""
+
+    def __init__(self):
+        self._buffers: dict[str, object] = {}
+
+    def get(self, name: str, dtype, size: int):
+        dtype = np.dtype(dtype)
+        size = max(int(size), 1)
+        buf = self._buffers.get(name)
+        if buf is None or buf.dtype != dtype or buf.size < size:
+            buf = cuda.device_array(math.ceil(size * GROWTH), dtype=dtype)
+            self._buffers[name] = buf
+        return buf
+
+    def release(self) -> None:
+        self._buffers.clear()
+
+    @property
+    def nbytes(self) -> int:
+        return int(sum(b.size * b.dtype.itemsize for b in self._buffers.values()))
+
+
+@cuda.jit(device=True)
+def rightmost_at_most(values, lo, hi, key):
+    """The largest ``i`` in ``[lo, hi]`` with ``values[i] <= key`` (``values`` ascending,
+    ``values[lo] <= key`` assumed): which segment of an exclusive scan holds position ``key``."""
+    lo = int64(lo)
+    hi = int64(hi)
+    while lo < hi:
+        mid = (lo + hi + 1) >> 1
+        if values[mid] <= key:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
