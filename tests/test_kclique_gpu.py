@@ -35,9 +35,9 @@ def run(graph, variant, **params):
 
 
 @pytest.mark.parametrize("variant", GPU_VARIANTS)
-def test_gpu_variants_on_karate_for_k_3_to_5(variant):
+def test_gpu_variants_on_karate_for_k_3_to_6(variant):
     graph = read_graph(data_path("karate.mtx"))
-    for k in (3, 4, 5):
+    for k in (3, 4, 5, 6):
         result = run(graph, variant, k=k)
         assert result.record["target"] == "sim"
         assert result.record["verified"], result.record["verification"]
