@@ -2,10 +2,11 @@
 
 Variants: ``cpu-serial``, ``cpu-parallel``, ``scipy`` (the reference); on the GPU
 ``gpu-naive`` (one thread per row), ``gpu-tunable`` (the paper's kernel, specialised on
-``wg`` x ``rows``), ``gpu-merge`` (merge-path, load-balanced) and ``cusparse`` (the vendor
-baseline through CuPy). GPU code lives in its own modules, imported only when a GPU variant is
-made (see ``docs/spmv.md``). Metrics: GFLOP/s (2·nnz / t) and effective bandwidth
-(values, column indices, row pointers, x and y each counted once).
+``wg`` x ``rows``), ``gpu-merge`` (merge-path, load-balanced), ``gpu-adaptive`` (rows binned by
+length, one launch) and ``cusparse`` (the vendor baseline through CuPy). GPU code lives in its
+own modules, imported only when a GPU variant is made (see ``docs/spmv.md``). Metrics: GFLOP/s
+(2·nnz / t) and effective bandwidth (values, column indices, row pointers, x and y each counted
+once).
 """
 
 from __future__ import annotations
@@ -163,6 +164,11 @@ def _gpu_merge(problem, params, target):
     return make(problem, params, target)
 
 
+def _gpu_adaptive(problem, params, target):
+    from kernels.algorithms.spmv.gpu_adaptive import make
+    return make(problem, params, target)
+
+
 FAMILY.add(Variant(
     "gpu-naive", "gpu", "one thread per row (the paper's figure 6, ViennaCL's kernel): uncoalesced loads",
     _gpu_naive,
@@ -190,6 +196,19 @@ FAMILY.add(Variant(
             Param("ipt", int, 7, "merge-path items (rows + entries) per thread; odd values avoid shared-memory "
                   "bank conflicts", minimum=1, maximum=32, sweep_values=(3, 5, 7, 9, 11, 15))),
     constraints=(Constraint("wg * ipt <= 2048", "a block's tile of wg*ipt items is staged in shared memory"),),
+))
+FAMILY.add(Variant(
+    "gpu-adaptive", "gpu", "row-binned CSR (CSR-adaptive style) in one launch: short rows in natural order, 32 "
+    "rows per warp with a segmented scan; medium rows a warp each; long rows split into chunks over many blocks",
+    _gpu_adaptive,
+    params=(Param("block", int, 256, "threads per block", minimum=32, maximum=1024, power_of_two=True,
+                  sweep_values=(128, 256, 512)),
+            Param("short_row", int, 32, "rows with at most this many entries are streamed in natural order, 32 "
+                  "rows per warp", minimum=0, maximum=4096, sweep_values=(8, 16, 32, 64)),
+            Param("long_row", int, 4096, "rows with more entries are split into chunks of at most this many "
+                  "entries, one block each", minimum=1, maximum=1 << 24, power_of_two=True,
+                  sweep_values=(1024, 2048, 4096, 8192, 16384))),
+    constraints=(Constraint("short_row <= long_row", "a row is short, medium (a warp) or long (chunks)"),),
 ))
 FAMILY.add(Variant(
     "cusparse", "vendor", "NVIDIA cuSPARSE through CuPy (cupyx), the vendor baseline",

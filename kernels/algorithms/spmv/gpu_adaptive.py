@@ -1,0 +1,491 @@
+"""``gpu-adaptive``: row-binned CSR SpMV for skewed row lengths, all in one kernel launch.
+
+A power-law matrix mixes millions of rows of a few entries with rows of a million. No single
+"threads per row" suits both, so rows are sorted into three kinds by their length ``L``, each
+handled the way that keeps every lane busy and every load coalesced:
+
+* **stream rows** (``L <= short_row``, most rows): no row list at all. A warp takes 32
+  *consecutive* rows in their natural order, drops the other kinds (their length counts as 0),
+  and walks the concatenated entries of its rows 32 at a time — merge-path inside a warp: each
+  lane finds the row of its entry by a binary search over the warp's row offsets, the products
+  are summed per row by a segmented scan with shuffles, and each row's piece is handed to the
+  lane that owns the row. Consecutive lanes read consecutive entries, so the loads are
+  coalesced however short the rows are, and ``indptr`` reads and ``y`` writes stay in row
+  order. Processing short rows through a permuted row list instead would scatter them, and
+  the short rows' data would be fetched in partial sectors by several kernels.
+* **vector rows** (``short_row < L <= long_row``): one warp per row, from a row list sorted
+  by decreasing length (the longest start first); four loads in flight per lane, then a
+  shuffle reduction.
+* **long rows** (``L > long_row``): split into ``ceil(L / long_row)`` equal chunks, one block
+  per chunk (four loads in flight per thread, a block reduction). Each chunk writes its
+  partial sum to a scratch slot; the last chunk of a row to finish (an atomic ticket after a
+  ``threadfence``) adds the row's partials in chunk order and writes ``y`` — so a hub row is
+  spread over many SMs, ``y`` needs no zeroing pass, and the result is deterministic.
+
+All three run in **one launch**: the grid's first blocks are the long-row chunks (the biggest
+pieces start first), then the vector rows, then the stream rows (small uniform pieces, a short
+tail). One launch means no idle gap and no tail between per-bin kernels.
+
+**Preprocessing** (:func:`row_bins`): vectorised NumPy over the row lengths, once per matrix
+and ``(short_row, long_row)``; it runs in the upload stage (its arrays go to the device there)
+and is cached for the next run of the same matrix; the run's notices give its time. Its
+device data: the vector-row list (int32 per vector row) and the chunk tables (a few bytes per
+chunk); stream rows need none.
+
+The kernel is specialised on ``(block, short_row, value type, row-pointer width, hardware
+shuffles)`` and cached. Shuffles go through a thin intrinsics layer: ``cuda.shfl_*_sync`` on
+a GPU; under the CUDA simulator (which has none) an exchange through shared memory with the
+same semantics and two ``syncthreads``. The emulation needs every thread of a block to make
+the same shuffle calls, so under the simulator a block's warps run the same number of stream
+rounds (the block's maximum; the extra rounds add nothing); on a GPU each warp stops when its
+rows are done.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+from numba import cuda
+
+from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, to_device, typed_zero
+from kernels.targets import simulator_enabled
+
+WARP = 32
+FULL_MASK = 0xFFFFFFFF
+
+
+# ---- host preprocessing ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class RowBins:
+    """Which rows go where (see the module docstring)."""
+
+    short_row: int
+    long_row: int
+    n_stream: int            # rows with at most short_row entries (no list: natural order)
+    vec_rows: np.ndarray     # int32, rows with short_row < L <= long_row, longest first
+    long_rows: np.ndarray    # int32, rows with L > long_row, longest first
+    long_first: np.ndarray   # int64, first chunk of each long row; one more entry: the chunk count
+    chunk_slot: np.ndarray   # int32, the long row (index into long_rows) of each chunk
+    chunk_span: np.ndarray   # int64, entries [lo, hi) of chunk k at [2k, 2k + 1]
+    seconds: float           # host time spent binning
+
+    @property
+    def n_chunks(self) -> int:
+        return int(len(self.chunk_slot))
+
+    @property
+    def nbytes(self) -> int:
+        """Device bytes of the row list and chunk tables (the tickets included)."""
+        return int(self.vec_rows.nbytes + self.long_rows.nbytes + self.long_first.nbytes
+                   + self.chunk_slot.nbytes + self.chunk_span.nbytes + 4 * len(self.long_rows))
+
+
+def chunk_bounds(start, length, c, n):
+    """Entries ``[lo, hi)`` of chunk ``c`` of the ``n`` chunks of a row: equal pieces, an exact
+    cover of ``[start, start + length)`` (NumPy arrays or scalars)."""
+    return start + length * c // n, start + length * (c + 1) // n
+
+
+def row_bins(indptr: np.ndarray, short_row: int, long_row: int) -> RowBins:
+    """Bin rows by length: vectorised NumPy, O(n_rows) plus a sort of the non-stream rows."""
+    if short_row > long_row:
+        raise ValueError(f"short_row ({short_row}) must not exceed long_row ({long_row})")
+    t0 = time.perf_counter()
+    indptr = np.asarray(indptr, dtype=np.int64)
+    lengths = np.diff(indptr)
+    is_long = lengths > long_row
+    is_vec = (lengths > short_row) & ~is_long
+
+    def longest_first(mask):
+        rows = np.flatnonzero(mask)
+        return rows[np.argsort(-lengths[rows], kind="stable")].astype(np.int32)
+
+    vec_rows = longest_first(is_vec)
+    long_rows = longest_first(is_long)
+    chunks = -(-lengths[long_rows] // long_row)
+    long_first = np.zeros(len(long_rows) + 1, dtype=np.int64)
+    np.cumsum(chunks, out=long_first[1:])
+    chunk_slot = np.repeat(np.arange(len(long_rows), dtype=np.int32), chunks)
+    chunk_span = np.empty(2 * len(chunk_slot), dtype=np.int64)
+    chunk_span[0::2], chunk_span[1::2] = chunk_bounds(
+        indptr[long_rows][chunk_slot], lengths[long_rows][chunk_slot],
+        np.arange(len(chunk_slot), dtype=np.int64) - long_first[chunk_slot], chunks[chunk_slot])
+    n_stream = int(len(lengths) - len(vec_rows) - len(long_rows))
+    return RowBins(short_row, long_row, n_stream, vec_rows, long_rows, long_first, chunk_slot, chunk_span,
+                   time.perf_counter() - t0)
+
+
+class _BinCache:
+    """The bins of the most recent matrix (one entry: a sweep reuses it, memory stays bounded)."""
+
+    key = None
+    bins: RowBins | None = None
+
+    @classmethod
+    def get(cls, graph, short_row: int, long_row: int) -> tuple[RowBins, bool]:
+        key = (graph.fingerprint, graph.n_rows, graph.nnz, short_row, long_row)
+        if cls.key == key and cls.bins is not None:
+            return cls.bins, True
+        cls.key, cls.bins = key, row_bins(graph.indptr, short_row, long_row)
+        return cls.bins, False
+
+
+# ---- warp intrinsics: hardware shuffles, or a shared-memory emulation for the simulator -----
+
+def exchange_slots(block: int, hardware: bool) -> int:
+    """Size of each shared exchange array the intrinsics need: none on a GPU; under the
+    simulator two halves of ``block`` slots (used in turn) and each thread's turn."""
+    return 1 if hardware else 3 * block
+
+
+def make_warp_intrinsics(block: int, hardware: bool):
+    """``(shfl_down, shfl_up, shfl_idx)``, each called as ``f(exchange, t, value, arg)``.
+
+    Lane ``i`` receives lane ``i + arg`` (down; it keeps its own value past the warp's end),
+    lane ``i - arg`` (up; its own below lane ``arg``) or lane ``arg`` of its warp (idx). Blocks
+    are whole warps, so the mask is the full warp. On a GPU these are ``cuda.shfl_*_sync`` and
+    ignore ``exchange`` and ``t`` (the thread index).
+
+    The simulator has no shuffles: there each thread writes its value to a shared ``exchange``
+    array (:func:`exchange_slots` long, its turn slots zeroed at the kernel's start), the block
+    synchronises, and each thread reads its source lane's slot. Successive calls on one array
+    alternate between its two halves, so one barrier per call suffices: a half is written again
+    only two calls later, after a barrier that every thread reaches after its read. Every
+    thread of the block must make the same calls."""
+    if block % WARP:
+        raise ValueError(f"block ({block}) must be a multiple of {WARP}")
+    if hardware:
+        def shfl_down_hw(exchange, t, value, delta):
+            return cuda.shfl_down_sync(FULL_MASK, value, delta)
+
+        def shfl_up_hw(exchange, t, value, delta):
+            return cuda.shfl_up_sync(FULL_MASK, value, delta)
+
+        def shfl_idx_hw(exchange, t, value, lane):
+            return cuda.shfl_sync(FULL_MASK, value, lane)
+
+        inline = cuda.jit(device=True, inline=True)
+        return inline(shfl_down_hw), inline(shfl_up_hw), inline(shfl_idx_hw)
+
+    turns = 2 * block
+
+    @cuda.jit(device=True)
+    def publish(exchange, t, value):
+        """Write ``value`` to this call's half, wait for the block; returns the thread's slot."""
+        half = int(exchange[turns + t])
+        exchange[turns + t] = 1 - half
+        slot = half * block + t
+        exchange[slot] = value
+        cuda.syncthreads()
+        return slot
+
+    def shfl_down_emulated(exchange, t, value, delta):
+        slot = publish(exchange, t, value)
+        got = value
+        if t % WARP + delta < WARP:
+            got = exchange[slot + delta]
+        return got
+
+    def shfl_up_emulated(exchange, t, value, delta):
+        slot = publish(exchange, t, value)
+        got = value
+        if t % WARP >= delta:
+            got = exchange[slot - delta]
+        return got
+
+    def shfl_idx_emulated(exchange, t, value, lane):
+        slot = publish(exchange, t, value)
+        return exchange[slot - t % WARP + lane]
+
+    device = cuda.jit(device=True)
+    return device(shfl_down_emulated), device(shfl_up_emulated), device(shfl_idx_emulated)
+
+
+# ---- the kernel --------------------------------------------------------------------------
+
+@functools.cache  # an lru_cache without bound: one compiled kernel per tuple
+def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str, hardware: bool):
+    """The one-launch kernel specialised on its shape (compiled once per argument tuple)."""
+    warps = block // WARP
+    shfl_down, shfl_up, shfl_idx = make_warp_intrinsics(block, hardware)
+    uniform_rounds = not hardware       # the emulated shuffles synchronise the whole block
+    slots = exchange_slots(block, hardware)
+    turns = 2 * block
+    zero = typed_zero(value_type)
+    value_nb = getattr(numba, value_type)
+    start_zero = np.int32(0) if index_type == "int32" else np.int64(0)
+    int32, int64 = numba.int32, numba.int64
+
+    @cuda.jit(device=True)
+    def warp_sum(exchange, t, value):
+        """Sum over the warp, in lane 0."""
+        offset = WARP // 2
+        while offset > 0:
+            value += shfl_down(exchange, t, value, offset)
+            offset //= 2
+        return value
+
+    @cuda.jit(device=True)
+    def block_sum(exchange, warp_sums, t, value):
+        """Sum over the block, in thread 0 (every thread must call it)."""
+        value = warp_sum(exchange, t, value)
+        if t % WARP == 0:
+            warp_sums[t // WARP] = value
+        cuda.syncthreads()
+        lane = t % WARP
+        value = warp_sums[lane] if lane < warps else zero
+        value = warp_sum(exchange, t, value)  # every warp folds the warp sums; thread 0's is used
+        cuda.syncthreads()                    # warp_sums is written again by the next call
+        return value
+
+    @cuda.jit(device=True)
+    def long_row_chunk(k, t, indices, values, x, y, chunk_slot, chunk_span, long_rows, long_first, tickets,
+                       partials, ex_f, warp_sums, flag):
+        lo = chunk_span[2 * k]
+        hi = chunk_span[2 * k + 1]
+        a0 = zero
+        a1 = zero
+        a2 = zero
+        a3 = zero
+        j = lo + t
+        while j + 3 * block < hi:  # four independent loads in flight per thread
+            a0 += values[j] * x[indices[j]]
+            a1 += values[j + block] * x[indices[j + block]]
+            a2 += values[j + 2 * block] * x[indices[j + 2 * block]]
+            a3 += values[j + 3 * block] * x[indices[j + 3 * block]]
+            j += 4 * block
+        if j < hi:
+            a0 += values[j] * x[indices[j]]
+        if j + block < hi:
+            a1 += values[j + block] * x[indices[j + block]]
+        if j + 2 * block < hi:
+            a2 += values[j + 2 * block] * x[indices[j + 2 * block]]
+        total = block_sum(ex_f, warp_sums, t, (a0 + a1) + (a2 + a3))
+        slot = chunk_slot[k]
+        first = long_first[slot]
+        n = long_first[slot + 1] - first
+        if t == 0:
+            partials[k] = total
+            cuda.threadfence()  # the partial is visible device-wide before the ticket is taken
+            ticket = cuda.atomic.add(tickets, slot, 1)
+            flag[0] = 1 if ticket == n - 1 else 0
+        cuda.syncthreads()
+        if flag[0] == 1:  # this block finished the row's last chunk: add the partials in order
+            acc = zero
+            for i in range(first + t, first + n, block):
+                acc += cuda.atomic.add(partials, i, zero)  # an atomic read: from L2, never a stale L1 line
+            total = block_sum(ex_f, warp_sums, t, acc)
+            if t == 0:
+                y[long_rows[slot]] = total
+                tickets[slot] = 0  # every ticket of this launch is taken: ready for the next launch
+        cuda.syncthreads()  # flag is reused by the block's next chunk
+
+    @cuda.jit(device=True)
+    def vector_row(vb, t, indptr, indices, values, x, y, vec_rows, n_vec, ex_f):
+        lane = t % WARP
+        v = vb * warps + t // WARP
+        row = 0
+        a0 = zero
+        a1 = zero
+        a2 = zero
+        a3 = zero
+        if v < n_vec:
+            row = vec_rows[v]
+            j = int64(indptr[row]) + lane
+            end = indptr[row + 1]
+            while j + 3 * WARP < end:  # four independent loads in flight per lane
+                a0 += values[j] * x[indices[j]]
+                a1 += values[j + WARP] * x[indices[j + WARP]]
+                a2 += values[j + 2 * WARP] * x[indices[j + 2 * WARP]]
+                a3 += values[j + 3 * WARP] * x[indices[j + 3 * WARP]]
+                j += 4 * WARP
+            if j < end:
+                a0 += values[j] * x[indices[j]]
+            if j + WARP < end:
+                a1 += values[j + WARP] * x[indices[j + WARP]]
+            if j + 2 * WARP < end:
+                a2 += values[j + 2 * WARP] * x[indices[j + 2 * WARP]]
+        total = warp_sum(ex_f, t, (a0 + a1) + (a2 + a3))  # every warp, with or without a row
+        if lane == 0 and v < n_vec:
+            y[row] = total
+
+    @cuda.jit(device=True)
+    def row_of(ex_i, t, off, q):
+        """The last lane whose row offset is <= q (its row holds entry q), and that offset."""
+        j = 0
+        o_j = 0
+        step = WARP // 2
+        while step > 0:
+            o = shfl_idx(ex_i, t, off, j + step)
+            if o <= q:
+                j += step
+                o_j = o
+            step //= 2
+        return j, o_j
+
+    @cuda.jit(device=True)
+    def piece_for_owner(ex_f, t, lane, product, head, base, off, length):
+        """Segmented scan of the 32 products of the entries ``base ..`` (a row's run starts at
+        lane ``head``), then lane i receives the sum of row i's entries among them (0 if none)."""
+        seg = product
+        d = 1
+        while d < WARP:
+            got = shfl_up(ex_f, t, seg, d)
+            if lane - d >= head:
+                seg += got
+            d *= 2
+        last = off + length - 1 - base   # the lane holding row `lane`'s last entry here
+        if last > WARP - 1:
+            last = WARP - 1
+        got = shfl_idx(ex_f, t, seg, last if last >= 0 else 0)
+        if length > 0 and off < base + WARP and last >= 0:
+            return got
+        return zero
+
+    @cuda.jit(device=True)
+    def fetch(ex_i, t, start, j, o_j, q, total, indices, values):
+        """Column and value of the warp's entry ``q`` (row ``j``, whose run begins at ``o_j``),
+        or ``(0, 0)`` past the end."""
+        s_j = shfl_idx(ex_i, t, start, j)
+        column = int32(0)
+        value = zero
+        if q < total:
+            k = s_j + (q - o_j)
+            column = indices[k]
+            value = values[k]
+        return column, value
+
+    @cuda.jit(device=True)
+    def stream_rows(sb, t, indptr, indices, values, x, y, n_rows, ex_f, ex_i, rounds_of):
+        lane = t % WARP
+        warp = t // WARP
+        r = (int64(sb) * warps + warp) * WARP + lane
+        start = start_zero
+        length = int32(0)
+        own = False
+        if r < n_rows:
+            start = indptr[r]
+            full = indptr[r + 1] - start
+            if full <= short_row:  # longer rows belong to the vector or long-row pieces
+                length = int32(full)
+                own = True
+        inc = length               # inclusive prefix sum of the lengths over the warp
+        d = 1
+        while d < WARP:
+            got = shfl_up(ex_i, t, inc, d)
+            if lane >= d:
+                inc = int32(inc + got)
+            d *= 2
+        off = int32(inc - length)  # this lane's row starts at entry `off` of the warp's run
+        total = shfl_idx(ex_i, t, inc, WARP - 1)
+        rounds = (total + WARP - 1) // WARP
+        if uniform_rounds:
+            rounds_of[warp] = rounds
+            cuda.syncthreads()
+            for w in range(warps):
+                rounds = max(rounds, rounds_of[w])
+            cuda.syncthreads()
+        # Round i sums the warp's entries 32 i .. 32 i + 31, one per lane. The column and value
+        # of the next round's entry are loaded before this round's gather and scan, so every
+        # warp keeps a load in flight (a second run per round would double the registers).
+        base = 0
+        j, o_j = row_of(ex_i, t, off, lane)
+        column, value = fetch(ex_i, t, start, j, o_j, lane, total, indices, values)
+        acc = zero
+        for _ in range(rounds):
+            q = base + WARP + lane
+            next_j, next_o_j = row_of(ex_i, t, off, q)
+            next_column, next_value = fetch(ex_i, t, start, next_j, next_o_j, q, total, indices, values)
+            product = zero
+            if base + lane < total:
+                product = value * x[column]
+            acc += piece_for_owner(ex_f, t, lane, product, max(o_j - base, 0), base, off, length)
+            o_j, column, value = next_o_j, next_column, next_value
+            base += WARP
+        if own:
+            y[r] = acc
+
+    def spmv_adaptive(indptr, indices, values, x, y, n_rows, chunk_slot, chunk_span, long_rows, long_first,
+                      tickets, partials, n_chunks, vec_rows, n_vec, n_vec_blocks, n_stream_blocks):
+        ex_f = cuda.shared.array(slots, value_nb)
+        ex_i = cuda.shared.array(slots, numba.int64)
+        warp_sums = cuda.shared.array(warps, value_nb)
+        small = cuda.shared.array(warps, numba.int32)  # last-chunk flag; per-warp rounds (simulator)
+        t = cuda.threadIdx.x
+        if not hardware:  # the emulated shuffles start on the first half
+            ex_f[turns + t] = 0
+            ex_i[turns + t] = 0
+        vec_begin = n_chunks
+        stream_begin = n_chunks + n_vec_blocks
+        # pieces in order: long-row chunks, vector rows, stream rows (block-uniform branches)
+        for vb in range(cuda.blockIdx.x, stream_begin + n_stream_blocks, cuda.gridDim.x):
+            if vb < vec_begin:
+                long_row_chunk(vb, t, indices, values, x, y, chunk_slot, chunk_span, long_rows, long_first,
+                               tickets, partials, ex_f, warp_sums, small)
+            elif vb < stream_begin:
+                vector_row(vb - vec_begin, t, indptr, indices, values, x, y, vec_rows, n_vec, ex_f)
+            else:
+                stream_rows(vb - stream_begin, t, indptr, indices, values, x, y, n_rows, ex_f, ex_i, small)
+
+    v, ix = value_type, index_type
+    sig = (f"void({ix}[::1], int32[::1], {v}[::1], {v}[::1], {v}[::1], int64, int32[::1], int64[::1], "
+           f"int32[::1], int64[::1], int32[::1], {v}[::1], int64, int32[::1], int64, int64, int64)")
+    return cuda.jit(sig)(spmv_adaptive)
+
+
+# ---- the execution -----------------------------------------------------------------------
+
+class AdaptiveExecution(DeviceSpmvExecution):
+    def compile(self) -> None:
+        p = self.params
+        self.kernel = adaptive_kernel(p["block"], p["short_row"], self.value_type, self.index_type,
+                                      not simulator_enabled())
+
+    def upload_extra(self) -> None:
+        p = self.params
+        bins, reused = _BinCache.get(self.graph, p["short_row"], p["long_row"])
+        self.bins = bins
+        self.d_vec_rows = to_device(bins.vec_rows)
+        self.d_long_rows = to_device(bins.long_rows)
+        self.d_long_first = to_device(bins.long_first)
+        self.d_chunk_slot = to_device(bins.chunk_slot)
+        self.d_chunk_span = to_device(bins.chunk_span)
+        self.d_tickets = to_device(np.zeros(len(bins.long_rows), dtype=np.int32))  # kept at 0 by the kernel
+        self.d_partials = cuda.device_array(max(bins.n_chunks, 1), dtype=self.dtype)
+        self.device_bytes += bins.nbytes + bins.n_chunks * self.dtype.itemsize
+        warps = p["block"] // WARP
+        self.n_vec_blocks = -(-len(bins.vec_rows) // warps)
+        self.n_stream_blocks = -(-self.n_rows // (warps * WARP))
+        when = "reused from the previous run of this matrix" if reused else "in the host->device stage"
+        self.problem.notices.append(
+            f"preprocessing: rows binned on the host in {bins.seconds:.3f} s ({when}; once per matrix and "
+            f"thresholds): {bins.n_stream:,} stream rows (<= {bins.short_row} entries, natural order), "
+            f"{len(bins.vec_rows):,} vector rows (a warp each), {len(bins.long_rows):,} long rows "
+            f"(> {bins.long_row} entries) in {bins.n_chunks:,} chunks; the row list and chunk tables add "
+            f"{bins.nbytes + bins.n_chunks * self.dtype.itemsize:,} bytes per product, not counted in the "
+            "bandwidth figure")
+
+    def launch(self) -> None:
+        if self.n_rows == 0:
+            return
+        block = self.params["block"]
+        pieces = self.bins.n_chunks + self.n_vec_blocks + self.n_stream_blocks
+        self.kernel[blocks_for(pieces, self.target, block), block](
+            self.d_indptr, self.d_indices, self.d_values, self.d_x, self.d_y, self.n_rows,
+            self.d_chunk_slot, self.d_chunk_span, self.d_long_rows, self.d_long_first, self.d_tickets,
+            self.d_partials,
+            self.bins.n_chunks, self.d_vec_rows, len(self.bins.vec_rows), self.n_vec_blocks, self.n_stream_blocks)
+
+    def release(self) -> None:
+        super().release()
+        self.d_vec_rows = self.d_long_rows = self.d_long_first = self.d_chunk_slot = self.d_chunk_span = None
+        self.d_tickets = self.d_partials = None
+
+
+def make(problem, params, target):
+    return AdaptiveExecution(problem, params, target)
