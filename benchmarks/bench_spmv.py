@@ -43,15 +43,18 @@ REAL_MATRICES = ("bcsstk13.mtx", "fe_4elt2.mtx", "delaunay_n15.mtx", "as-caida20
 
 FULL = {"stencil_n": 160, "small_stencil_n": 64, "powerlaw_rows": 1 << 22, "powerlaw_avg": 26.0,
         "powerlaw_max_row": 1 << 20, "copy_bytes": 2 << 30, "sweep_grid": POWERS_TO_256,
-        "repeat": 5, "powerlaw_tunable": [{"wg": 256, "rows": 8}, {"wg": 256, "rows": 1}, {"wg": 1024, "rows": 1}]}
+        "repeat": 5, "powerlaw_tunable": [{"wg": 256, "rows": 8}, {"wg": 256, "rows": 1}, {"wg": 1024, "rows": 1}],
+        # gpu-adaptive: the defaults (block=256 short_row=64 long_row=4096), then one change at a time
+        "adaptive": [{}, {"short_row": 32}, {"short_row": 128}, {"block": 128}, {"block": 512}, {"long_row": 2048},
+                     {"long_row": 16384}]}
 # --simulate: a dry run of this script's plumbing on the CUDA simulator (no GPU needed; its
 # timings mean nothing). Used to check the script before it goes to the GPU machine.
 SIMULATE = {"stencil_n": 5, "small_stencil_n": 4, "powerlaw_rows": 96, "powerlaw_avg": 6.0,
             "powerlaw_max_row": 64, "copy_bytes": 0, "sweep_grid": [1, 4, 32], "repeat": 1,
-            "powerlaw_tunable": [{"wg": 32, "rows": 8}]}
+            "powerlaw_tunable": [{"wg": 32, "rows": 8}], "adaptive": [{"block": 64, "short_row": 4, "long_row": 16}]}
 QUICK = {"stencil_n": 40, "small_stencil_n": 24, "powerlaw_rows": 1 << 16, "powerlaw_avg": 26.0,
          "powerlaw_max_row": 1 << 14, "copy_bytes": 256 << 20, "sweep_grid": [1, 4, 32, 128],
-         "repeat": 3, "powerlaw_tunable": FULL["powerlaw_tunable"]}
+         "repeat": 3, "powerlaw_tunable": FULL["powerlaw_tunable"], "adaptive": FULL["adaptive"][:3]}
 
 
 def shown_path(path: Path) -> str:
@@ -324,6 +327,7 @@ def main(argv=None) -> int:
                 stencil_rows.append(bench.run(g, "gpu-tunable", extra, repeat=rep, label="gpu-tunable"))
         for p in ({"wg": 128, "ipt": 7}, {"wg": 256, "ipt": 7}, {"wg": 128, "ipt": 11}):
             stencil_rows.append(bench.run(g, "gpu-merge", p, repeat=rep))
+        stencil_rows.append(bench.run(g, "gpu-adaptive", cfg["adaptive"][0], repeat=rep))
         stencil_rows.append(bench.run(g, "cusparse", repeat=rep))
 
     say(f"[4/5] power-law matrix: {cfg['powerlaw_rows']:,} rows, ~{cfg['powerlaw_avg']:g} nonzeros a row, fp64")
@@ -340,6 +344,10 @@ def main(argv=None) -> int:
         bench.run(plaw, "gpu-merge", p, repeat=rep)
     for p in (tuned, *cfg["powerlaw_tunable"]):
         bench.run(plaw, "gpu-tunable", p, repeat=rep)
+    short = {"block": "b", "short_row": "s", "long_row": "L"}
+    for p in cfg["adaptive"]:
+        changed = " ".join(f"{short[k]}={v}" for k, v in p.items())
+        bench.run(plaw, "gpu-adaptive", p, repeat=rep, label=f"adapt {changed}" if p else "gpu-adaptive")
     bench.run(plaw, "cusparse", repeat=rep)
     lengths = None
 
@@ -370,6 +378,9 @@ def main(argv=None) -> int:
         goals["stencil: best gpu-tunable speed / cuSPARSE (goal >= 1.0)"] = cs["median_s"] / bt["median_s"]
     if bm and pcs:
         goals["power-law: best gpu-merge speed / cuSPARSE (goal >= 0.9)"] = pcs["median_s"] / bm["median_s"]
+    ba = best_of(plaw.name, "gpu-adaptive")
+    if ba and pcs:
+        goals["power-law: best gpu-adaptive speed / cuSPARSE (goal >= 0.9)"] = pcs["median_s"] / ba["median_s"]
     if sweep_info:
         goals["sweep wall time in s (goal < 30 for 10^8 nonzeros)"] = sweep_info["wall_s"]
 

@@ -203,8 +203,8 @@ FAMILY.add(Variant(
     _gpu_adaptive,
     params=(Param("block", int, 256, "threads per block", minimum=32, maximum=1024, power_of_two=True,
                   sweep_values=(128, 256, 512)),
-            Param("short_row", int, 32, "rows with at most this many entries are streamed in natural order, 32 "
-                  "rows per warp", minimum=0, maximum=4096, sweep_values=(8, 16, 32, 64)),
+            Param("short_row", int, 64, "rows with at most this many entries are streamed in natural order, 32 "
+                  "rows per warp", minimum=0, maximum=4096, sweep_values=(16, 32, 64, 128)),
             Param("long_row", int, 4096, "rows with more entries are split into chunks of at most this many "
                   "entries, one block each", minimum=1, maximum=1 << 24, power_of_two=True,
                   sweep_values=(1024, 2048, 4096, 8192, 16384))),

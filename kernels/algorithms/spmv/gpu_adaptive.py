@@ -244,6 +244,37 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
         return value
 
     @cuda.jit(device=True)
+    def leftovers(j, end, stride, indices, values, x, a0, a1, a2):
+        """Add the last 0-3 entries ``j, j + stride, j + 2 stride`` (those before ``end``) to
+        the three accumulators. Every load is issued before any is used: a load and its use
+        in one branch each would wait for the loads one at a time."""
+        c0 = int32(0)
+        c1 = int32(0)
+        c2 = int32(0)
+        v0 = zero
+        v1 = zero
+        v2 = zero
+        if j < end:
+            c0 = indices[j]
+            v0 = values[j]
+        if j + stride < end:
+            c1 = indices[j + stride]
+            v1 = values[j + stride]
+        if j + 2 * stride < end:
+            c2 = indices[j + 2 * stride]
+            v2 = values[j + 2 * stride]
+        g0 = zero
+        g1 = zero
+        g2 = zero
+        if j < end:
+            g0 = x[c0]
+        if j + stride < end:
+            g1 = x[c1]
+        if j + 2 * stride < end:
+            g2 = x[c2]
+        return a0 + v0 * g0, a1 + v1 * g1, a2 + v2 * g2
+
+    @cuda.jit(device=True)
     def long_row_chunk(k, t, indices, values, x, y, chunk_slot, chunk_span, long_rows, long_first, tickets,
                        partials, ex_f, warp_sums, flag):
         lo = chunk_span[2 * k]
@@ -259,12 +290,7 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
             a2 += values[j + 2 * block] * x[indices[j + 2 * block]]
             a3 += values[j + 3 * block] * x[indices[j + 3 * block]]
             j += 4 * block
-        if j < hi:
-            a0 += values[j] * x[indices[j]]
-        if j + block < hi:
-            a1 += values[j + block] * x[indices[j + block]]
-        if j + 2 * block < hi:
-            a2 += values[j + 2 * block] * x[indices[j + 2 * block]]
+        a0, a1, a2 = leftovers(j, hi, block, indices, values, x, a0, a1, a2)
         total = block_sum(ex_f, warp_sums, t, (a0 + a1) + (a2 + a3))
         slot = chunk_slot[k]
         first = long_first[slot]
@@ -304,12 +330,7 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
                 a2 += values[j + 2 * WARP] * x[indices[j + 2 * WARP]]
                 a3 += values[j + 3 * WARP] * x[indices[j + 3 * WARP]]
                 j += 4 * WARP
-            if j < end:
-                a0 += values[j] * x[indices[j]]
-            if j + WARP < end:
-                a1 += values[j + WARP] * x[indices[j + WARP]]
-            if j + 2 * WARP < end:
-                a2 += values[j + 2 * WARP] * x[indices[j + 2 * WARP]]
+            a0, a1, a2 = leftovers(j, end, WARP, indices, values, x, a0, a1, a2)
         total = warp_sum(ex_f, t, (a0 + a1) + (a2 + a3))  # every warp, with or without a row
         if lane == 0 and v < n_vec:
             y[row] = total
