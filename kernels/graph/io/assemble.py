@@ -67,12 +67,15 @@ def mirror_missing(rows: np.ndarray, cols: np.ndarray, weights: np.ndarray | Non
     else:
         order = stable_argsort(key)
         sorted_key = key[order]
+    del key
     new_group = np.empty(len(sorted_key), dtype=bool)
     new_group[0] = True
     np.not_equal(sorted_key[1:], sorted_key[:-1], out=new_group[1:])
     starts = np.flatnonzero(new_group)
     groups = sorted_key[starts]
     counts = np.diff(np.append(starts, len(sorted_key)))
+    if weights is None:
+        del sorted_key, new_group, starts  # large temporaries, not needed without weights
     # copies in the other direction of the same pair: the neighbouring group, if it is that one
     opposite = np.zeros(len(groups), dtype=np.int64)
     pair = np.flatnonzero((groups[1:] == groups[:-1] + 1) & (groups[:-1] % 2 == 0))
@@ -132,11 +135,12 @@ def build_csr(ctx: LoadContext, n_rows: int, n_cols: int, rows: np.ndarray, cols
         key = key[order]
         w = np.asarray(weights, dtype=np.float64)[order]
     ctx.check_cancel()
-    sorted_rows = key // width
-    sorted_cols = (key - sorted_rows * width).astype(np.int32)
-    counts = np.bincount(sorted_rows, minlength=n_rows) if len(key) else np.zeros(n_rows, np.int64)
-    indptr = np.zeros(n_rows + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
+    # row boundaries by binary search in the sorted keys (no per-entry row array), then the
+    # keys turn into column indices in place: the peak stays at one int64 per entry
+    indptr = np.searchsorted(key, np.arange(n_rows + 1, dtype=np.int64) * width).astype(np.int64)
+    np.remainder(key, width, out=key)
+    sorted_cols = key.astype(np.int32)
+    del key
     graph = CSRGraph(indptr, sorted_cols, w, n_cols=n_cols, directed=directed, name=ctx.name,
                      source=ctx.path, notices=tuple(ctx.notices))
     ctx.report(1.0)

@@ -126,7 +126,8 @@ def _tokenise(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     is_token = ~(newline | np.isin(buf, _SPACE_BYTES))
     starts = is_token.copy()
     starts[1:] &= ~is_token[:-1]
-    token_lines = np.cumsum(newline)[starts]
+    # a token's line is the number of newlines before it (searching, not a cumsum per byte)
+    token_lines = np.searchsorted(np.flatnonzero(newline), np.flatnonzero(starts))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -241,14 +242,24 @@ def _locate_bad_token(ctx: LoadContext, data: bytes, line_numbers: np.ndarray, h
 
 def _check_symmetric(ctx: LoadContext, rows: np.ndarray, cols: np.ndarray, n: int,
                      vertex_lines: np.ndarray) -> None:
-    key = rows * max(n, 1) + cols
-    reverse = cols * max(n, 1) + rows
-    sorted_key = np.sort(key)
-    sorted_reverse = np.sort(reverse)
+    width = max(n, 1)
+    sorted_key = rows * width + cols
+    sorted_key.sort()  # in place: two keys per entry at the peak, not four
+    sorted_reverse = cols * width + rows
+    sorted_reverse.sort()
     if np.array_equal(sorted_key, sorted_reverse):
         return
+    del sorted_reverse
+    key = rows * width + cols
+    reverse = cols * width + rows
     missing = ~np.isin(reverse, key)
-    k = int(np.argmax(missing)) if missing.any() else int(np.argmax(sorted_key != sorted_reverse))
+    if missing.any():
+        k = int(np.argmax(missing))
+    else:  # same pairs, different multiplicities: find an entry whose pair count differs
+        counts = np.searchsorted(sorted_key, key, side="right") - np.searchsorted(sorted_key, key)
+        reverse_counts = (np.searchsorted(sorted_key, reverse, side="right")
+                          - np.searchsorted(sorted_key, reverse))
+        k = int(np.argmax(counts != reverse_counts))
     u, v = int(rows[k]), int(cols[k])
     if missing.any():
         reason = f"vertex {u + 1} lists {v + 1}, but vertex {v + 1} does not list {u + 1}"
