@@ -25,6 +25,8 @@ from kernels.errors import InputRequirementError, ParameterError
 SOURCE_PARAM = Param("source", int, 0, "the vertex the traversal starts from (0 .. n-1)", minimum=0)
 _REACH_CACHE: dict = {}
 _REACH_CACHE_LIMIT = 8
+_CLEAN_CACHE: dict = {}      # (fingerprint, keep) -> (graph without repeats, notice): sweeps re-prepare
+_CLEAN_CACHE_LIMIT = 2
 
 
 def check_source(graph, source: int) -> int:
@@ -112,7 +114,13 @@ def prepare_traversal(graph, params: dict, *, weighted: bool, what: str) -> Prob
         raise InputRequirementError(f"{what} needs at least one vertex; '{graph.name}' is empty")
     source = check_source(graph, params["source"])
     notices = []
-    clean, notice = without_duplicates(graph, keep="lightest" if weighted else "first")
+    keep = "lightest" if weighted else "first"
+    key = (graph.fingerprint, keep)
+    if key not in _CLEAN_CACHE:
+        if len(_CLEAN_CACHE) >= _CLEAN_CACHE_LIMIT:
+            _CLEAN_CACHE.pop(next(iter(_CLEAN_CACHE)))
+        _CLEAN_CACHE[key] = without_duplicates(graph, keep=keep)
+    clean, notice = _CLEAN_CACHE[key]
     if notice:
         notices.append(notice)
     weights = None

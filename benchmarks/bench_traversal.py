@@ -1,0 +1,425 @@
+#!/usr/bin/env python3
+"""BFS and SSSP on the GPU machine: gpu-csr against gpu-slotted (page sizes 256..2048) on
+graphs shaped like the thesis' (R-MAT, road-like grid and Delaunay, collaboration-like
+Chung–Lu), CPU and SciPy baselines, the dynamic experiment (sync + rerun against rebuild +
+upload + rerun) at edit batches of 0.01 %, 0.1 %, 1 % and 10 % of the edges, then SSSP. A time
+budget (225 s) skips what is left, with a note, if the machine is slower than expected.
+
+    python3 benchmarks/bench_traversal.py            # full run, about 3-4 minutes on an H100/H200
+    python3 benchmarks/bench_traversal.py --quick    # small inputs, a smoke test (about a minute)
+    python3 benchmarks/bench_traversal.py --simulate # dry run on the CUDA simulator (no GPU; tiny inputs)
+
+Every BFS/SSSP timing is the project's own (``kernels.runner.run_variant``: CUDA events over
+repeated whole traversals after a warm-up, compilation timed apart) and every result is
+verified against SciPy; a failing variant is reported and the benchmark goes on. The dynamic
+experiment (``kernels.dynamic.run_dynamic``) times each stage with ``perf_counter`` +
+``cuda.synchronize()`` and verifies every round against SciPy.
+
+The source of each traversal is a random vertex of the largest component (seeded), as
+Graph500 picks roots. GTEPS = edges of the reached part / time (undirected edges once).
+
+Writes ``benchmarks/results/traversal-<device>[-quick|-simulate].json`` (all rows, the
+dynamic summaries and the goals) and ``traversal-<device>-dynamic.jsonl`` (every round),
+and prints a compact summary table last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run from a checkout without installing the package
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+if "--simulate" in sys.argv[1:]:
+    os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # before anything imports numba.cuda
+else:
+    os.environ.pop("NUMBA_ENABLE_CUDASIM", None)
+
+PAGE_SIZES = [256, 512, 1024, 2048]
+FULL = {
+    "graphs": [("rmat", 22), ("grid", 1000), ("delaunay", 1 << 19), ("chung_lu", 1 << 20)],
+    "sssp_graphs": [("rmat_w", 20), ("chung_lu_w", 1 << 20), ("grid_w", 500)],
+    "page_sizes": PAGE_SIZES, "other_page_sizes": [256, 1024], "block": 256, "repeat": 3,
+    "cpu_max_entries": 40_000_000, "cpu_serial_max_entries": 10_000_000,
+    "dynamic": [("rmat", 22, "bfs", [1e-4, 1e-3], 2), ("rmat", 20, "bfs", [1e-4, 1e-3, 1e-2, 1e-1], 1),
+                ("rmat_w", 20, "sssp", [1e-4, 1e-3], 1), ("grid", 1000, "bfs", [1e-3], 1)],
+    "budget_s": 225,
+}
+QUICK = {
+    "graphs": [("rmat", 16), ("grid", 200), ("chung_lu", 1 << 16)],
+    "sssp_graphs": [("rmat_w", 14), ("grid_w", 100)],
+    "page_sizes": [256, 1024], "other_page_sizes": [1024], "block": 256, "repeat": 2,
+    "cpu_max_entries": 40_000_000, "cpu_serial_max_entries": 10_000_000,
+    "dynamic": [("rmat", 16, "bfs", [1e-4, 1e-3, 1e-2, 1e-1], 1), ("rmat_w", 14, "sssp", [1e-3], 1)],
+    "budget_s": 90,
+}
+SIMULATE = {
+    "graphs": [("rmat", 6), ("grid", 6)],
+    "sssp_graphs": [("rmat_w", 5)],
+    "page_sizes": [16, 32], "other_page_sizes": [16], "block": 32, "repeat": 1,
+    "cpu_max_entries": 10_000, "cpu_serial_max_entries": 10_000,
+    "dynamic": [("rmat", 6, "bfs", [1e-2, 1e-1], 1)],
+    "budget_s": 600,
+}
+
+
+def say(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-") or "gpu"
+
+
+def shown_path(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+# ---- inputs --------------------------------------------------------------------------------
+
+def make_graph(kind: str, size: int):
+    """The benchmark's graphs: R-MAT (Graph500 parameters, edge factor 16), a square grid and a
+    Delaunay triangulation (road-like: low degree, large diameter), Chung–Lu with a power-law
+    exponent of 2.3 and mean degree 10 (collaboration-like). ``_w``: uniform weights in [1, 10)."""
+    from kernels.graph.generators import chung_lu, delaunay, grid2d, rmat
+
+    weights = "uniform" if kind.endswith("_w") else None
+    wr = (1.0, 10.0)
+    base = kind.removesuffix("_w")
+    if base == "rmat":
+        return rmat(size, 16, seed=1, weights=weights, weight_range=wr)
+    if base == "grid":
+        return grid2d(size, size, seed=1, weights=weights, weight_range=wr)
+    if base == "delaunay":
+        return delaunay(size, points="jittered-grid", seed=1, weights=weights, weight_range=wr)
+    if base == "chung_lu":
+        return chung_lu(size, 10.0, 2.3, seed=1, weights=weights, weight_range=wr)
+    raise ValueError(kind)
+
+
+def pick_source(graph, seed: int = 7) -> tuple[int, int]:
+    """A random vertex (seeded) that reaches at least half of the non-isolated vertices."""
+    from kernels.algorithms.traversal.common import reach_counts
+
+    rng = np.random.default_rng(seed)
+    candidates = np.flatnonzero(graph.degrees() > 0)
+    if len(candidates) == 0:
+        return 0, 1
+    best = (0, 0)
+    for _ in range(8):
+        s = int(rng.choice(candidates))
+        reached, _ = reach_counts(graph, s)
+        if reached > best[1]:
+            best = (s, reached)
+        if reached * 2 >= len(candidates):
+            break
+    return best
+
+
+class Inputs:
+    """Generated graphs, built once and shared by the sections."""
+
+    def __init__(self):
+        self._graphs: dict = {}
+
+    def get(self, kind: str, size: int):
+        key = (kind, size)
+        if key not in self._graphs:
+            t = time.perf_counter()
+            g = make_graph(kind, size)
+            source, reached = pick_source(g)
+            self._graphs[key] = (g, source)
+            say(f"  built {g.name}{' (weighted)' if g.weighted else ''}: {g.n_rows:,} vertices, {g.nnz:,} entries, "
+                f"source {source} reaches {reached:,} ({time.perf_counter() - t:.1f} s)")
+        return self._graphs[key]
+
+    def drop(self, kind: str, size: int) -> None:
+        self._graphs.pop((kind, size), None)
+
+
+# ---- runs -------------------------------------------------------------------------------------
+
+class Bench:
+    def __init__(self):
+        self.rows: list[dict] = []
+
+    def run(self, graph, family: str, variant: str, params: dict, *, target: str | None, repeat: int,
+            warmup: int = 1, label: str | None = None) -> dict:
+        from kernels.errors import GraphKernelsError
+        from kernels.runner import run_variant
+
+        row = {"graph": graph.name, "entries": graph.nnz, "vertices": graph.n_rows, "family": family,
+               "variant": variant, "label": label or variant, "params": dict(params)}
+        t0 = time.perf_counter()
+        try:
+            rec = run_variant(graph, family, variant, params, target=target, repeat=repeat, warmup=warmup).record
+            metrics = {m["name"]: m["value"] for m in rec["metrics"]}
+            kernel = rec["timing"]["kernel"]
+            row.update(status=rec["status"], verified=rec["verified"], target=rec["target"], params=rec["params"],
+                       median_s=kernel["median_s"], min_s=kernel["min_s"], cv=kernel["cv"],
+                       gteps=metrics.get("GTEPS"), compile_s=rec["timing"]["compile_s"],
+                       h2d_s=rec["timing"]["h2d_s"], traversed_edges=rec["input"]["traversed_edges"],
+                       reached=rec["input"]["reached"], source=rec["params"]["source"],
+                       steps={k[5:]: v for k, v in rec["input"].items() if k.startswith("last_")},
+                       verification=rec["verification"]["detail"], notices=rec["notices"])
+        except Exception as exc:  # every failure is reported, and the benchmark goes on
+            row.update(status="failed", verified=False, error=f"{type(exc).__name__}: {exc}")
+            if not isinstance(exc, GraphKernelsError) or exc.__cause__ is not None:
+                traceback.print_exc(limit=6)
+        row["wall_s"] = time.perf_counter() - t0
+        self.rows.append(row)
+        shown = " ".join(f"{k}={v}" for k, v in row["params"].items() if k != "source")
+        if row.get("median_s"):
+            say(f"    {family:<4} {row['label']:<13} {shown:<52} {row['median_s'] * 1e3:9.3f} ms "
+                f"{row['gteps']:7.3f} GTEPS  verified={row['verified']}  ({row['wall_s']:.1f} s)")
+        else:
+            say(f"    {family:<4} {row['label']:<13} {shown:<52} FAILED: {row.get('error', row.get('status'))}")
+        return row
+
+    def best(self, graph: str, family: str, variant: str, **match) -> dict | None:
+        ok = [r for r in self.rows if r["graph"] == graph and r["family"] == family and r["variant"] == variant
+              and r.get("verified") and r.get("median_s")
+              and all(r["params"].get(k) == v for k, v in match.items())]
+        return min(ok, key=lambda r: r["median_s"]) if ok else None
+
+
+def traversal_section(bench: Bench, graph, source: int, family: str, cfg: dict, gpu_target: str, *,
+                      main: bool) -> None:
+    """Every variant on one graph; the full page-size range on the main graph only."""
+    rep, block = cfg["repeat"], cfg["block"]
+    pages = cfg["page_sizes"] if main else cfg["other_page_sizes"]
+    s = {"source": source}
+    if family == "bfs":
+        for balance in ("lb", "tpv"):
+            for direction in ("optimizing", "push"):
+                bench.run(graph, "bfs", "gpu-csr", {**s, "balance": balance, "direction": direction, "block": block},
+                          target=gpu_target, repeat=rep)
+        for page in pages:
+            bench.run(graph, "bfs", "gpu-slotted", {**s, "page_size": page, "balance": "lb",
+                                                    "direction": "optimizing", "block": block},
+                      target=gpu_target, repeat=rep)
+        mid = 1024 if 1024 in pages else pages[-1]
+        bench.run(graph, "bfs", "gpu-slotted", {**s, "page_size": mid, "balance": "lb", "direction": "push",
+                                                "block": block}, target=gpu_target, repeat=rep)
+        bench.run(graph, "bfs", "gpu-slotted", {**s, "page_size": mid, "balance": "tpv", "direction": "optimizing",
+                                                "block": block}, target=gpu_target, repeat=rep)
+    else:
+        for balance in ("lb", "tpv"):
+            bench.run(graph, "sssp", "gpu-csr", {**s, "balance": balance, "block": block}, target=gpu_target,
+                      repeat=rep)
+        for page in cfg["other_page_sizes"]:
+            bench.run(graph, "sssp", "gpu-slotted", {**s, "page_size": page, "balance": "lb", "block": block},
+                      target=gpu_target, repeat=rep)
+    bench.run(graph, family, "scipy", s, target="cpu", repeat=1, warmup=0)
+    if graph.nnz <= cfg["cpu_max_entries"]:
+        bench.run(graph, family, "cpu-parallel", s, target="cpu", repeat=rep)
+    if graph.nnz <= cfg["cpu_serial_max_entries"]:
+        bench.run(graph, family, "cpu-serial", s, target="cpu", repeat=1)
+
+
+def dynamic_section(graph, source: int, algorithm: str, fractions, rounds: int, cfg: dict, gpu_target: str,
+                    records_path: Path) -> list[dict]:
+    from kernels.dynamic import ROUND_HEADER, DynamicSettings, format_round, run_dynamic
+    from kernels.results import append_record
+
+    out = []
+    for fraction in fractions:
+        say(f"  {algorithm} on {graph.name}, batch {fraction:.2%} of the edges, {rounds} round(s), page size "
+            f"{1024 if gpu_target == 'cuda' else 16}")
+        say("  " + ROUND_HEADER)
+        settings = DynamicSettings(algorithm=algorithm, batch=fraction, rounds=rounds, source=source,
+                                   page_size=1024 if gpu_target == "cuda" else 16, block=cfg["block"], seed=11)
+        t0 = time.perf_counter()
+        try:
+            result = run_dynamic(graph, settings, target=gpu_target,
+                                 progress=lambda rec: say("  " + format_round(rec)))
+        except Exception as exc:
+            say(f"  FAILED: {type(exc).__name__}: {exc}")
+            traceback.print_exc(limit=6)
+            out.append({"graph": graph.name, "algorithm": algorithm, "batch_fraction": fraction, "status": "failed",
+                        "error": f"{type(exc).__name__}: {exc}"})
+            continue
+        for rec in result["records"]:
+            append_record(records_path, {"graph": graph.name, **rec})
+        summary = result["summary"]
+        summary["wall_s"] = time.perf_counter() - t0
+        summary["status"] = "ok" if summary["all_verified"] else "wrong"
+        out.append(summary)
+    return out
+
+
+# ---- report ------------------------------------------------------------------------------------
+
+def summary_table(rows: list[dict]) -> str:
+    head = f"{'graph':<26} {'fam':<4} {'variant':<12} {'params':<40} {'ms':>10} {'GTEPS':>8} ok"
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        params = " ".join(f"{k}={v}" for k, v in r["params"].items() if k not in ("source", "block"))
+        if r.get("median_s"):
+            lines.append(f"{r['graph'][:26]:<26} {r['family']:<4} {r['label'][:12]:<12} {params[:40]:<40} "
+                         f"{r['median_s'] * 1e3:10.3f} {r['gteps']:8.3f} {'yes' if r['verified'] else 'NO'}")
+        else:
+            lines.append(f"{r['graph'][:26]:<26} {r['family']:<4} {r['label'][:12]:<12} {params[:40]:<40} "
+                         f"FAILED {str(r.get('error', r.get('status', '')))[:60]}")
+    return "\n".join(lines)
+
+
+def dynamic_table(summaries: list[dict]) -> str:
+    head = (f"{'graph':<22} {'alg':<4} {'batch':>7} {'edits':>9} {'sync MiB':>9} {'sync ms':>8} {'slot ms':>8} "
+            f"{'dyn ms':>8} {'rebuild':>8} {'upload':>8} {'csr ms':>8} {'stat ms':>8} {'speedup':>8} ok")
+    lines = [head, "-" * len(head)]
+    for s in summaries:
+        if s.get("status") == "failed":
+            lines.append(f"{s['graph'][:22]:<22} {s['algorithm']:<4} {s['batch_fraction']:>7.2%} "
+                         f"FAILED {s['error'][:60]}")
+            continue
+        ms = [s["sync_s"], s["slotted_run_s"], s["dynamic_total_s"], s["rebuild_s"], s["upload_s"], s["csr_run_s"],
+              s["static_total_s"]]
+        lines.append(f"{s['graph']['name'][:22]:<22} {s['algorithm']:<4} {s['batch_fraction']:>7.2%} "
+                     f"{int(s['edits_per_round']):>9,} {s['sync_bytes'] / 2**20:9.1f} "
+                     + " ".join(f"{x * 1e3:8.2f}" for x in ms)
+                     + f" {s['speedup_median']:7.2f}x {'yes' if s['all_verified'] else 'NO'}")
+    return "\n".join(lines)
+
+
+def goals(bench: Bench, dynamic: list[dict], graphs: list, rmat_name: str | None) -> dict:
+    out = {}
+    for g, _ in graphs:
+        csr = bench.best(g.name, "bfs", "gpu-csr")
+        slotted = bench.best(g.name, "bfs", "gpu-slotted")
+        if csr and slotted:
+            out[f"{g.name}: best gpu-slotted BFS time / best gpu-csr BFS time (goal <= 2)"] = (
+                slotted["median_s"] / csr["median_s"])
+    if rmat_name:
+        csr = bench.best(rmat_name, "bfs", "gpu-csr")
+        if csr:
+            out[f"{rmat_name}: best gpu-csr BFS GTEPS (goal >= 5)"] = csr["gteps"]
+    for s in dynamic:
+        if s.get("status") == "failed" or not s.get("speedup_median"):
+            continue
+        goal = " (goal >= 5)" if s["batch_fraction"] <= 1e-3 else ""
+        out[f"{s['graph']['name']} {s['algorithm']} batch {s['batch_fraction']:.2%}: (rebuild + upload + rerun) / "
+            f"(sync + rerun){goal}"] = s["speedup_median"]
+    return out
+
+
+def crossover(dynamic: list[dict]) -> dict:
+    """Per graph and algorithm: the batch fractions measured, their speedups, and the first
+    fraction at which the dynamic path stops paying off (speedup < 1), if any."""
+    out = {}
+    for s in dynamic:
+        if s.get("status") == "failed" or not s.get("speedup_median"):
+            continue
+        key = f"{s['graph']['name']} {s['algorithm']}"
+        out.setdefault(key, {"fractions": [], "speedups": []})
+        out[key]["fractions"].append(s["batch_fraction"])
+        out[key]["speedups"].append(s["speedup_median"])
+    for entry in out.values():
+        below = [f for f, x in zip(entry["fractions"], entry["speedups"], strict=True) if x < 1.0]
+        entry["dynamic_stops_paying_at"] = min(below) if below else None
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="small inputs: a smoke test")
+    ap.add_argument("--simulate", action="store_true", help="dry run on the CUDA simulator with tiny inputs "
+                    "(no GPU needed; timings meaningless)")
+    ap.add_argument("--no-dynamic", action="store_true", help="skip the dynamic experiment")
+    ap.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results"))
+    args = ap.parse_args(argv)
+    cfg = SIMULATE if args.simulate else QUICK if args.quick else FULL
+    mode = "simulate" if args.simulate else "quick" if args.quick else "full"
+    gpu_target = "sim" if args.simulate else "cuda"
+    started = time.perf_counter()
+
+    from kernels.environment import environment
+    from kernels.results import write_json_atomic
+    from kernels.targets import activate
+
+    activate(gpu_target)
+    env = environment(gpu_target)
+    device = env["device"].get("name") or ("simulator" if args.simulate else "gpu")
+    suffix = "" if mode == "full" else f"-{mode}"
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    records_path = out_dir / f"traversal-{slug(device)}{suffix}-dynamic.jsonl"
+    records_path.write_text("")
+    say(f"BFS / SSSP benchmark on {device} ({mode}); budget {cfg['budget_s']} s")
+
+    def over_budget(what: str) -> bool:
+        spent = time.perf_counter() - started
+        if spent > cfg["budget_s"]:
+            say(f"  skipped {what}: {spent:.0f} s spent of the {cfg['budget_s']} s budget")
+            skipped.append(what)
+            return True
+        return False
+
+    inputs, bench, skipped = Inputs(), Bench(), []
+    bfs_graphs = []
+    say("[1/3] BFS: gpu-csr (balance x direction), gpu-slotted (page sizes), SciPy and CPU")
+    for i, (kind, size) in enumerate(cfg["graphs"]):
+        if over_budget(f"BFS on {kind} {size}"):
+            continue
+        g, source = inputs.get(kind, size)
+        bfs_graphs.append((g, source))
+        traversal_section(bench, g, source, "bfs", cfg, gpu_target, main=i == 0)
+    rmat_name = next((g.name for g, _ in bfs_graphs if g.name.startswith("rmat")), None)
+
+    dynamic = []
+    if not args.no_dynamic:
+        say("[2/3] dynamic experiment: edit rounds, sync + gpu-slotted rerun vs rebuild + upload + gpu-csr rerun")
+        for kind, size, algorithm, fractions, rounds in cfg["dynamic"]:
+            if over_budget(f"dynamic {algorithm} on {kind} {size}"):
+                continue
+            g, source = inputs.get(kind, size)
+            dynamic += dynamic_section(g, source, algorithm, fractions, rounds, cfg, gpu_target, records_path)
+            if kind == "rmat" and size >= 22:
+                inputs.drop(kind, size)               # the largest graph is not needed any more
+
+    say("[3/3] SSSP (weights uniform in [1, 10)): gpu-csr, gpu-slotted, SciPy (Dijkstra) and CPU")
+    for kind, size in cfg["sssp_graphs"]:
+        if over_budget(f"SSSP on {kind} {size}"):
+            continue
+        g, source = inputs.get(kind, size)
+        traversal_section(bench, g, source, "sssp", cfg, gpu_target, main=False)
+
+    goal_values = goals(bench, dynamic, bfs_graphs, rmat_name)
+    result = {"kind": "benchmark", "family": "bfs+sssp", "mode": mode, "device": device, "environment": env,
+              "config": {k: v for k, v in cfg.items()}, "results": bench.rows, "dynamic": dynamic,
+              "crossover": crossover(dynamic), "goals": goal_values, "skipped": skipped,
+              "dynamic_records": shown_path(records_path), "wall_s": time.perf_counter() - started}
+    out = out_dir / f"traversal-{slug(device)}{suffix}.json"
+    write_json_atomic(out, result)
+
+    say("\n== BFS / SSSP summary (median time of a whole traversal; GTEPS = reached edges / time) ==")
+    say(f"device {device}")
+    say(summary_table(bench.rows))
+    if dynamic:
+        say("\n== dynamic experiment (medians over the edit rounds; speedup = static total / dynamic total) ==")
+        say(dynamic_table(dynamic))
+        for key, entry in result["crossover"].items():
+            stop = entry["dynamic_stops_paying_at"]
+            say(f"  {key}: " + ", ".join(f"{f:.2%} -> {x:.2f}x" for f, x in zip(entry["fractions"], entry["speedups"],
+                                                                                    strict=True))
+                + (f"; the dynamic path stops paying off at {stop:.2%}" if stop else "; pays off at every batch size"))
+    say("\n== goals ==")
+    for k, v in goal_values.items():
+        say(f"  {k}: {v:.2f}")
+    if skipped:
+        say(f"skipped (budget): {', '.join(skipped)}")
+    say(f"\nwrote {shown_path(out)} and {shown_path(records_path)} ({time.perf_counter() - started:.0f} s in all)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
