@@ -228,8 +228,11 @@ class Bench:
                     self.skip(graph, v, {"k": k}, "time budget spent")
                 continue
             predicted = cpu_times[k - 1] * growth if growth and (k - 1) in cpu_times else None
-            if predicted is not None and predicted > CPU_LIMIT_S and not self.args.include_slow:
-                note = f"predicted {predicted:.0f} s (count x{growth:.1f} per k)"
+            unknown = k > self.args.plan["ks"][0] and (k - 1) not in cpu_times
+            if (unknown or (predicted is not None and predicted > CPU_LIMIT_S)) and not self.args.include_slow:
+                # k-1 unmeasured (skipped as too slow): k would be slower still, so do not run it blind
+                note = ("k - 1 was not measured, so k would take longer still" if unknown
+                        else f"predicted {predicted:.0f} s (count x{growth:.1f} per k)")
                 self.skip(graph, "cpu-parallel", {"k": k}, note)
                 for v in GPU_VARIANTS:
                     self.skip(graph, v, {"k": k}, "no verified count to check it against (cpu-parallel skipped)")
@@ -434,6 +437,8 @@ def main(argv=None) -> int:
     p.add_argument("--budget-s", type=float, default=220.0, help="start no new run after this many seconds")
     p.add_argument("--include-slow", action="store_true", help="run what the predictions would skip")
     p.add_argument("--no-sweep", action="store_true")
+    p.add_argument("--inputs", help="only the inputs whose name contains one of these (comma-separated), "
+                   "e.g. chung_lu,cliques")
     args = p.parse_args(argv)
     if args.target == "sim":
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
@@ -441,7 +446,7 @@ def main(argv=None) -> int:
     args.plan = plan(args.mode)
     RESULTS.mkdir(parents=True, exist_ok=True)
     bench = Bench(args)
-    slug = bench.slug()
+    slug = bench.slug() + (f"-{args.inputs.replace(',', '-')}" if args.inputs else "")
     args.records = str(RESULTS / f"{FAMILY}-{slug}-runs.jsonl")
     if os.path.exists(args.records):
         os.remove(args.records)
@@ -449,6 +454,9 @@ def main(argv=None) -> int:
 
     sweep_graph, sweep_k, sweep_grid = args.plan["sweep"]
     inputs = [(name, None) for name in args.plan["real"]] + [(None, spec) for spec in args.plan["generated"]]
+    if args.inputs:
+        wanted = [w.strip() for w in args.inputs.split(",") if w.strip()]
+        inputs = [(n, sp) for n, sp in inputs if any(w in str(n or sp[0]) for w in wanted)]
     for name, spec in inputs:
         if bench.over_budget():
             bench.log(f"input {name or spec} skipped: time budget spent")
