@@ -54,5 +54,15 @@ screenshots: $(STAMP_RUN)
 	  --grid wg=32,64,128 --grid rows=1,4,16,64 --repeat 2 --quiet --out $(SHOT_WORK)/sweep.json > /dev/null
 	$(SHOOT) $(SHOTS)/heatmap.png --view heatmap tests/data/lp_afiro.mtx $(SHOT_WORK)/sweep.json
 
+## Build the desktop application as one folder, dist/gpu-graph-explorer/ (PyInstaller, about a minute),
+## then smoke-test the program built (--version, -m kernels, --self-test offscreen). By hand: not in CI.
+STAMP_PACKAGE := $(VENV)/.installed-package
+$(STAMP_PACKAGE): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[package]"
+	touch $@ $(STAMP_RUN)
+
+package: $(STAMP_PACKAGE)
+	$(PY) packaging/build.py --smoke-test
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .ruff_cache
