@@ -307,3 +307,16 @@ def test_windows_line_endings(tmp_path):
     mtx = b"%%MatrixMarket matrix coordinate real general\r\n2 2 1\r\n1 2 0.5\r\n"
     assert entries(read_graph(write(tmp_path, "w.mtx", mtx))) == [(0, 1, 0.5)]
     assert entries(read_graph(write(tmp_path, "w.graph", b"2 1\r\n2\r\n1\r\n"))) == undirected((0, 1))
+
+
+def test_npz_with_unsorted_columns_is_repaired_with_a_notice(tmp_path):
+    p = tmp_path / "unsorted.npz"
+    np.savez(p, indptr=np.array([0, 2, 3, 3]), indices=np.array([2, 0, 1]), weights=np.array([1.0, 2.0, 3.0]),
+             shape=np.array([3, 3]), directed=np.array(True))
+    g = read_graph(p)
+    assert entries(g) == [(0, 0, 2.0), (0, 2, 1.0), (1, 1, 3.0)]
+    assert g.indices.tolist() == [0, 2, 1]
+    assert any("not sorted" in n for n in g.notices)
+    sorted_file = tmp_path / "sorted.npz"  # a later row starting lower is not "unsorted"
+    np.savez(sorted_file, indptr=np.array([0, 1, 2]), indices=np.array([1, 0]), shape=np.array([2, 2]))
+    assert read_graph(sorted_file).notices == ()

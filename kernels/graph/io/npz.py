@@ -130,9 +130,11 @@ def _graph(ctx, indptr, indices, weights, n_cols, directed) -> CSRGraph:
     except (ValueError, TypeError, OverflowError) as exc:
         raise ctx.error(f"inconsistent CSR arrays: {exc}",
                         expected="indptr from 0 to len(indices), indices < cols, one weight per entry") from None
-    rows = graph.row_of_entry()
-    unsorted = (np.diff(graph.indices) < 0) & (rows[1:] == rows[:-1])
-    if unsorted.any():
+    step = np.diff(graph.indices)  # int32 suffices: indices lie in [0, 2**31)
+    boundaries = graph.indptr[1:-1]
+    step[boundaries[(boundaries > 0) & (boundaries < graph.nnz)] - 1] = 0  # a new row may go down
+    if (step < 0).any():
+        rows = graph.row_of_entry()
         # the project keeps columns sorted within rows; an unsorted file is repaired, not refused
         ctx.notice("column indices were not sorted within rows: sorted (duplicates kept)")
         order = np.lexsort((graph.indices, rows))
