@@ -117,17 +117,18 @@ def test_advance_append_emits_what_the_functor_accepts(slotted_pair, balance):
     g, s = slotted_pair
     view = slotted_view(DeviceMirror(s))
     frontier = np.array([0, 5, 9, 12, 31], dtype=np.int32)
-    adv = Advance("slotted", keep_even_targets, balance=balance, block=16, output="append")
+    adv = Advance("slotted", keep_even_targets, balance=balance, block=16, output="append", with_degrees=True)
     out = cuda.device_array(view.n_entries, np.int32)
-    counters = cuda.to_device(np.array([0, 99], np.int64))
+    counters = cuda.to_device(np.array([0, 99, 0, 99], np.int64))
     accepted = cuda.to_device(np.zeros(1, np.int64))
     adv(view, cuda.to_device(frontier), len(frontier), (accepted,), out, counters=counters, slot=0, reset_slot=1)
-    count, other = counters.copy_to_host()
+    count, other, degrees, other_degrees = counters.copy_to_host()
     want, _ = expected_expansion(s, frontier)
     want = want[want % 2 == 0]
-    assert other == 0                                   # the other level counter is zeroed for the next level
+    assert other == 0 and other_degrees == 0            # the other level's counters are zeroed for the next level
     assert count == len(want) == accepted.copy_to_host()[0]
     assert sorted(out.copy_to_host()[:count]) == sorted(want)
+    assert degrees == sum(s.degree(int(v)) for v in want)   # the emitted vertices' degrees (a repeat counts twice)
 
 
 def test_advance_follows_the_pages_after_edits():

@@ -24,7 +24,10 @@ Two output modes:
   (block-aggregated: one shared-memory atomic per thread, one global atomic per tile). Order
   is not deterministic. Nothing is read back: a traversal reads the count once per level. The
   kernel also zeroes ``counters[reset_slot]`` (``>= 0``) for the next level, so that two
-  counters alternate without a separate launch.
+  counters alternate without a separate launch. With ``with_degrees`` the degrees of the
+  emitted vertices are summed too, into ``counters[slot + 2]`` (the edges the next frontier
+  will expand: what a direction-optimizing BFS decides on); each emitted vertex is located
+  once more for it.
 * ``"positions"``: output position ``k`` (in frontier order, then list order) gets the
   neighbour, or -1 when the functor rejects it, and optionally its source in ``out_src``. The
   output length (the degree sum) is read back and returned: a filter can compact it after.
@@ -82,9 +85,9 @@ def partition_kernel():
 
 
 @functools.cache
-def lb_expand_kernel(kind: str, functor, block: int, output: str, with_sources: bool):
+def lb_expand_kernel(kind: str, functor, block: int, output: str, with_sources: bool, with_degrees: bool = False):
     f = functions(kind)
-    edge_at, target = f.edge_at, f.target
+    locate, edge_at, target = f.locate, f.edge_at, f.target
     tile = block * ITEMS
     stage = tile + 1
     append = output == "append"
@@ -94,10 +97,13 @@ def lb_expand_kernel(kind: str, functor, block: int, output: str, with_sources: 
         staged = cuda.shared.array(stage, int64)
         block_count = cuda.shared.array(1, int32)
         block_base = cuda.shared.array(1, int64)
+        block_degrees = cuda.shared.array(1, int64)
         found = cuda.local.array(ITEMS, int32)
         t = cuda.threadIdx.x
         if append and reset_slot >= 0 and cuda.blockIdx.x == 0 and t == 0:
             counters[reset_slot] = 0
+            if with_degrees:
+                counters[reset_slot + 2] = 0
         total = total_ref[0]
         n_tiles = min((total + tile - 1) // tile, capacity - 1)
         for b in range(cuda.blockIdx.x, n_tiles, cuda.gridDim.x):
@@ -110,8 +116,10 @@ def lb_expand_kernel(kind: str, functor, block: int, output: str, with_sources: 
                     staged[s] = offsets[lo + s]
             if append and t == 0:
                 block_count[0] = 0
+                block_degrees[0] = 0
             cuda.syncthreads()
             mine = 0
+            degrees = int64(0)
             k0 = int64(b) * tile
             for u in range(ITEMS):
                 k = k0 + u * block + t
@@ -134,15 +142,21 @@ def lb_expand_kernel(kind: str, functor, block: int, output: str, with_sources: 
                     if emitted:
                         found[mine] = dst
                         mine += 1
+                        if with_degrees:
+                            degrees += locate(g, dst)[1]
                 elif k < total:
                     out[k] = dst if emitted else int32(-1)
                     if with_sources:
                         out_src[k] = src
             if append:
                 local = cuda.atomic.add(block_count, 0, mine) if mine > 0 else 0
+                if with_degrees and degrees > 0:
+                    cuda.atomic.add(block_degrees, 0, degrees)
                 cuda.syncthreads()
                 if t == 0 and block_count[0] > 0:
                     block_base[0] = cuda.atomic.add(counters, slot, int64(block_count[0]))
+                    if with_degrees:
+                        cuda.atomic.add(counters, slot + 2, block_degrees[0])
                 cuda.syncthreads()
                 for u in range(mine):
                     out[block_base[0] + local + u] = found[u]
@@ -152,7 +166,7 @@ def lb_expand_kernel(kind: str, functor, block: int, output: str, with_sources: 
 
 
 @functools.cache
-def tpv_kernel(kind: str, functor, output: str, with_sources: bool):
+def tpv_kernel(kind: str, functor, output: str, with_sources: bool, with_degrees: bool = False):
     f = functions(kind)
     locate, edge_at, target = f.locate, f.edge_at, f.target
     append = output == "append"
@@ -160,8 +174,11 @@ def tpv_kernel(kind: str, functor, output: str, with_sources: bool):
     def kernel(g, frontier, loc, offsets, n, total_ref, state, out, out_src, counters, slot, reset_slot):
         if append and reset_slot >= 0 and cuda.grid(1) == 0:
             counters[reset_slot] = 0
+            if with_degrees:
+                counters[reset_slot + 2] = 0
         for i in range(cuda.grid(1), n, cuda.gridsize(1)):
             src = frontier[i]
+            degrees = int64(0)
             if append:
                 start, degree = locate(g, src)
             else:                              # positions: the scan located the lists already
@@ -174,11 +191,15 @@ def tpv_kernel(kind: str, functor, output: str, with_sources: bool):
                 if append:
                     if emitted:
                         out[cuda.atomic.add(counters, slot, 1)] = dst
+                        if with_degrees:
+                            degrees += locate(g, dst)[1]
                 else:
                     k = offsets[i] + j
                     out[k] = dst if emitted else int32(-1)
                     if with_sources:
                         out_src[k] = src
+            if with_degrees and degrees > 0:
+                cuda.atomic.add(counters, slot + 2, degrees)
 
     return cuda.jit(kernel)
 
@@ -191,15 +212,18 @@ class Advance:
     combination and cached."""
 
     def __init__(self, kind: str, functor=emit_all, *, balance: str = "lb", block: int = 256,
-                 output: str = "append", with_sources: bool = False, workspace: Workspace | None = None):
+                 output: str = "append", with_sources: bool = False, with_degrees: bool = False,
+                 workspace: Workspace | None = None):
         if balance not in BALANCES:
             raise ValueError(f"balance must be one of {BALANCES}, not {balance!r}")
         if output not in OUTPUTS:
             raise ValueError(f"output must be one of {OUTPUTS}, not {output!r}")
         if with_sources and output != "positions":
             raise ValueError("sources are written in 'positions' output only")
+        if with_degrees and output != "append":
+            raise ValueError("degree sums are counted in 'append' output only")
         self.kind, self.functor, self.balance, self.block = kind, functor, balance, int(block)
-        self.output, self.with_sources = output, with_sources
+        self.output, self.with_sources, self.with_degrees = output, with_sources, with_degrees
         self.workspace = workspace or Workspace()
 
     @property
@@ -218,7 +242,7 @@ class Advance:
         n = int(n)
         positions = self.output == "positions"
         if counters is None:
-            counters = ws.get("advance.counters", np.int64, 2)
+            counters = ws.get("advance.counters", np.int64, 4)
         if out_src is None:
             out_src = ws.get("advance.no_sources", np.int32, 1)
         if n == 0:
@@ -237,7 +261,7 @@ class Advance:
         if self.balance == "tpv":
             if loc is None:
                 loc = offsets = total = ws.get("advance.unused", np.int64, 1)
-            kernel = tpv_kernel(self.kind, self.functor, self.output, self.with_sources)
+            kernel = tpv_kernel(self.kind, self.functor, self.output, self.with_sources, self.with_degrees)
             kernel[grid_for(n, self.block), self.block](g, frontier, loc, offsets, n, total, state, out, out_src,
                                                         counters, slot, reset_slot)
             return bound if positions else None
@@ -245,7 +269,8 @@ class Advance:
         first_src = ws.get("advance.first_src", np.int64, capacity)
         pblock = PARTITION_BLOCK["sim" if on_simulator() else "cuda"]
         partition_kernel()[grid_for(capacity, pblock), pblock](offsets, n, total, self.tile, first_src, capacity)
-        kernel = lb_expand_kernel(self.kind, self.functor, self.block, self.output, self.with_sources)
+        kernel = lb_expand_kernel(self.kind, self.functor, self.block, self.output, self.with_sources,
+                                  self.with_degrees)
         grid = max(1, min(resident_grid(self.block), capacity - 1))   # at most one block per tile
         kernel[grid, self.block](g, frontier, loc, offsets, n, total, first_src, capacity, state, out,
                                  out_src, counters, slot, reset_slot)

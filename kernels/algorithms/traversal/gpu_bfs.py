@@ -13,10 +13,12 @@ Level-synchronous, one host round trip per level (the size of the next frontier)
   The frontier is implicit (the level array); returning to top-down rebuilds it with
   ``Filter`` (level == current, over all vertex ids).
 
-The direction rule counts vertices (the frontier sizes are what the host reads anyway):
-switch to bottom-up when the frontier grows and holds more than ``1/alpha`` of the unvisited
-vertices, back to top-down when it shrinks below ``1/beta`` of all vertices (Beamer's alpha =
-14, beta = 24, with edge counts replaced by vertex counts).
+The direction rule is Beamer's: switch to bottom-up when the edges of the next frontier
+exceed ``1/alpha`` of the edges of the vertices not yet labelled (alpha = 14), back to
+top-down when the frontier shrinks below ``1/beta`` of all vertices (beta = 24). The edge
+counts come for free with the one number read per level: the top-down advance sums the
+degrees of the vertices it claims (``with_degrees``), the bottom-up step those it labels,
+next to the counts, in the same small counter array.
 """
 
 from __future__ import annotations
@@ -50,15 +52,15 @@ def visit(src, dst, edge, g, state):
 @cuda.jit(device=True)
 def start_levels(v, state):
     """``state = (levels, source, frontier, counters)``: -1 everywhere, 0 at the source, which is
-    the first frontier; both level counters zeroed."""
+    the first frontier; both level counters and both degree sums zeroed."""
     levels = state[0]
     source = state[1]
     levels[v] = 0 if v == source else -1
     if v == source:
         state[2][0] = source
     if v == 0:
-        state[3][0] = 0
-        state[3][1] = 0
+        for k in range(4):
+            state[3][k] = 0
 
 
 @cuda.jit(device=True)
@@ -69,15 +71,18 @@ def at_level(v, state):
 @functools.cache
 def bottom_up_csr(block: int):
     def kernel(g, n, levels, current, counters, slot, reset_slot):
-        found = cuda.shared.array(1, int64)
+        found = cuda.shared.array(2, int64)     # vertices labelled, and their degree sum
         t = cuda.threadIdx.x
         if t == 0:
             found[0] = 0
+            found[1] = 0
         if reset_slot >= 0 and cuda.grid(1) == 0:
             counters[reset_slot] = 0
+            counters[reset_slot + 2] = 0
         cuda.syncthreads()
         indices = g[1]
         mine = 0
+        degrees = int64(0)
         for v in range(cuda.grid(1), n, cuda.gridsize(1)):
             if levels[v] == -1:
                 start, degree = csr_locate(g, v)
@@ -85,12 +90,15 @@ def bottom_up_csr(block: int):
                     if levels[indices[start + j]] == current:
                         levels[v] = current + 1
                         mine += 1
+                        degrees += degree
                         break
         if mine > 0:
             cuda.atomic.add(found, 0, mine)
+            cuda.atomic.add(found, 1, degrees)
         cuda.syncthreads()
         if t == 0 and found[0] > 0:
             cuda.atomic.add(counters, slot, found[0])
+            cuda.atomic.add(counters, slot + 2, found[1])
 
     return cuda.jit(kernel)
 
@@ -100,12 +108,14 @@ def bottom_up_slotted(block: int, group: int):
     groups = block // group
 
     def kernel(g, levels, current, counters, slot, reset_slot):
-        found = cuda.shared.array(1, int64)
+        found = cuda.shared.array(2, int64)     # vertices labelled, and their degree sum
         t = cuda.threadIdx.x
         if t == 0:
             found[0] = 0
+            found[1] = 0
         if reset_slot >= 0 and cuda.grid(1) == 0:
             counters[reset_slot] = 0
+            counters[reset_slot + 2] = 0
         cuda.syncthreads()
         pool = g[0]
         index = g[1]
@@ -113,6 +123,7 @@ def bottom_up_slotted(block: int, group: int):
         P = g[4]
         lane = t % group
         mine = 0
+        degrees = int64(0)
         for p in range(cuda.blockIdx.x * groups + t // group, num_pages, cuda.gridDim.x * groups):
             if index[1, p] > 0:
                 continue                           # continuation page: the first page's group owns the list
@@ -127,6 +138,7 @@ def bottom_up_slotted(block: int, group: int):
                         if levels[pool[slotted_edge_at(g, -(p + 1), j)]] == current:
                             if cuda.atomic.cas(levels, v, -1, current + 1) == -1:
                                 mine += 1
+                                degrees += degree
                             break
             else:
                 count = pool[base]
@@ -139,12 +151,15 @@ def bottom_up_slotted(block: int, group: int):
                             if levels[pool[off + 1 + j]] == current:
                                 levels[v] = current + 1
                                 mine += 1
+                                degrees += degree
                                 break
         if mine > 0:
             cuda.atomic.add(found, 0, mine)
+            cuda.atomic.add(found, 1, degrees)
         cuda.syncthreads()
         if t == 0 and found[0] > 0:
             cuda.atomic.add(counters, slot, found[0])
+            cuda.atomic.add(counters, slot + 2, found[1])
 
     return cuda.jit(kernel)
 
@@ -164,6 +179,9 @@ class GpuBfs:
         self.kind, self.direction, self.block = kind, direction, int(block)
         self.workspace = ws = workspace or Workspace()
         self.advance = Advance(kind, visit, balance=balance, block=block, output="append", workspace=ws)
+        # direction-optimizing runs also sum the degrees of each new frontier while finding it
+        self.counting_advance = Advance(kind, visit, balance=balance, block=block, output="append",
+                                        with_degrees=True, workspace=ws)
         self.frontier_filter = Filter(at_level, block=block, workspace=ws)
         self.start = Compute(start_levels, block=block, workspace=ws)
         self.alpha, self.beta = ALPHA, BETA
@@ -183,14 +201,15 @@ class GpuBfs:
 
     def run(self, view: DeviceGraphView, source: int, levels) -> None:
         ws = self.workspace
-        n = view.n_vertices
+        n, m = view.n_vertices, view.n_entries
         optimizing = self.direction == "optimizing" and not view.directed
         frontier = ws.get("bfs.frontier.a", np.int32, n)
         spare = ws.get("bfs.frontier.b", np.int32, n)
-        counters = ws.get("bfs.counters", np.int64, 2)
+        counters = ws.get("bfs.counters", np.int64, 4)     # [size, size, degree sum, degree sum] by parity
         host_counts = np.zeros(counters.size, dtype=np.int64)
         self.start(None, n, (levels, source, frontier, counters))
         size, visited, level = 1, 1, 0
+        explored = 0                                       # degree sum of the vertices labelled so far
         bottom_up = False
         steps = {"top-down": 0, "bottom-up": 0}
         while size > 0:
@@ -198,20 +217,23 @@ class GpuBfs:
             if bottom_up:
                 self._bottom_up(view, levels, level, counters, slot)
             else:
-                self.advance(view, frontier, size, (levels, level + 1), spare, counters=counters, slot=slot,
-                             reset_slot=1 - slot, total_bound=view.n_entries)
+                advance = self.counting_advance if optimizing else self.advance
+                advance(view, frontier, size, (levels, level + 1), spare, counters=counters, slot=slot,
+                        reset_slot=1 - slot, total_bound=m)
                 frontier, spare = spare, frontier
             steps["bottom-up" if bottom_up else "top-down"] += 1
             counters.copy_to_host(host_counts)          # the one round trip of the level
             grown = int(host_counts[slot])
+            grown_edges = int(host_counts[slot + 2])
             visited += grown
+            explored += grown_edges
             if optimizing and grown > 0:
                 if self.alternate:
                     to_bottom_up = not bottom_up
-                elif bottom_up:
+                elif bottom_up:                          # Beamer: back when the frontier is small again
                     to_bottom_up = not (grown < size and grown * self.beta < n)
-                else:
-                    to_bottom_up = grown > size and grown * self.alpha > n - visited
+                else:                                    # Beamer: the frontier's edges outweigh the rest's
+                    to_bottom_up = grown_edges * self.alpha > m - explored
                 if bottom_up and not to_bottom_up:     # rebuild the frontier the bottom-up step left implicit
                     self.frontier_filter(None, n, (levels, level + 1), frontier, read=False)
                 bottom_up = to_bottom_up
