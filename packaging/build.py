@@ -43,6 +43,8 @@ def largest_parts(bundle: Path, count: int = 8) -> list[tuple[int, str]]:
     internal = bundle / "_internal"
     parts = []
     for entry in internal.iterdir() if internal.is_dir() else []:
+        if entry.is_symlink():          # PyInstaller links libraries to where they live: count them once
+            continue
         size = folder_size(entry)[0] if entry.is_dir() else entry.stat().st_size
         parts.append((size, entry.name))
     return sorted(parts, reverse=True)[:count]

@@ -12,6 +12,8 @@ anything imports numba:
   program, not a Python interpreter, so the program itself understands ``-m MODULE ARGS...`` for
   the bundle's own modules and runs them as ``python -m`` would. The same way,
   ``gpu-graph-explorer -m kernels ...`` is the ``graph-kernels`` command line of the bundle.
+* ``PYTHONPATH``, which frozen programs ignore, is added at the end of ``sys.path``: plug-in
+  algorithm families (``GRAPH_KERNELS_PLUGINS``) are found through it.
 * numba-cuda. A pip installation redirects ``numba.cuda`` to the ``numba_cuda`` package through
   a ``.pth`` file; frozen programs do not read ``.pth`` files, so the redirection is installed
   here by importing the same module.
@@ -55,6 +57,17 @@ def configure_environment(environ=None) -> None:
         import _numba_cuda_redirector  # noqa: F401
 
 
+def plugin_search_path(path: list[str], environ=None) -> list[str]:
+    """``path`` with the entries of ``PYTHONPATH`` added at its end.
+
+    A frozen program ignores ``PYTHONPATH``, but user-written algorithm families
+    (``GRAPH_KERNELS_PLUGINS``) are found through it - and the worker client puts the
+    caller's directory there. Added last, so the bundle's own modules always win."""
+    environ = os.environ if environ is None else environ
+    extra = [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in path]
+    return [*path, *extra]
+
+
 def run_module(argv: list[str]) -> int:
     """``PROGRAM -m MODULE ARGS...``: run one of the bundle's modules as ``python -m`` would."""
     import importlib.util
@@ -83,6 +96,8 @@ def run_module(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv if argv is None else argv)
     configure_environment()
+    if getattr(sys, "frozen", False):
+        sys.path[:] = plugin_search_path(sys.path)
     if len(argv) >= 2 and argv[1] == "-m":
         return run_module(argv)
     from explorer.app import main as app_main

@@ -181,6 +181,14 @@ def test_numba_cache_goes_to_a_per_user_directory():
     assert env["NUMBA_CACHE_DIR"] == "/mine"
 
 
+def test_frozen_program_finds_plugins_through_pythonpath():
+    fm = load_frozen_main()
+    bundle = ["/app/_internal/base_library.zip", "/app/_internal"]
+    env = {"PYTHONPATH": os.pathsep.join(["/work", "", "/app/_internal", "/plugins"])}
+    assert fm.plugin_search_path(bundle, env) == [*bundle, "/work", "/plugins"]   # after the bundle's own
+    assert fm.plugin_search_path(bundle, {}) == bundle
+
+
 def run_frozen_main(*args, cwd, env=None, timeout=120):
     return subprocess.run([sys.executable, str(PACKAGING / "frozen_main.py"), *args], cwd=cwd,
                           env=env or clean_env(PYTHONPATH=str(ROOT)), capture_output=True, text=True,
