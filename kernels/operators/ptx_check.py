@@ -1,0 +1,140 @@
+"""Compile every operator and traversal kernel to PTX, without a GPU: ``python -m
+kernels.operators.ptx_check [--cc 9.0]``.
+
+The CUDA simulator runs kernels as Python, so it cannot catch what only numba's CUDA
+compiler sees (typing of tuples, atomics on each dtype, local/shared array shapes). This
+compiles each kernel for the argument types the traversals really pass -- both views, both
+balances, both output modes, BFS and SSSP functors, weighted and not -- with
+``numba.cuda.compile_ptx``, which needs NVVM and NVRTC but no device. Exit status: 0 when
+every kernel compiles, 1 when one fails (each failure printed), 77 when the CUDA compiler
+libraries are not installed (nothing checked).
+
+Must run without ``NUMBA_ENABLE_CUDASIM`` (the simulator has no compiler).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+
+import numpy as np
+
+SKIPPED = 77
+
+
+def _types():
+    import numba
+    from numba import types
+
+    def arr(dtype, ndim=1):
+        return numba.typeof(np.zeros((2,) * ndim, dtype=dtype))
+
+    i32, i64, f32, f64, u8 = (arr(np.int32), arr(np.int64), arr(np.float32), arr(np.float64), arr(np.uint8))
+    slotted = types.Tuple((i32, arr(np.int32, 2), f64, types.int64, types.int64))
+    slotted_f32 = types.Tuple((i32, arr(np.int32, 2), f32, types.int64, types.int64))
+    csr = types.Tuple((i64, i32, f64))
+    return {"i32": i32, "i64": i64, "f64": f64, "u8": u8, "int": types.int64, "views": {
+        "slotted": slotted, "slotted_f32": slotted_f32, "csr": csr}}
+
+
+def kernels_to_check():
+    """(name, dispatcher, argument types) of every kernel a traversal can launch."""
+    from numba import types
+
+    from kernels.algorithms.traversal import gpu_bfs, gpu_sssp
+    from kernels.operators import advance, compute, filter, intersection, scan
+
+    t = _types()
+    i32, i64, f64, u8, n = t["i32"], t["i64"], t["f64"], t["u8"], t["int"]
+    out = []
+    bfs_state = types.Tuple((i32, n))
+    sssp_state = types.Tuple((f64, i32, n))
+    for view_name, g in t["views"].items():
+        kind = "csr" if view_name == "csr" else "slotted"
+        load = advance.locate_load(kind)
+        out.append((f"scan[{view_name} locate]", scan.scan_pass(load, 256, 8),
+                    (types.Tuple((g, i32, i64)), n, i64, i64, i64)))
+        functors = [("bfs visit", gpu_bfs.visit, bfs_state),
+                    ("sssp relax", gpu_sssp.relax_functor(kind, True), sssp_state),
+                    ("sssp unit", gpu_sssp.relax_functor(kind, False), sssp_state),
+                    ("emit all", advance.emit_all, types.Tuple(()))]
+        for fname, functor, state in functors:
+            for output in ("append", "positions"):
+                for degrees in ((False, True) if output == "append" else (False,)):
+                    sources = output == "positions"
+                    tag = f"{view_name} {fname} {output}{' degrees' if degrees else ''}"
+                    out.append((f"lb expand[{tag}]",
+                                advance.lb_expand_kernel(kind, functor, 256, output, sources, degrees),
+                                (g, i32, i64, i64, n, i64, i64, n, state, i32, i32, i64, n, n)))
+                    out.append((f"tpv[{tag}]", advance.tpv_kernel(kind, functor, output, sources, degrees),
+                                (g, i32, i64, i64, n, i64, state, i32, i32, i64, n, n)))
+        out.append((f"intersection[{view_name}]", intersection.intersection_kernel(kind, kind == "csr"),
+                    (g, i32, i32, n, i64, i64)))
+        if kind == "csr":
+            out.append(("bottom-up csr", gpu_bfs.bottom_up_csr(256), (g, n, i32, n, i64, n, n)))
+        else:
+            out.append((f"bottom-up slotted[{view_name}]", gpu_bfs.bottom_up_slotted(256, 32), (g, i32, n, i64, n, n)))
+    out.append(("scan[array]", scan.scan_pass(scan.load_array, 1024, 4), (types.UniTuple(i64, 1), n, i64, i64, i64)))
+    out.append(("add pass", scan.add_pass(2048), (i64, n, i64)))
+    out.append(("partition", advance.partition_kernel(), (i64, n, i64, n, i64, n)))
+    level_state = types.Tuple((i32, n))
+    for over_range in (True, False):
+        out.append((f"filter scan[range={over_range}]", scan.scan_pass(filter.flag_load(gpu_bfs.at_level, over_range),
+                                                                       256, 8),
+                    (types.Tuple((i32, u8, level_state)), n, i64, i64, i64)))
+        out.append((f"scatter[range={over_range}]", filter.scatter_kernel(over_range), (i32, u8, i64, n, i32)))
+    out.append(("compute[bfs start]", compute.compute_kernel(gpu_bfs.start_levels, True),
+                (i32, n, types.Tuple((i32, n, i32, i64)))))
+    out.append(("compute[sssp start]", compute.compute_kernel(gpu_sssp.start_distances, True),
+                (i32, n, types.Tuple((f64, i32, n, i32, i64)))))
+    return out
+
+
+def _answer_for_the_device(cc: tuple[int, int]) -> None:
+    """numba compiles a called device function for "the current device"; with no device the
+    query fails, so answer it with the compute capability being checked."""
+    from types import SimpleNamespace
+
+    from numba.cuda import dispatcher
+
+    dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cc", default="9.0", help="compute capability to compile for (default 9.0: H100/H200)")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        print("ptx_check: unset NUMBA_ENABLE_CUDASIM (the simulator has no compiler)", file=sys.stderr)
+        return 2
+    from numba import cuda, types
+
+    cc = tuple(int(x) for x in args.cc.split("."))
+    _answer_for_the_device(cc)
+    try:
+        cuda.compile_ptx(lambda a: None, "void(int32[::1])", cc=cc)
+    except Exception as exc:  # noqa: BLE001 - NVVM / NVRTC missing: nothing can be checked here
+        print(f"ptx_check: the CUDA compiler libraries are not available ({type(exc).__name__}); skipped",
+              file=sys.stderr)
+        return SKIPPED
+    failures = 0
+    checked = kernels_to_check()
+    for name, dispatcher, argtypes in checked:
+        try:
+            cuda.compile_ptx(dispatcher.py_func, types.void(*argtypes), cc=cc)
+            if not args.quiet:
+                print(f"ok      {name}")
+        except Exception as exc:  # noqa: BLE001 - report every kernel, then fail
+            failures += 1
+            print(f"FAILED  {name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+            if not args.quiet:
+                traceback.print_exc(limit=3)
+    print(f"{len(checked) - failures} of {len(checked)} kernels compile for sm_{cc[0]}{cc[1]}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
