@@ -123,6 +123,12 @@ def test_device_memory_is_checked_before_allocation(monkeypatch, variant, per_pa
 ])
 def test_real_gpu_on_usair97(variant, params):
     g = load("USAir97.mtx")
+    from kernels.algorithms.registry import get_variant
+
+    fam, var = get_variant("apsp", variant)
     for pred in (False, True):
-        result = run_variant(g, "apsp", variant, dict(params, predecessors=pred), target="cuda", repeat=2)
+        chosen = dict(params, predecessors=pred)
+        if fam.constraint_violation(var, fam.resolve_params(var, {**chosen, "predecessors": False}) | chosen):
+            continue  # e.g. 64-wide fp32 tiles with predecessors do not fit in shared memory
+        result = run_variant(g, "apsp", variant, chosen, target="cuda", repeat=2)
         assert result.record["verified"], result.record["verification"]

@@ -41,6 +41,31 @@ def _common(indices, a_lo, a_hi, b_lo, b_hi):
     return found
 
 
+# The per-row work of the parallel loops lives in separate (not inlined) functions: numba
+# 0.68 on Python 3.12 fails to compile a prange body holding these nested loops ("unexpected
+# cycle in lookup()", numba issue #10132; seen on the GPU machine), and moving the inner loop
+# into its own function is the documented workaround.
+@numba.njit(cache=True, nogil=True)
+def _row_triangles(indptr, indices, i):
+    hi = indptr[i + 1]
+    row = 0
+    for e in range(indptr[i], hi):
+        k = indices[e]
+        if k > i:
+            row += _common(indices, e + 1, hi, indptr[k], indptr[k + 1])
+    return row
+
+
+@numba.njit(cache=True, nogil=True)
+def _vertex_triangles(indptr, indices, v):
+    lo, hi = indptr[v], indptr[v + 1]
+    twice = 0
+    for e in range(lo, hi):
+        u = indices[e]
+        twice += _common(indices, lo, hi, indptr[u], indptr[u + 1])
+    return twice // 2
+
+
 @numba.njit(cache=True, nogil=True)
 def count_serial(indptr, indices):
     total = 0
@@ -87,13 +112,7 @@ def per_vertex_serial(indptr, indices):
 def count_parallel(indptr, indices):
     total = 0
     for i in numba.prange(len(indptr) - 1):
-        hi = indptr[i + 1]
-        row = 0
-        for e in range(indptr[i], hi):
-            k = indices[e]
-            if k > i:
-                row += _common(indices, e + 1, hi, indptr[k], indptr[k + 1])
-        total += row
+        total += _row_triangles(indptr, indices, i)
     return np.int64(total)
 
 
@@ -102,12 +121,7 @@ def per_vertex_parallel(indptr, indices):
     n = len(indptr) - 1
     counts = np.zeros(n, dtype=np.int64)
     for v in numba.prange(n):
-        lo, hi = indptr[v], indptr[v + 1]
-        twice = 0
-        for e in range(lo, hi):
-            u = indices[e]
-            twice += _common(indices, lo, hi, indptr[u], indptr[u + 1])
-        counts[v] = twice // 2
+        counts[v] = _vertex_triangles(indptr, indices, v)
     return counts
 
 
@@ -127,11 +141,16 @@ def merge_steps_per_row(indptr, indices):
     n = len(indptr) - 1
     steps = np.zeros(n, dtype=np.int64)
     for i in numba.prange(n):
-        hi = indptr[i + 1]
-        s = 0
-        for e in range(indptr[i], hi):
-            k = indices[e]
-            if k > i:
-                s += hi - e - 1 + indptr[k + 1] - indptr[k]
-        steps[i] = s
+        steps[i] = _row_merge_steps(indptr, indices, i)
     return steps
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_merge_steps(indptr, indices, i):
+    hi = indptr[i + 1]
+    s = 0
+    for e in range(indptr[i], hi):
+        k = indices[e]
+        if k > i:
+            s += hi - e - 1 + indptr[k + 1] - indptr[k]
+    return s
