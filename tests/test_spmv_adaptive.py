@@ -1,9 +1,10 @@
 """``gpu-adaptive`` (row-binned SpMV in one launch) on the CUDA simulator, checked against SciPy.
 
-Small thresholds (``short_row``, ``long_row``) let tiny matrices fill every kind of row: stream
-rows (natural order, 32 per warp), vector rows (a warp each) and long rows split into chunks
-over several blocks. Inputs stay at a few hundred entries: under the simulator every emulated
-shuffle is a block-wide barrier of Python threads.
+Small thresholds (``short_row``, ``long_row``) let tiny matrices fill every kind of row: short
+rows (natural order; ``threads_per_row`` lanes a row, or 32 rows a warp in ``stream`` mode),
+vector rows (a warp each) and long rows split into chunks over several blocks. Inputs stay at
+a few hundred entries: under the simulator every emulated shuffle is a block-wide barrier of
+Python threads.
 """
 
 from __future__ import annotations
@@ -64,24 +65,44 @@ def sim_run(graph, params, **kw):
 
 
 @pytest.mark.parametrize("block,dtype", [(32, "fp64"), (64, "fp32"), (64, "fp64")])
-def test_every_kind_of_row_matches_scipy(block, dtype):
+def test_every_kind_of_row_matches_scipy(block, dtype):  # default short_mode: group, 4 lanes a row
     from kernels.algorithms.spmv.gpu_adaptive import row_bins
 
     graph = every_kind_of_row()
     bins = row_bins(graph.indptr, **SMALL)
-    assert bins.n_stream and len(bins.vec_rows) == 3 and len(bins.long_rows) == 3 and bins.n_chunks == 12
+    assert bins.n_short and len(bins.vec_rows) == 3 and len(bins.long_rows) == 3 and bins.n_chunks == 12
     rec = sim_run(graph, {"block": block, "dtype": dtype, **SMALL})
     assert rec["input"]["rows"] == 70 and rec["input"]["cols"] == 37
     notice = next(n for n in rec["notices"] if n.startswith("preprocessing"))
     assert "3 vector rows" in notice and "3 long rows" in notice and "12 chunks" in notice
 
 
-def test_stream_rows_spanning_many_rounds_of_a_warp():
-    # short rows only (default short_row = 32): a warp's 32 rows hold ~500 entries, so rows
-    # straddle the 32-entry rounds, and the second group of rows is a partial warp
+@pytest.mark.parametrize("threads_per_row,block", [(1, 32), (2, 64), (4, 32), (8, 64), (16, 32), (32, 64)])
+def test_grouped_short_rows_for_every_threads_per_row(threads_per_row, block):
+    """Rows of 0 to 9 entries against ``short_row`` = 6 and ``long_row`` = 8: empty rows (a
+    run, first and last), rows exactly at each threshold and one past it, so a group has lanes
+    without entries, lanes running the four-load loop (``threads_per_row`` <= 2) and rows of
+    other kinds to skip; 37 rows leave the last block of rows partly empty."""
+    lengths = np.random.default_rng(threads_per_row).integers(0, 10, 37)
+    lengths[[0, 36]] = 0
+    lengths[10:13] = 0
+    lengths[[3, 4, 20, 21]] = [6, 7, 8, 9]  # = short_row, short_row + 1, = long_row, long_row + 1
+    graph = matrix_from_lengths(lengths, 23, seed=threads_per_row, name="grouped")
+    rec = sim_run(graph, {"block": block, "short_row": 6, "long_row": 8, "threads_per_row": threads_per_row})
+    assert f"threads_per_row={threads_per_row}" in next(n for n in rec["notices"] if n.startswith("preprocessing"))
+
+
+def test_stream_mode_rows_spanning_many_rounds_of_a_warp():
+    # short rows only (short_row = 32): a warp's 32 rows hold ~500 entries, so rows straddle
+    # the 32-entry rounds, and the second group of rows is a partial warp
     lengths = np.random.default_rng(5).integers(0, 33, 45)
     lengths[[2, 30]] = [32, 0]
-    sim_run(matrix_from_lengths(lengths, 50, seed=5), {"block": 32})
+    rec = sim_run(matrix_from_lengths(lengths, 50, seed=5), {"block": 32, "short_row": 32, "short_mode": "stream"})
+    assert "segmented scan" in next(n for n in rec["notices"] if n.startswith("preprocessing"))
+
+
+def test_stream_mode_with_every_kind_of_row():
+    sim_run(every_kind_of_row(seed=3), {"block": 64, "short_mode": "stream", **SMALL})
 
 
 def test_lanes_with_many_entries_use_the_four_load_loops_and_their_remainders():
@@ -100,13 +121,14 @@ def test_a_single_very_long_row_is_spread_over_many_blocks():
     assert "19 chunks" in next(n for n in rec["notices"] if n.startswith("preprocessing"))
 
 
-def test_every_launch_writes_every_row_and_leaves_the_tickets_at_zero():
+@pytest.mark.parametrize("short_mode", ["group", "stream"])
+def test_every_launch_writes_every_row_and_leaves_the_tickets_at_zero(short_mode):
     """y is poisoned between launches: a row that a launch skipped would stay NaN. The long
     rows' tickets must be back at 0 after each launch, or the next would never finish them."""
     from kernels.algorithms.registry import get_family
 
     fam, var = get_variant("spmv", "gpu-adaptive")
-    params = fam.resolve_params(var, {"block": 64, **SMALL})
+    params = fam.resolve_params(var, {"block": 64, "short_mode": short_mode, **SMALL})
     graph = every_kind_of_row(seed=4)
     problem = fam.prepare(graph, params, 0)
     execution = var.make(problem, params, "sim")
@@ -154,7 +176,7 @@ def test_row_bins_partition_the_rows_and_chunks_cover_the_long_rows():
     bins = row_bins(indptr, short_row=8, long_row=256)
     vec_len = lengths[bins.vec_rows]
     long_len = lengths[bins.long_rows]
-    assert bins.n_stream == int((lengths <= 8).sum())
+    assert bins.n_short == int((lengths <= 8).sum())
     assert set(bins.vec_rows) == set(np.flatnonzero((lengths > 8) & (lengths <= 256)))
     assert set(bins.long_rows) == set(np.flatnonzero(lengths > 256))
     assert np.all(np.diff(vec_len) <= 0) and np.all(np.diff(long_len) <= 0)  # longest first
@@ -171,11 +193,13 @@ def test_row_bins_partition_the_rows_and_chunks_cover_the_long_rows():
 
 def test_parameters_are_refused_with_their_reason():
     fam, var = get_variant("spmv", "gpu-adaptive")
-    assert fam.resolve_params(var, {})["block"] == 256
+    defaults = fam.resolve_params(var, {})
+    assert (defaults["block"], defaults["long_row"], defaults["short_mode"], defaults["threads_per_row"]) == \
+        (128, 16384, "group", 4)
     with pytest.raises(ConstraintError, match="short_row <= long_row"):
         fam.resolve_params(var, {"short_row": 64, "long_row": 32})
     for bad in ({"block": 48}, {"block": 16}, {"block": 2048}, {"long_row": 3000}, {"short_row": -1},
-                {"short_row": 5000}):
+                {"short_row": 5000}, {"threads_per_row": 3}, {"threads_per_row": 64}, {"short_mode": "bins"}):
         with pytest.raises(ParameterError):
             fam.resolve_params(var, bad)
 
@@ -213,7 +237,8 @@ def test_emulated_shuffles_behave_like_the_hardware_ones():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("params", [{}, {"block": 128, "short_row": 8, "long_row": 1024},
-                                    {"block": 512, "dtype": "fp32"}])
+                                    {"block": 512, "dtype": "fp32", "threads_per_row": 8},
+                                    {"threads_per_row": 32, "long_row": 4096}, {"short_mode": "stream"}])
 def test_gpu_adaptive_on_the_real_gpu(params):
     from kernels.graph.generators import powerlaw_matrix
 

@@ -198,16 +198,22 @@ FAMILY.add(Variant(
     constraints=(Constraint("wg * ipt <= 2048", "a block's tile of wg*ipt items is staged in shared memory"),),
 ))
 FAMILY.add(Variant(
-    "gpu-adaptive", "gpu", "row-binned CSR (CSR-adaptive style) in one launch: short rows in natural order, 32 "
-    "rows per warp with a segmented scan; medium rows a warp each; long rows split into chunks over many blocks",
+    "gpu-adaptive", "gpu", "row-binned CSR (CSR-adaptive style) in one launch: short rows in natural order, "
+    "threads_per_row lanes a row (or 32 rows a warp with a segmented scan); medium rows a warp each; long rows "
+    "split into chunks over many blocks",
     _gpu_adaptive,
-    params=(Param("block", int, 256, "threads per block", minimum=32, maximum=1024, power_of_two=True,
+    params=(Param("block", int, 128, "threads per block", minimum=32, maximum=1024, power_of_two=True,
                   sweep_values=(128, 256, 512)),
-            Param("short_row", int, 64, "rows with at most this many entries are streamed in natural order, 32 "
-                  "rows per warp", minimum=0, maximum=4096, sweep_values=(16, 32, 64, 128)),
-            Param("long_row", int, 4096, "rows with more entries are split into chunks of at most this many "
+            Param("short_row", int, 64, "rows with at most this many entries are short: handled in natural order "
+                  "by short_mode", minimum=0, maximum=4096, sweep_values=(16, 32, 64, 128)),
+            Param("long_row", int, 16384, "rows with more entries are split into chunks of at most this many "
                   "entries, one block each", minimum=1, maximum=1 << 24, power_of_two=True,
-                  sweep_values=(1024, 2048, 4096, 8192, 16384))),
+                  sweep_values=(1024, 4096, 16384, 65536)),
+            Param("short_mode", str, "group", "short rows: 'group' = threads_per_row lanes share a row (gpu-tunable "
+                  "style); 'stream' = a warp walks 32 rows' entries with a segmented scan",
+                  choices=("group", "stream")),
+            Param("threads_per_row", int, 4, "lanes sharing a short row (short_mode=group only)", minimum=1,
+                  maximum=32, power_of_two=True, sweep_values=(2, 4, 8))),
     constraints=(Constraint("short_row <= long_row", "a row is short, medium (a warp) or long (chunks)"),),
 ))
 FAMILY.add(Variant(

@@ -4,15 +4,23 @@ A power-law matrix mixes millions of rows of a few entries with rows of a millio
 "threads per row" suits both, so rows are sorted into three kinds by their length ``L``, each
 handled the way that keeps every lane busy and every load coalesced:
 
-* **stream rows** (``L <= short_row``, most rows): no row list at all. A warp takes 32
-  *consecutive* rows in their natural order, drops the other kinds (their length counts as 0),
-  and walks the concatenated entries of its rows 32 at a time — merge-path inside a warp: each
-  lane finds the row of its entry by a binary search over the warp's row offsets, the products
-  are summed per row by a segmented scan with shuffles, and each row's piece is handed to the
-  lane that owns the row. Consecutive lanes read consecutive entries, so the loads are
-  coalesced however short the rows are, and ``indptr`` reads and ``y`` writes stay in row
-  order. Processing short rows through a permuted row list instead would scatter them, and
-  the short rows' data would be fetched in partial sectors by several kernels.
+* **short rows** (``L <= short_row``, most rows), in their natural order (no row list), one of
+  two ways (``short_mode``):
+
+  - ``group`` (default): ``threads_per_row`` lanes (1-32, a power of two; default 4) share a
+    row, as in ``gpu-tunable``: a block takes ``block / threads_per_row`` consecutive rows,
+    lane ``i`` of a row's group reads entries ``start + i``, ``start + i + T``, ... (the
+    group's loads are consecutive addresses), four loads in flight per lane, then a shuffle
+    reduction inside the group (a group never straddles a warp). The rows of the other kinds
+    count as done here. Cheap per entry: two row-pointer loads and ``log2 T`` shuffles per
+    row, no per-entry search.
+  - ``stream``: a warp takes 32 *consecutive* rows and walks the concatenated entries of its
+    rows 32 at a time — merge-path inside a warp: each lane finds the row of its entry by a
+    binary search over the warp's row offsets, the products are summed per row by a
+    segmented scan with shuffles, and each row's piece is handed to the lane that owns the
+    row. Every lane is busy however short the rows, but each round costs ~16 shuffles: on an
+    H200 it ran at half the speed per entry of the groups (27-point stencil: 1.00 ms against
+    0.47 ms for ``gpu-tunable`` with 4 threads a row), so it is kept only for comparison.
 * **vector rows** (``short_row < L <= long_row``): one warp per row, from a row list sorted
   by decreasing length (the longest start first); four loads in flight per lane, then a
   shuffle reduction.
@@ -23,22 +31,22 @@ handled the way that keeps every lane busy and every load coalesced:
   spread over many SMs, ``y`` needs no zeroing pass, and the result is deterministic.
 
 All three run in **one launch**: the grid's first blocks are the long-row chunks (the biggest
-pieces start first), then the vector rows, then the stream rows (small uniform pieces, a short
+pieces start first), then the vector rows, then the short rows (small uniform pieces, a short
 tail). One launch means no idle gap and no tail between per-bin kernels.
 
 **Preprocessing** (:func:`row_bins`): vectorised NumPy over the row lengths, once per matrix
 and ``(short_row, long_row)``; it runs in the upload stage (its arrays go to the device there)
 and is cached for the next run of the same matrix; the run's notices give its time. Its
 device data: the vector-row list (int32 per vector row) and the chunk tables (a few bytes per
-chunk); stream rows need none.
+chunk); short rows need none.
 
 The kernel is specialised on ``(block, short_row, value type, row-pointer width, hardware
-shuffles)`` and cached. Shuffles go through a thin intrinsics layer: ``cuda.shfl_*_sync`` on
-a GPU; under the CUDA simulator (which has none) an exchange through shared memory with the
-same semantics and two ``syncthreads``. The emulation needs every thread of a block to make
-the same shuffle calls, so under the simulator a block's warps run the same number of stream
-rounds (the block's maximum; the extra rounds add nothing); on a GPU each warp stops when its
-rows are done.
+shuffles, short_mode, threads_per_row)`` and cached. Shuffles go through a thin intrinsics
+layer: ``cuda.shfl_*_sync`` on a GPU; under the CUDA simulator (which has none) an exchange
+through shared memory with the same semantics and a ``syncthreads``. The emulation needs every thread of a block to make
+the same shuffle calls: the group reduction is unconditional, and under the simulator a
+block's warps run the same number of stream rounds (the block's maximum; the extra rounds add
+nothing); on a GPU each warp stops when its rows are done.
 """
 
 from __future__ import annotations
@@ -66,7 +74,7 @@ class RowBins:
 
     short_row: int
     long_row: int
-    n_stream: int            # rows with at most short_row entries (no list: natural order)
+    n_short: int             # rows with at most short_row entries (no list: natural order)
     vec_rows: np.ndarray     # int32, rows with short_row < L <= long_row, longest first
     long_rows: np.ndarray    # int32, rows with L > long_row, longest first
     long_first: np.ndarray   # int64, first chunk of each long row; one more entry: the chunk count
@@ -92,7 +100,7 @@ def chunk_bounds(start, length, c, n):
 
 
 def row_bins(indptr: np.ndarray, short_row: int, long_row: int) -> RowBins:
-    """Bin rows by length: vectorised NumPy, O(n_rows) plus a sort of the non-stream rows."""
+    """Bin rows by length: vectorised NumPy, O(n_rows) plus a sort of the non-short rows."""
     if short_row > long_row:
         raise ValueError(f"short_row ({short_row}) must not exceed long_row ({long_row})")
     t0 = time.perf_counter()
@@ -115,8 +123,8 @@ def row_bins(indptr: np.ndarray, short_row: int, long_row: int) -> RowBins:
     chunk_span[0::2], chunk_span[1::2] = chunk_bounds(
         indptr[long_rows][chunk_slot], lengths[long_rows][chunk_slot],
         np.arange(len(chunk_slot), dtype=np.int64) - long_first[chunk_slot], chunks[chunk_slot])
-    n_stream = int(len(lengths) - len(vec_rows) - len(long_rows))
-    return RowBins(short_row, long_row, n_stream, vec_rows, long_rows, long_first, chunk_slot, chunk_span,
+    n_short = int(len(lengths) - len(vec_rows) - len(long_rows))
+    return RowBins(short_row, long_row, n_short, vec_rows, long_rows, long_first, chunk_slot, chunk_span,
                    time.perf_counter() - t0)
 
 
@@ -208,13 +216,30 @@ def make_warp_intrinsics(block: int, hardware: bool):
 
 # ---- the kernel --------------------------------------------------------------------------
 
+SHORT_MODES = ("group", "stream")
+
+
+def short_rows_per_piece(block: int, short_mode: str, threads_per_row: int) -> int:
+    """Consecutive rows one block takes at a time in the short-row part."""
+    return block // threads_per_row if short_mode == "group" else block
+
+
 @functools.cache  # an lru_cache without bound: one compiled kernel per tuple
-def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str, hardware: bool):
+def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str, hardware: bool,
+                    short_mode: str = "group", threads_per_row: int = 4):
     """The one-launch kernel specialised on its shape (compiled once per argument tuple)."""
+    if short_mode not in SHORT_MODES:
+        raise ValueError(f"short_mode must be one of {SHORT_MODES}")
+    tpr = threads_per_row
+    if tpr < 1 or tpr > WARP or tpr & (tpr - 1):
+        raise ValueError(f"threads_per_row ({tpr}) must be a power of two from 1 to {WARP}")
+    grouped = short_mode == "group"
+    group_rows_per_piece = block // tpr
     warps = block // WARP
     shfl_down, shfl_up, shfl_idx = make_warp_intrinsics(block, hardware)
     uniform_rounds = not hardware       # the emulated shuffles synchronise the whole block
     slots = exchange_slots(block, hardware)
+    offset_slots = 1 if grouped else slots  # the stream rows' integer exchange
     turns = 2 * block
     zero = typed_zero(value_type)
     value_nb = getattr(numba, value_type)
@@ -275,6 +300,23 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
         return a0 + v0 * g0, a1 + v1 * g1, a2 + v2 * g2
 
     @cuda.jit(device=True)
+    def row_dot(j, end, stride, indices, values, x):
+        """This lane's share of a row: entries ``j, j + stride, ...`` before ``end``, four
+        independent loads in flight, then the 0-3 leftovers loaded before any is used."""
+        a0 = zero
+        a1 = zero
+        a2 = zero
+        a3 = zero
+        while j + 3 * stride < end:
+            a0 += values[j] * x[indices[j]]
+            a1 += values[j + stride] * x[indices[j + stride]]
+            a2 += values[j + 2 * stride] * x[indices[j + 2 * stride]]
+            a3 += values[j + 3 * stride] * x[indices[j + 3 * stride]]
+            j += 4 * stride
+        a0, a1, a2 = leftovers(j, end, stride, indices, values, x, a0, a1, a2)
+        return (a0 + a1) + (a2 + a3)
+
+    @cuda.jit(device=True)
     def long_row_chunk(k, t, indices, values, x, y, chunk_slot, chunk_span, long_rows, long_first, tickets,
                        partials, ex_f, warp_sums, flag):
         lo = chunk_span[2 * k]
@@ -316,24 +358,34 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
         lane = t % WARP
         v = vb * warps + t // WARP
         row = 0
-        a0 = zero
-        a1 = zero
-        a2 = zero
-        a3 = zero
+        acc = zero
         if v < n_vec:
             row = vec_rows[v]
-            j = int64(indptr[row]) + lane
-            end = indptr[row + 1]
-            while j + 3 * WARP < end:  # four independent loads in flight per lane
-                a0 += values[j] * x[indices[j]]
-                a1 += values[j + WARP] * x[indices[j + WARP]]
-                a2 += values[j + 2 * WARP] * x[indices[j + 2 * WARP]]
-                a3 += values[j + 3 * WARP] * x[indices[j + 3 * WARP]]
-                j += 4 * WARP
-            a0, a1, a2 = leftovers(j, end, WARP, indices, values, x, a0, a1, a2)
-        total = warp_sum(ex_f, t, (a0 + a1) + (a2 + a3))  # every warp, with or without a row
+            acc = row_dot(int64(indptr[row]) + lane, int64(indptr[row + 1]), WARP, indices, values, x)
+        total = warp_sum(ex_f, t, acc)  # every warp, with or without a row
         if lane == 0 and v < n_vec:
             y[row] = total
+
+    @cuda.jit(device=True)
+    def group_rows(gb, t, indptr, indices, values, x, y, n_rows, ex_f):
+        """Rows ``gb * group_rows_per_piece ..``: ``tpr`` lanes a row (natural order); rows
+        longer than ``short_row`` belong to the vector or long-row pieces and are skipped."""
+        lane = t % tpr
+        row = int64(gb) * group_rows_per_piece + t // tpr
+        acc = zero
+        own = False
+        if row < n_rows:
+            start = int64(indptr[row])
+            end = int64(indptr[row + 1])
+            if end - start <= short_row:
+                own = True
+                acc = row_dot(start + lane, end, tpr, indices, values, x)
+        offset = tpr // 2  # unconditional: the emulated shuffles synchronise the block
+        while offset > 0:
+            acc += shfl_down(ex_f, t, acc, offset)  # lanes of one group: tpr divides the warp
+            offset //= 2
+        if own and lane == 0:
+            y[row] = acc
 
     @cuda.jit(device=True)
     def row_of(ex_i, t, off, q):
@@ -432,26 +484,29 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
             y[r] = acc
 
     def spmv_adaptive(indptr, indices, values, x, y, n_rows, chunk_slot, chunk_span, long_rows, long_first,
-                      tickets, partials, n_chunks, vec_rows, n_vec, n_vec_blocks, n_stream_blocks):
+                      tickets, partials, n_chunks, vec_rows, n_vec, n_vec_blocks, n_short_blocks):
         ex_f = cuda.shared.array(slots, value_nb)
-        ex_i = cuda.shared.array(slots, numba.int64)
+        ex_i = cuda.shared.array(offset_slots, numba.int64)
         warp_sums = cuda.shared.array(warps, value_nb)
         small = cuda.shared.array(warps, numba.int32)  # last-chunk flag; per-warp rounds (simulator)
         t = cuda.threadIdx.x
         if not hardware:  # the emulated shuffles start on the first half
             ex_f[turns + t] = 0
-            ex_i[turns + t] = 0
+            if not grouped:
+                ex_i[turns + t] = 0
         vec_begin = n_chunks
-        stream_begin = n_chunks + n_vec_blocks
-        # pieces in order: long-row chunks, vector rows, stream rows (block-uniform branches)
-        for vb in range(cuda.blockIdx.x, stream_begin + n_stream_blocks, cuda.gridDim.x):
+        short_begin = n_chunks + n_vec_blocks
+        # pieces in order: long-row chunks, vector rows, short rows (block-uniform branches)
+        for vb in range(cuda.blockIdx.x, short_begin + n_short_blocks, cuda.gridDim.x):
             if vb < vec_begin:
                 long_row_chunk(vb, t, indices, values, x, y, chunk_slot, chunk_span, long_rows, long_first,
                                tickets, partials, ex_f, warp_sums, small)
-            elif vb < stream_begin:
+            elif vb < short_begin:
                 vector_row(vb - vec_begin, t, indptr, indices, values, x, y, vec_rows, n_vec, ex_f)
+            elif grouped:  # a compile-time constant: the other path is not compiled
+                group_rows(vb - short_begin, t, indptr, indices, values, x, y, n_rows, ex_f)
             else:
-                stream_rows(vb - stream_begin, t, indptr, indices, values, x, y, n_rows, ex_f, ex_i, small)
+                stream_rows(vb - short_begin, t, indptr, indices, values, x, y, n_rows, ex_f, ex_i, small)
 
     v, ix = value_type, index_type
     sig = (f"void({ix}[::1], int32[::1], {v}[::1], {v}[::1], {v}[::1], int64, int32[::1], int64[::1], "
@@ -465,7 +520,7 @@ class AdaptiveExecution(DeviceSpmvExecution):
     def compile(self) -> None:
         p = self.params
         self.kernel = adaptive_kernel(p["block"], p["short_row"], self.value_type, self.index_type,
-                                      not simulator_enabled())
+                                      not simulator_enabled(), p["short_mode"], p["threads_per_row"])
 
     def upload_extra(self) -> None:
         p = self.params
@@ -481,11 +536,14 @@ class AdaptiveExecution(DeviceSpmvExecution):
         self.device_bytes += bins.nbytes + bins.n_chunks * self.dtype.itemsize
         warps = p["block"] // WARP
         self.n_vec_blocks = -(-len(bins.vec_rows) // warps)
-        self.n_stream_blocks = -(-self.n_rows // (warps * WARP))
+        per_piece = short_rows_per_piece(p["block"], p["short_mode"], p["threads_per_row"])
+        self.n_short_blocks = -(-self.n_rows // per_piece)
+        how = (f"threads_per_row={p['threads_per_row']}" if p["short_mode"] == "group"
+               else "32 rows a warp, segmented scan")
         when = "reused from the previous run of this matrix" if reused else "in the host->device stage"
         self.problem.notices.append(
             f"preprocessing: rows binned on the host in {bins.seconds:.3f} s ({when}; once per matrix and "
-            f"thresholds): {bins.n_stream:,} stream rows (<= {bins.short_row} entries, natural order), "
+            f"thresholds): {bins.n_short:,} short rows (<= {bins.short_row} entries, natural order, {how}), "
             f"{len(bins.vec_rows):,} vector rows (a warp each), {len(bins.long_rows):,} long rows "
             f"(> {bins.long_row} entries) in {bins.n_chunks:,} chunks; the row list and chunk tables add "
             f"{bins.nbytes + bins.n_chunks * self.dtype.itemsize:,} bytes per product, not counted in the "
@@ -495,12 +553,12 @@ class AdaptiveExecution(DeviceSpmvExecution):
         if self.n_rows == 0:
             return
         block = self.params["block"]
-        pieces = self.bins.n_chunks + self.n_vec_blocks + self.n_stream_blocks
+        pieces = self.bins.n_chunks + self.n_vec_blocks + self.n_short_blocks
         self.kernel[blocks_for(pieces, self.target, block), block](
             self.d_indptr, self.d_indices, self.d_values, self.d_x, self.d_y, self.n_rows,
             self.d_chunk_slot, self.d_chunk_span, self.d_long_rows, self.d_long_first, self.d_tickets,
             self.d_partials,
-            self.bins.n_chunks, self.d_vec_rows, len(self.bins.vec_rows), self.n_vec_blocks, self.n_stream_blocks)
+            self.bins.n_chunks, self.d_vec_rows, len(self.bins.vec_rows), self.n_vec_blocks, self.n_short_blocks)
 
     def release(self) -> None:
         super().release()
