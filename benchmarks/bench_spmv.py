@@ -4,6 +4,8 @@ full ``wg x rows`` sweep of ``gpu-tunable`` and a speedup table (the paper's tab
 
     python3 benchmarks/bench_spmv.py            # full run, about 3-4 minutes on an H100/H200
     python3 benchmarks/bench_spmv.py --quick    # small inputs, a smoke test (under a minute)
+    python3 benchmarks/bench_spmv.py --only-powerlaw   # copy bandwidth + power-law matrix + gpu-adaptive on
+                                                       # the stencil (~1 minute): spmv-<device>-powerlaw.json
 
 Everything runs in this one process except the sweep, which goes through the project's
 worker process (``kernels.sweep.run_sweep``, as ``graph-kernels sweep`` does). Every timing is
@@ -44,17 +46,32 @@ REAL_MATRICES = ("bcsstk13.mtx", "fe_4elt2.mtx", "delaunay_n15.mtx", "as-caida20
 FULL = {"stencil_n": 160, "small_stencil_n": 64, "powerlaw_rows": 1 << 22, "powerlaw_avg": 26.0,
         "powerlaw_max_row": 1 << 20, "copy_bytes": 2 << 30, "sweep_grid": POWERS_TO_256,
         "repeat": 5, "powerlaw_tunable": [{"wg": 256, "rows": 8}, {"wg": 256, "rows": 1}, {"wg": 1024, "rows": 1}],
-        # gpu-adaptive: the defaults (block=256 short_row=64 long_row=4096), then one change at a time
-        "adaptive": [{}, {"short_row": 32}, {"short_row": 128}, {"block": 128}, {"block": 512}, {"long_row": 2048},
-                     {"long_row": 16384}]}
+        # gpu-adaptive: the defaults (block=128 short_row=64 long_row=16384 short_mode=group
+        # threads_per_row=4), then one change at a time
+        "adaptive": [{}, {"threads_per_row": 2}, {"threads_per_row": 8}, {"short_row": 32}, {"short_row": 128},
+                     {"block": 256}, {"long_row": 4096}, {"long_row": 65536}, {"short_mode": "stream"}],
+        # gpu-adaptive on the stencil (every row short): the group width decides
+        "adaptive_stencil": [{}, {"threads_per_row": 2}, {"threads_per_row": 8}, {"block": 256}]}
 # --simulate: a dry run of this script's plumbing on the CUDA simulator (no GPU needed; its
 # timings mean nothing). Used to check the script before it goes to the GPU machine.
 SIMULATE = {"stencil_n": 5, "small_stencil_n": 4, "powerlaw_rows": 96, "powerlaw_avg": 6.0,
             "powerlaw_max_row": 64, "copy_bytes": 0, "sweep_grid": [1, 4, 32], "repeat": 1,
-            "powerlaw_tunable": [{"wg": 32, "rows": 8}], "adaptive": [{"block": 64, "short_row": 4, "long_row": 16}]}
+            "powerlaw_tunable": [{"wg": 32, "rows": 8}],
+            "adaptive": [{"block": 64, "short_row": 4, "long_row": 16},
+                         {"block": 64, "short_row": 4, "long_row": 16, "short_mode": "stream"}],
+            "adaptive_stencil": [{"block": 64}]}
 QUICK = {"stencil_n": 40, "small_stencil_n": 24, "powerlaw_rows": 1 << 16, "powerlaw_avg": 26.0,
          "powerlaw_max_row": 1 << 14, "copy_bytes": 256 << 20, "sweep_grid": [1, 4, 32, 128],
-         "repeat": 3, "powerlaw_tunable": FULL["powerlaw_tunable"], "adaptive": FULL["adaptive"][:3]}
+         "repeat": 3, "powerlaw_tunable": FULL["powerlaw_tunable"], "adaptive": FULL["adaptive"][:3],
+         "adaptive_stencil": FULL["adaptive_stencil"][:2]}
+# the best gpu-merge configuration measured on the power-law matrix (H200: wg=128 ipt=7)
+MERGE_BEST = {"wg": 128, "ipt": 7}
+ADAPTIVE_SHORT = {"block": "b", "short_row": "s", "long_row": "L", "short_mode": "mode", "threads_per_row": "T"}
+
+
+def adaptive_label(params: dict) -> str:
+    changed = " ".join(f"{ADAPTIVE_SHORT[k]}={v}" for k, v in params.items() if k in ADAPTIVE_SHORT)
+    return f"adapt {changed}" if changed else "gpu-adaptive"
 
 
 def shown_path(path: Path) -> str:
@@ -144,7 +161,10 @@ class Bench:
 
 def relative_to_cusparse(rows: list[dict]) -> None:
     """Speed relative to cuSPARSE on the same matrix (> 1: faster than cuSPARSE)."""
-    vendor = {r["matrix"]: r["median_s"] for r in rows if r["variant"] == "cusparse" and r.get("verified")}
+    vendor: dict[str, float] = {}
+    for r in rows:  # the fastest cuSPARSE run of each matrix
+        if r["variant"] == "cusparse" and r.get("verified") and r.get("median_s"):
+            vendor[r["matrix"]] = min(r["median_s"], vendor.get(r["matrix"], float("inf")))
     for r in rows:
         if r.get("median_s") and r["matrix"] in vendor:
             r["vs_cusparse"] = vendor[r["matrix"]] / r["median_s"]
@@ -214,18 +234,19 @@ def real_matrices(names) -> list:
 # ---- report -------------------------------------------------------------------------------
 
 def summary_table(rows: list[dict]) -> str:
-    head = (f"{'matrix':<34} {'variant':<14} {'params':<24} {'ms':>9} {'GFLOP/s':>8} {'GB/s':>7} {'%copy':>6} "
+    head = (f"{'matrix':<34} {'variant':<14} {'params':<40} {'ms':>9} {'GFLOP/s':>8} {'GB/s':>7} {'%copy':>6} "
             f"{'xcuSP':>6} ok")
     lines = [head, "-" * len(head)]
     for r in rows:
-        params = " ".join(f"{k}={v}" for k, v in r["params"].items() if k != "dtype")
+        params = " ".join(f"{ADAPTIVE_SHORT.get(k, k) if r['variant'] == 'gpu-adaptive' else k}={v}"
+                          for k, v in r["params"].items() if k != "dtype")
         if r.get("median_s"):
-            lines.append(f"{r['matrix'][:34]:<34} {r['label'][:14]:<14} {params[:24]:<24} "
+            lines.append(f"{r['matrix'][:34]:<34} {r['label'][:14]:<14} {params[:40]:<40} "
                          f"{r['median_s'] * 1e3:9.3f} {r['gflops']:8.1f} {r['gbs']:7.1f} "
                          f"{r.get('pct_copy', float('nan')):6.1f} {r.get('vs_cusparse', float('nan')):6.2f} "
                          f"{'yes' if r['verified'] else 'NO'}")
         else:
-            lines.append(f"{r['matrix'][:34]:<34} {r['label'][:14]:<14} {params[:24]:<24} "
+            lines.append(f"{r['matrix'][:34]:<34} {r['label'][:14]:<14} {params[:40]:<40} "
                          f"FAILED {r.get('error', r.get('status', ''))[:80]}")
     return "\n".join(lines)
 
@@ -257,10 +278,64 @@ def speedup_table(rows: list[dict], matrices: list[str]) -> tuple[list[dict], st
     return table, "\n".join(lines)
 
 
+def only_powerlaw(cfg: dict, bench: Bench, env: dict, copy: dict, device: str, mode: str, out: Path,
+                  started: float) -> int:
+    """The ``--only-powerlaw`` run: the power-law matrix (cuSPARSE, the best gpu-merge, the
+    gpu-adaptive alternatives) and gpu-adaptive on the stencil, where every row is short."""
+    from kernels.graph.generators import powerlaw_matrix, stencil
+    from kernels.results import write_json_atomic
+
+    rep = cfg["repeat"]
+    say(f"[2/3] power-law matrix: {cfg['powerlaw_rows']:,} rows, ~{cfg['powerlaw_avg']:g} nonzeros a row, fp64")
+    t = time.perf_counter()
+    plaw = powerlaw_matrix(cfg["powerlaw_rows"], cfg["powerlaw_rows"], cfg["powerlaw_avg"], 2.0,
+                           cfg["powerlaw_max_row"], seed=1)
+    say(f"    built {plaw.name}: {plaw.nnz:,} nonzeros ({time.perf_counter() - t:.1f} s)")
+    bench.run(plaw, "cusparse", repeat=rep)
+    bench.run(plaw, "gpu-merge", MERGE_BEST, repeat=rep)
+    for p in cfg["adaptive"]:
+        bench.run(plaw, "gpu-adaptive", p, repeat=rep, label=adaptive_label(p))
+    bench.run(plaw, "cusparse", repeat=rep, label="cusparse again", note="drift check: cuSPARSE once more, last")
+    matrices = {plaw.name: {"rows": plaw.n_rows, "cols": plaw.n_cols, "nnz": plaw.nnz, "source": plaw.source}}
+    plaw = None  # free the host copy before the stencil
+
+    say(f"[3/3] 27-point stencil {cfg['stencil_n']}^3, fp64: gpu-adaptive only")
+    t = time.perf_counter()
+    big = stencil("27pt", cfg["stencil_n"])
+    say(f"    built {big.name}: {big.n_rows:,} rows, {big.nnz:,} nonzeros ({time.perf_counter() - t:.1f} s)")
+    for p in cfg["adaptive_stencil"]:
+        bench.run(big, "gpu-adaptive", p, repeat=rep, label=adaptive_label(p))
+    matrices[big.name] = {"rows": big.n_rows, "cols": big.n_cols, "nnz": big.nnz, "source": big.source}
+
+    relative_to_cusparse(bench.rows)
+    rows = [r for r in bench.rows if r["label"] != "cusparse again"]
+    cusparse = [r["median_s"] for r in bench.rows if r["variant"] == "cusparse" and r.get("verified")]
+    adaptive = bench.best([r for r in rows if r["variant"] == "gpu-adaptive" and r["matrix"] in matrices
+                           and r["matrix"] != big.name])
+    goals = {}
+    if adaptive and cusparse:
+        goals["power-law: best gpu-adaptive speed / cuSPARSE (goal >= 0.9)"] = min(cusparse) / adaptive["median_s"]
+        goals["power-law: best gpu-adaptive params"] = adaptive["params"]
+    result = {"kind": "benchmark", "family": "spmv", "mode": f"{mode}-powerlaw", "device": device,
+              "environment": env, "config": cfg, "copy_bandwidth": copy, "matrices": matrices,
+              "results": bench.rows, "goals": goals, "wall_s": time.perf_counter() - started}
+    write_json_atomic(out, result)
+    say("\n== SpMV power-law summary (median kernel time; xcuSP = speed / the fastest cuSPARSE run) ==")
+    say(f"device {device}; copy bandwidth " + (f"{copy['GB/s']:.0f} GB/s" if copy["GB/s"] else "not measured"))
+    say(summary_table(bench.rows))
+    say("\n== goals ==")
+    for k, v in goals.items():
+        say(f"  {k}: {v:.2f}" if isinstance(v, float) else f"  {k}: {v}")
+    say(f"\nwrote {shown_path(out)} ({time.perf_counter() - started:.0f} s in all)")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small inputs: a smoke test")
     ap.add_argument("--no-sweep", action="store_true", help="skip the worker-process sweep")
+    ap.add_argument("--only-powerlaw", action="store_true", help="only the copy bandwidth, the power-law matrix "
+                    "(cuSPARSE, gpu-merge best, gpu-adaptive alternatives) and gpu-adaptive on the stencil")
     ap.add_argument("--simulate", action="store_true", help="dry run of the script on the CUDA simulator "
                     "with tiny inputs (no GPU needed; timings meaningless)")
     ap.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results"))
@@ -278,7 +353,7 @@ def main(argv=None) -> int:
     activate(gpu_target)
     env = environment(gpu_target)
     device = env["device"].get("name", "gpu")
-    suffix = "" if mode == "full" else f"-{mode}"
+    suffix = ("" if mode == "full" else f"-{mode}") + ("-powerlaw" if args.only_powerlaw else "")
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     say(f"SpMV benchmark on {device} ({mode})")
@@ -291,6 +366,9 @@ def main(argv=None) -> int:
         say(f"    {copy['GB/s']:.0f} GB/s (read + write) over {copy['bytes_each_way'] / 2**30:.2f} GiB")
     bench = Bench(copy["GB/s"])
     rep = cfg["repeat"]
+    if args.only_powerlaw:
+        return only_powerlaw(cfg, bench, env, copy, device, mode, out_dir / f"spmv-{slug(device)}{suffix}.json",
+                             started)
 
     t = time.perf_counter()
     big = stencil("27pt", cfg["stencil_n"])
@@ -344,10 +422,8 @@ def main(argv=None) -> int:
         bench.run(plaw, "gpu-merge", p, repeat=rep)
     for p in (tuned, *cfg["powerlaw_tunable"]):
         bench.run(plaw, "gpu-tunable", p, repeat=rep)
-    short = {"block": "b", "short_row": "s", "long_row": "L"}
     for p in cfg["adaptive"]:
-        changed = " ".join(f"{short[k]}={v}" for k, v in p.items())
-        bench.run(plaw, "gpu-adaptive", p, repeat=rep, label=f"adapt {changed}" if p else "gpu-adaptive")
+        bench.run(plaw, "gpu-adaptive", p, repeat=rep, label=adaptive_label(p))
     bench.run(plaw, "cusparse", repeat=rep)
     lengths = None
 
