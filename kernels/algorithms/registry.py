@@ -206,6 +206,20 @@ class Problem:
     notices: list = field(default_factory=list)
 
 
+def lazy_make(target: str) -> Callable[[Problem, dict, str], Any]:
+    """A variant's ``make`` given as ``"package.module:function"``, imported on first use.
+
+    GPU modules import ``numba.cuda`` at module level; deferring the import keeps listing the
+    registry free of CUDA (the GUI process never imports it)."""
+    module_name, _, function_name = target.partition(":")
+
+    def make(problem, params, run_target):
+        return getattr(importlib.import_module(module_name), function_name)(problem, params, run_target)
+
+    make.__qualname__ = make.__name__ = f"lazy_make({target!r})"
+    return make
+
+
 # ---- variants and families -------------------------------------------------------------
 
 @dataclass

@@ -23,6 +23,7 @@ from kernels.algorithms.registry import (
     Problem,
     Variant,
     Verification,
+    lazy_make,
     register_family,
 )
 from kernels.algorithms.spmv import vendor
@@ -149,35 +150,15 @@ FAMILY.add(Variant("scipy", "library", "scipy.sparse CSR product (the reference)
 POWERS_TO_256 = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
 
-def _gpu_naive(problem, params, target):
-    from kernels.algorithms.spmv.gpu_naive import make
-    return make(problem, params, target)
-
-
-def _gpu_tunable(problem, params, target):
-    from kernels.algorithms.spmv.gpu_tunable import make
-    return make(problem, params, target)
-
-
-def _gpu_merge(problem, params, target):
-    from kernels.algorithms.spmv.gpu_balanced import make
-    return make(problem, params, target)
-
-
-def _gpu_adaptive(problem, params, target):
-    from kernels.algorithms.spmv.gpu_adaptive import make
-    return make(problem, params, target)
-
-
 FAMILY.add(Variant(
     "gpu-naive", "gpu", "one thread per row (the paper's figure 6, ViennaCL's kernel): uncoalesced loads",
-    _gpu_naive,
+    lazy_make("kernels.algorithms.spmv.gpu_naive:make"),
     params=(Param("wg", int, 128, "threads per block", minimum=32, maximum=1024, power_of_two=True),),
 ))
 FAMILY.add(Variant(
     "gpu-tunable", "gpu", "the paper's figure 7: wg/rows threads per row with coalesced loads, partial sums "
     "reduced per row; the kernel is specialised (compiled) for each (wg, rows)",
-    _gpu_tunable,
+    lazy_make("kernels.algorithms.spmv.gpu_tunable:make"),
     params=(Param("wg", int, 128, "threads per block (work-group size)", minimum=1, maximum=1024,
                   power_of_two=True, sweep_values=POWERS_TO_256),
             Param("rows", int, 16, "rows per block; wg/rows threads cooperate on a row", minimum=1,
@@ -190,7 +171,7 @@ FAMILY.add(Variant(
 FAMILY.add(Variant(
     "gpu-merge", "gpu", "merge-path SpMV (Merrill & Garland): every thread gets the same number of rows + entries, "
     "so long rows and empty rows cost no imbalance",
-    _gpu_merge,
+    lazy_make("kernels.algorithms.spmv.gpu_balanced:make"),
     params=(Param("wg", int, 128, "threads per block", minimum=32, maximum=1024, power_of_two=True,
                   sweep_values=(64, 128, 256)),
             Param("ipt", int, 7, "merge-path items (rows + entries) per thread; odd values avoid shared-memory "
@@ -201,7 +182,7 @@ FAMILY.add(Variant(
     "gpu-adaptive", "gpu", "row-binned CSR (CSR-adaptive style) in one launch: short rows in natural order, "
     "threads_per_row lanes a row (or 32 rows a warp with a segmented scan); medium rows a warp each; long rows "
     "split into chunks over many blocks",
-    _gpu_adaptive,
+    lazy_make("kernels.algorithms.spmv.gpu_adaptive:make"),
     params=(Param("block", int, 128, "threads per block", minimum=32, maximum=1024, power_of_two=True,
                   sweep_values=(128, 256, 512)),
             Param("short_row", int, 64, "rows with at most this many entries are short: handled in natural order "

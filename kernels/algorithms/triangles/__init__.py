@@ -26,6 +26,7 @@ from kernels.algorithms.registry import (
     Problem,
     Variant,
     Verification,
+    lazy_make,
     register_family,
 )
 from kernels.algorithms.triangles.prepare import prepare
@@ -148,26 +149,6 @@ FAMILY.add(Variant(
 
 # ---- GPU variants ------------------------------------------------------------------------
 
-def _make_row_block(problem, params, target):
-    from kernels.algorithms.triangles.gpu_rows import make_row_block
-    return make_row_block(problem, params, target)
-
-
-def _make_row_shared(problem, params, target):
-    from kernels.algorithms.triangles.gpu_rows import make_row_shared
-    return make_row_shared(problem, params, target)
-
-
-def _make_oriented(problem, params, target):
-    from kernels.algorithms.triangles.gpu_oriented import make_oriented
-    return make_oriented(problem, params, target)
-
-
-def _make_spgemm(problem, params, target):
-    from kernels.algorithms.triangles.vendor import make_spgemm
-    return make_spgemm(problem, params, target)
-
-
 def _spgemm_unavailable():
     from kernels.algorithms.triangles.vendor import unavailable
     return unavailable()
@@ -182,12 +163,12 @@ FAMILY.add(Variant(
     "gpu-row-block", "gpu",
     "the report's algorithm 8: one block per row, its threads stride over the row's entries (i, k), "
     "k > i, each merging rows i and k; atomicAdd of each thread's count",
-    _make_row_block, params=(_block_size(256),), per_vertex=True))
+    lazy_make("kernels.algorithms.triangles.gpu_rows:make_row_block"), params=(_block_size(256),), per_vertex=True))
 FAMILY.add(Variant(
     "gpu-row-shared", "gpu",
     "the report's algorithm 9: algorithm 8 with row i staged in shared memory first (rows longer than "
     "shared_capacity read from global memory)",
-    _make_row_shared,
+    lazy_make("kernels.algorithms.triangles.gpu_rows:make_row_shared"),
     params=(_block_size(256),
             Param("shared_capacity", int, 1024, "int32 entries of the row staged in shared memory",
                   minimum=128, maximum=4096, power_of_two=True)),
@@ -198,7 +179,7 @@ FAMILY.add(Variant(
     "out-list in a shared-memory hash table, groups of group_size threads stream each partner's out-list "
     "through it (min(d⁺a, d⁺b) probes per edge); owners binned by work, light ones one per group, heavy ones "
     "split into block-sized chunks; one atomicAdd per block",
-    _make_oriented,
+    lazy_make("kernels.algorithms.triangles.gpu_oriented:make_oriented"),
     params=(_block_size(256),
             Param("group_size", int, 8, "threads cooperating on one out-list (a sub-warp group)",
                   minimum=1, maximum=32, power_of_two=True, sweep_values=GROUP_SIZES)),
@@ -206,7 +187,7 @@ FAMILY.add(Variant(
 FAMILY.add(Variant(
     "gpu-spgemm", "vendor",
     "the report's rejected method: sum((L·L)∘L) by cuSPARSE SpGEMM through CuPy; records its memory use",
-    _make_spgemm,
+    lazy_make("kernels.algorithms.triangles.vendor:make_spgemm"),
     params=(Param("ordering", str, "natural", "which end of an edge L keeps it at: natural = by id "
                   "(L = tril(A), the report's), degree = by (degree, id)", choices=("natural", "degree")),),
     constraints=(NO_PER_VERTEX,),
