@@ -53,6 +53,7 @@ screenshots: $(STAMP_RUN)
 	NUMBA_ENABLE_CUDASIM=1 $(VENV)/bin/graph-kernels sweep spmv gpu-tunable tests/data/lp_afiro.mtx --target sim \
 	  --grid wg=32,64,128 --grid rows=1,4,16,64 --repeat 2 --quiet --out $(SHOT_WORK)/sweep.json > /dev/null
 	$(SHOOT) $(SHOTS)/heatmap.png --view heatmap tests/data/lp_afiro.mtx $(SHOT_WORK)/sweep.json
+	$(SHOOT) $(SHOTS)/heatmap-h200.png --view heatmap benchmarks/results/spmv-sweep-nvidia-h200.json
 
 ## Build the desktop application as one folder, dist/gpu-graph-explorer/ (PyInstaller, about a minute),
 ## then smoke-test the program built (--version, -m kernels, --self-test offscreen). By hand: not in CI.
