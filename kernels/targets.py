@@ -143,6 +143,7 @@ def activate(target: str) -> None:
                 "the CUDA simulator must be enabled before numba.cuda is imported; "
                 "run this in a fresh process (the worker does) or set NUMBA_ENABLE_CUDASIM=1")
         os.environ[SIM_ENV] = "1"
+        _reload_numba_config()
     elif target == "cuda":
         if simulator_enabled():
             raise TargetUnavailableError(
@@ -151,6 +152,15 @@ def activate(target: str) -> None:
         if probe_gpu() is None:
             raise TargetUnavailableError(
                 "no CUDA GPU found (no driver or no device): use --target sim or --target cpu")
+
+
+def _reload_numba_config() -> None:
+    """numba reads NUMBA_ENABLE_CUDASIM when numba itself is imported (CPU variants may have
+    imported it already); make it read the variable again before numba.cuda is imported."""
+    if "numba" in sys.modules:
+        from numba.core import config
+
+        config.reload_config()
 
 
 def describe_targets() -> list[dict]:
