@@ -63,8 +63,8 @@ from explorer.loading import (
 )
 from explorer.settings import AppSettings
 from explorer.views.graph_tab import GraphTab
-from explorer.views.statistics import format_bytes
 from kernels.errors import GraphKernelsError
+from kernels.memory import format_bytes
 from kernels.targets import default_target, target_label
 
 RESULT_SUFFIXES = (".json", ".jsonl")

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from explorer.loading import BackgroundTask
 from kernels.graph.stats import graph_info
+from kernels.memory import format_bytes
 
 BACKGROUND_ENTRIES = 500_000
 DEBOUNCE_MS = 60
@@ -103,12 +104,6 @@ def statistics_rows(info: dict) -> list[tuple[str, str]]:
         rows.append(("note", note))
     return rows
 
-
-def format_bytes(n: int) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
 
 
 class StatisticsView(QWidget):

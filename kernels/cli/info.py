@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kernels.cli.common import print_json
 from kernels.cli.read_options import add_read_options, read_options
+from kernels.memory import format_bytes
 
 
 def register(sub) -> None:
@@ -15,13 +16,6 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
-
-def _human_bytes(n: int) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
 
 
 def run(args) -> int:
@@ -48,8 +42,8 @@ def run(args) -> int:
     if info["components"] is not None:
         print(f"  components      {info['components']:,} (isolated vertices: {info['isolated_vertices']:,})")
     m = info["memory"]
-    print(f"  memory          CSR {_human_bytes(m['csr_bytes'])}, slotted pages "
-          f"(page size {m['slotted_page_size']}) about {_human_bytes(m['slotted_bytes_estimate'])}")
+    print(f"  memory          CSR {format_bytes(m['csr_bytes'])}, slotted pages "
+          f"(page size {m['slotted_page_size']}) about {format_bytes(m['slotted_bytes_estimate'])}")
     print(f"  fingerprint     {info['fingerprint']}")
     for n in info["notices"]:
         print(f"  note: {n}")

@@ -8,6 +8,7 @@ import time
 
 from kernels.cli.common import add_cleanup_flags, apply_cleanup, print_json
 from kernels.errors import ParameterError
+from kernels.memory import format_bytes
 
 
 def register(sub) -> None:
@@ -48,13 +49,6 @@ def _build(g, page_size: int, fill: float):
     s = SlottedGraph.from_csr(g, page_size=page_size, fill=fill)
     return s, time.perf_counter() - t0
 
-
-def _human_bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
 
 
 def run(args) -> int:
@@ -107,7 +101,7 @@ def _print_one(info: dict) -> None:
     print(f"  large lists     {large['count']:,} using {large['pages']:,} pages"
           f" (longest spans {large['largest_pages']} pages)")
     ratio = f" ({mem['ratio_to_csr']:.2f} x CSR)" if mem["ratio_to_csr"] else ""
-    print(f"  memory          {_human_bytes(mem['slotted_bytes'])}{ratio}, CSR {_human_bytes(mem['csr_bytes'])}")
+    print(f"  memory          {format_bytes(mem['slotted_bytes'])}{ratio}, CSR {format_bytes(mem['csr_bytes'])}")
     print(f"  build time      {info['build_seconds'] * 1e3:.1f} ms")
 
 
@@ -118,5 +112,5 @@ def _print_table(rows: list[dict]) -> None:
         mem = r["memory"]
         ratio = f"{mem['ratio_to_csr']:.2f}" if mem["ratio_to_csr"] else "-"
         print(f"  {r['page_size']:>9}  {r['pages']:>9,}  {r['fill']['mean']:>9.0%}  "
-              f"{r['large_lists']['count']:>11,}  {_human_bytes(mem['slotted_bytes']):>10}  {ratio:>6}  "
+              f"{r['large_lists']['count']:>11,}  {format_bytes(mem['slotted_bytes']):>10}  {ratio:>6}  "
               f"{r['build_seconds'] * 1e3:>9.1f}")

@@ -9,36 +9,15 @@ largest ``max_vertices`` that would fit, instead of failing half-way with an out
 from __future__ import annotations
 
 import math
-import os
 
 from kernels.errors import ResourceLimitError
+from kernels.memory import available_memory as available_host_bytes
+from kernels.memory import format_bytes
 
 # Leave room for the interpreter, the CSR input and the allocator's own overhead.
 HOST_HEADROOM = 0.9
 DEVICE_HEADROOM = 0.92
 DEVICE_RESERVE_BYTES = 256 * 2**20
-
-
-def format_bytes(nbytes: float) -> str:
-    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if nbytes >= size:
-            return f"{nbytes / size:.1f} {unit}"
-    return f"{int(nbytes)} B"
-
-
-def available_host_bytes() -> int | None:
-    """Memory the kernel would let this process allocate now (MemAvailable), or None if unknown."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def free_device_bytes() -> float | None:

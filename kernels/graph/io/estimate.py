@@ -13,15 +13,14 @@ docs/benchmarks.md, "Loading", where the benchmark checks them again).
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 
 from kernels.errors import ResourceLimitError
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.registry import get_format, sniff
 from kernels.graph.io.text import strip_comment
 from kernels.graph.io.vertex_ids import HeaderHints
+from kernels.memory import available_memory  # noqa: F401  (re-exported; patched in tests)
 
 # bytes needed at the peak of a load per stored entry, (unweighted, weighted), measured with
 # tracemalloc on random graphs of 2-20 M entries; readers that add reverse entries keep the
@@ -133,38 +132,6 @@ def estimate_load(path, *, format: str | None = None) -> dict:
     }
 
 
-def available_memory() -> int | None:
-    """Bytes of RAM available to a new allocation now, or None where it cannot be found out."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    if sys.platform == "win32":
-        return _windows_available()
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def _windows_available() -> int | None:
-    import ctypes
-
-    class MemoryStatus(ctypes.Structure):
-        _fields_ = [("dwLength", ctypes.c_ulong), ("dwMemoryLoad", ctypes.c_ulong),
-                    ("ullTotalPhys", ctypes.c_ulonglong), ("ullAvailPhys", ctypes.c_ulonglong),
-                    ("ullTotalPageFile", ctypes.c_ulonglong), ("ullAvailPageFile", ctypes.c_ulonglong),
-                    ("ullTotalVirtual", ctypes.c_ulonglong), ("ullAvailVirtual", ctypes.c_ulonglong),
-                    ("sullAvailExtendedVirtual", ctypes.c_ulonglong)]
-
-    status = MemoryStatus()
-    status.dwLength = ctypes.sizeof(MemoryStatus)
-    if ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):  # type: ignore[attr-defined]
-        return int(status.ullAvailPhys)
-    return None
 
 
 def _gib(n: int) -> str:
