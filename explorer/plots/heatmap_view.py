@@ -18,11 +18,12 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from explorer.plots.format import log_ticks, time_unit
+from explorer.plots.hover import HoverLayoutWidget
 from kernels.heatmap import HeatmapTable, heatmap_table
 
 MAX_TEXT_CELLS = 400            # beyond this, cell values are read by hovering only
@@ -34,7 +35,7 @@ def _status_text(status: str) -> str:
     return {"invalid": "–", "failed": "failed", "wrong": "✗ wrong", "missing": ""}.get(status, "")
 
 
-class HeatmapView(pg.GraphicsLayoutWidget):
+class HeatmapView(HoverLayoutWidget):
     """Draws one sweep; :meth:`set_sweep` again whenever cells arrive."""
 
     cellHovered = Signal(object)            # (row, col) or None
@@ -244,20 +245,6 @@ class HeatmapView(pg.GraphicsLayoutWidget):
         r, c = math.floor(p.y()), math.floor(p.x())
         n_rows, n_cols = self.table.shape
         return (r, c) if 0 <= r < n_rows and 0 <= c < n_cols else None
-
-    def close(self) -> bool:
-        # pyqtgraph's close() replaces the viewport; a filter still on it crashes PySide6 there
-        self.viewport().removeEventFilter(self)
-        return super().close()
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
-        # pyqtgraph's close() drops the scene before the viewport: nothing to describe then
-        if not getattr(self, "closed", False) and self.sceneObj is not None and watched is self.viewport():
-            if event.type() == QEvent.Type.MouseMove:
-                self._on_mouse_moved(self.mapToScene(event.position().toPoint()))
-            elif event.type() == QEvent.Type.Leave:
-                self._on_mouse_moved(QPointF(-1e9, -1e9))
-        return super().eventFilter(watched, event)
 
     def _on_mouse_moved(self, scene_pos) -> None:
         cell = self.cell_at(scene_pos)

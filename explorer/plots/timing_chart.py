@@ -15,10 +15,11 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 
 from explorer.plots.format import format_seconds, log_ticks, params_text, time_unit
+from explorer.plots.hover import HoverLayoutWidget
 
 KIND_COLOURS = {
     "cpu-serial": QColor(140, 140, 150), "cpu-parallel": QColor(70, 120, 190), "library": QColor(140, 90, 170),
@@ -88,7 +89,7 @@ def baseline_for(record: dict, candidates: list[dict], variant: str) -> dict | N
     return min(same, key=lambda c: kernel_times(c)[0]) if same else None
 
 
-class TimingChart(pg.GraphicsLayoutWidget):
+class TimingChart(HoverLayoutWidget):
     """Bars of run times (and speedups); :meth:`set_records` redraws."""
 
     barHovered = Signal(object)             # index or None
@@ -305,20 +306,6 @@ class TimingChart(pg.GraphicsLayoutWidget):
         vb = self.time_plot.getViewBox()
         y0, y1 = vb.viewRange()[1]
         return vb.mapViewToScene(QPointF(i, (y0 + y1) / 2))
-
-    def close(self) -> bool:
-        # pyqtgraph's close() replaces the viewport; a filter still on it crashes PySide6 there
-        self.viewport().removeEventFilter(self)
-        return super().close()
-
-    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt override
-        # pyqtgraph's close() drops the scene before the viewport: nothing to describe then
-        if not getattr(self, "closed", False) and self.sceneObj is not None and watched is self.viewport():
-            if event.type() == QEvent.Type.MouseMove:
-                self._on_mouse_moved(self.mapToScene(event.position().toPoint()))
-            elif event.type() == QEvent.Type.Leave:
-                self._on_mouse_moved(QPointF(-1e9, -1e9))
-        return super().eventFilter(watched, event)
 
     def _on_mouse_moved(self, scene_pos) -> None:
         index = None
