@@ -65,7 +65,7 @@ def sim_run(graph, params, **kw):
 
 
 @pytest.mark.parametrize("block,dtype", [(32, "fp64"), (64, "fp32"), (64, "fp64")])
-def test_every_kind_of_row_matches_scipy(block, dtype):  # default short_mode: group, 4 lanes a row
+def test_every_kind_of_row_matches_scipy(block, dtype):  # default short_mode and loads: auto
     from kernels.algorithms.spmv.gpu_adaptive import row_bins
 
     graph = every_kind_of_row()
@@ -88,7 +88,8 @@ def test_grouped_short_rows_for_every_threads_per_row(threads_per_row, block):
     lengths[10:13] = 0
     lengths[[3, 4, 20, 21]] = [6, 7, 8, 9]  # = short_row, short_row + 1, = long_row, long_row + 1
     graph = matrix_from_lengths(lengths, 23, seed=threads_per_row, name="grouped")
-    rec = sim_run(graph, {"block": block, "short_row": 6, "long_row": 8, "threads_per_row": threads_per_row})
+    rec = sim_run(graph, {"block": block, "short_row": 6, "long_row": 8, "threads_per_row": threads_per_row,
+                          "short_mode": "group"})
     assert f"threads_per_row={threads_per_row}" in next(n for n in rec["notices"] if n.startswith("preprocessing"))
 
 
@@ -194,14 +195,78 @@ def test_row_bins_partition_the_rows_and_chunks_cover_the_long_rows():
 def test_parameters_are_refused_with_their_reason():
     fam, var = get_variant("spmv", "gpu-adaptive")
     defaults = fam.resolve_params(var, {})
-    assert (defaults["block"], defaults["long_row"], defaults["short_mode"], defaults["threads_per_row"]) == \
-        (128, 16384, "group", 4)
+    assert (defaults["block"], defaults["long_row"], defaults["short_mode"], defaults["threads_per_row"],
+            defaults["loads"]) == (128, 16384, "auto", 4, "auto")
     with pytest.raises(ConstraintError, match="short_row <= long_row"):
         fam.resolve_params(var, {"short_row": 64, "long_row": 32})
     for bad in ({"block": 48}, {"block": 16}, {"block": 2048}, {"long_row": 3000}, {"short_row": -1},
                 {"short_row": 5000}, {"threads_per_row": 3}, {"threads_per_row": 64}, {"short_mode": "bins"}):
         with pytest.raises(ParameterError):
             fam.resolve_params(var, bad)
+    with pytest.raises(ParameterError, match="loads.*one of auto, stream, plain"):
+        fam.resolve_params(var, {"loads": "cached"})
+
+
+# ---- short_mode=auto and the loads parameter ----------------------------------------------
+
+def scattered_short_rows(seed=11):
+    """48 rows of 0-4 entries over 6,000 columns: nearly every gather in its own line of x."""
+    lengths = np.random.default_rng(seed).integers(0, 5, 48)
+    return matrix_from_lengths(lengths, 6000, seed, name="scattered")
+
+
+def test_gather_spread_tells_scattered_columns_from_stencils():
+    from kernels.algorithms.spmv.gpu_adaptive import STREAM_SPREAD, choose_short_mode, gather_spread
+    from kernels.graph.generators import powerlaw_matrix, stencil
+
+    scattered = scattered_short_rows()
+    assert gather_spread(scattered.indptr, scattered.indices, 64, 8) > 0.8
+    plaw = powerlaw_matrix(5000, 200_000, 20.0, 2.0, 2000, seed=1)
+    assert choose_short_mode(plaw.indptr, plaw.indices, 64, 8)[0] == "stream"
+    for kind, side in (("7pt", 20), ("27pt", 12)):
+        g = stencil(kind, side)
+        mode, spread = choose_short_mode(g.indptr, g.indices, 64, 8)
+        assert mode == "group" and spread < 0.2 < STREAM_SPREAD, (kind, spread)
+    # fp32 packs twice the columns in a line: the same stencil is even more local
+    assert gather_spread(g.indptr, g.indices, 64, 4) < gather_spread(g.indptr, g.indices, 64, 8)
+    # no short rows in the sample: nothing to measure, group (the mode is then irrelevant)
+    long_only = matrix_from_lengths([70] * 40, 100, name="long-only")
+    assert np.isnan(gather_spread(long_only.indptr, long_only.indices, 64, 8))
+    assert choose_short_mode(long_only.indptr, long_only.indices, 64, 8)[0] == "group"
+
+
+def test_auto_short_mode_says_what_it_chose():
+    rec = sim_run(scattered_short_rows(), {"block": 32, "short_row": 4, "long_row": 16})
+    assert any(n.startswith("short_mode=auto chose stream") for n in rec["notices"]), rec["notices"]
+    assert "segmented scan" in next(n for n in rec["notices"] if n.startswith("preprocessing"))
+    from kernels.graph.generators import stencil
+
+    rec = sim_run(stencil("5pt", 6), {"block": 32})
+    assert any(n.startswith("short_mode=auto chose group") for n in rec["notices"]), rec["notices"]
+    rec = sim_run(stencil("5pt", 6), {"block": 32, "short_mode": "stream"})
+    assert not any(n.startswith("short_mode=auto") for n in rec["notices"])
+
+
+@pytest.mark.parametrize("loads,short_mode", [("plain", "group"), ("stream", "group"), ("plain", "stream"),
+                                              ("stream", "stream")])
+def test_every_loads_choice_gives_the_same_product(loads, short_mode):
+    # under the simulator every load is plain indexing; this checks the kernels built for
+    # each choice (two row-dot paths in auto/group) on every kind of row
+    sim_run(every_kind_of_row(seed=7), {"block": 32, "loads": loads, "short_mode": short_mode, **SMALL})
+
+
+def test_streaming_load_falls_back_to_indexing_under_the_simulator():
+    from kernels.algorithms.spmv.gpu_loads import make_entry_load
+
+    load = make_entry_load(True, hardware=False)
+
+    @cuda.jit
+    def read(src, out):
+        out[0] = load(src, 2)
+
+    out = np.zeros(1)
+    read[1, 1](np.array([1.0, 2.0, 7.5]), out)
+    assert out[0] == 7.5
 
 
 def test_emulated_shuffles_behave_like_the_hardware_ones():
@@ -237,8 +302,10 @@ def test_emulated_shuffles_behave_like_the_hardware_ones():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("params", [{}, {"block": 128, "short_row": 8, "long_row": 1024},
-                                    {"block": 512, "dtype": "fp32", "threads_per_row": 8},
-                                    {"threads_per_row": 32, "long_row": 4096}, {"short_mode": "stream"}])
+                                    {"block": 512, "dtype": "fp32", "threads_per_row": 8, "short_mode": "group"},
+                                    {"threads_per_row": 32, "long_row": 4096, "short_mode": "group"},
+                                    {"short_mode": "stream", "loads": "plain"},
+                                    {"short_mode": "group", "loads": "stream"}, {"dtype": "fp32", "loads": "stream"}])
 def test_gpu_adaptive_on_the_real_gpu(params):
     from kernels.graph.generators import powerlaw_matrix
 
@@ -246,3 +313,12 @@ def test_gpu_adaptive_on_the_real_gpu(params):
     rec = run_variant(graph, "spmv", "gpu-adaptive", params, target="cuda", repeat=3).record
     assert rec["verified"], rec["verification"]
     assert rec["timing"]["kernel"]["median_s"] > 0
+
+
+@pytest.mark.gpu
+def test_gpu_adaptive_auto_on_a_stencil_on_the_real_gpu():
+    from kernels.graph.generators import stencil
+
+    rec = run_variant(stencil("27pt", 30), "spmv", "gpu-adaptive", {}, target="cuda", repeat=3).record
+    assert rec["verified"], rec["verification"]
+    assert any(n.startswith("short_mode=auto chose group") for n in rec["notices"]), rec["notices"]

@@ -180,8 +180,8 @@ FAMILY.add(Variant(
 ))
 FAMILY.add(Variant(
     "gpu-adaptive", "gpu", "row-binned CSR (CSR-adaptive style) in one launch: short rows in natural order, "
-    "threads_per_row lanes a row (or 32 rows a warp with a segmented scan); medium rows a warp each; long rows "
-    "split into chunks over many blocks",
+    "threads_per_row lanes a row or 32 rows a warp with a segmented scan (chosen from the columns' spread); "
+    "medium rows a warp each; long rows split into chunks over many blocks; streaming loads for the matrix",
     lazy_make("kernels.algorithms.spmv.gpu_adaptive:make"),
     params=(Param("block", int, 128, "threads per block", minimum=32, maximum=1024, power_of_two=True,
                   sweep_values=(128, 256, 512)),
@@ -190,11 +190,16 @@ FAMILY.add(Variant(
             Param("long_row", int, 16384, "rows with more entries are split into chunks of at most this many "
                   "entries, one block each", minimum=1, maximum=1 << 24, power_of_two=True,
                   sweep_values=(1024, 4096, 16384, 65536)),
-            Param("short_mode", str, "group", "short rows: 'group' = threads_per_row lanes share a row (gpu-tunable "
-                  "style); 'stream' = a warp walks 32 rows' entries with a segmented scan",
-                  choices=("group", "stream")),
-            Param("threads_per_row", int, 4, "lanes sharing a short row (short_mode=group only)", minimum=1,
-                  maximum=32, power_of_two=True, sweep_values=(2, 4, 8))),
+            Param("short_mode", str, "auto", "short rows: 'group' = threads_per_row lanes share a row (gpu-tunable "
+                  "style, best when neighbouring rows gather nearby x); 'stream' = a warp walks 32 rows' entries with "
+                  "a segmented scan (best for scattered columns); 'auto' = stream when a sample of the short rows "
+                  "gathers more than 0.5 distinct 128-byte lines of x per entry, else group",
+                  choices=("auto", "group", "stream")),
+            Param("threads_per_row", int, 4, "lanes sharing a short row (group mode only)", minimum=1,
+                  maximum=32, power_of_two=True, sweep_values=(2, 4, 8)),
+            Param("loads", str, "auto", "matrix loads: 'stream' = ld.global.cs (evict-first: keeps more of x in L2), "
+                  "'plain' = ordinary loads, 'auto' = streaming except in group-mode short rows (whose lines are "
+                  "reused from L1)", choices=("auto", "stream", "plain"))),
     constraints=(Constraint("short_row <= long_row", "a row is short, medium (a warp) or long (chunks)"),),
 ))
 FAMILY.add(Variant(

@@ -60,6 +60,7 @@ import numpy as np
 from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, to_device, typed_zero
+from kernels.algorithms.spmv.gpu_loads import make_entry_load
 from kernels.targets import simulator_enabled
 
 WARP = 32
@@ -143,6 +144,44 @@ class _BinCache:
         return cls.bins, False
 
 
+# ---- short_mode=auto: are the short rows' gathers scattered? --------------------------------
+
+LINE_BYTES = 128        # one L1 line; a warp's gathers that fall in one line cost one request
+SPREAD_WINDOWS = 64     # sample windows of WARP consecutive rows, spread evenly over the matrix
+STREAM_SPREAD = 0.5     # above this many distinct lines per gathered entry, stream mode
+
+
+def gather_spread(indptr: np.ndarray, indices: np.ndarray, short_row: int, itemsize: int) -> float:
+    """Distinct ``LINE_BYTES`` lines of ``x`` per entry gathered by the short rows of 64 sample
+    windows of 32 consecutive rows (what a warp covers): about 1 for random columns (every
+    gather its own line), 0.03-0.07 for 7- and 27-point stencils (neighbouring rows share
+    their lines). NaN when the windows hold no short-row entry."""
+    n_rows = len(indptr) - 1
+    per_line = max(1, LINE_BYTES // itemsize)
+    lines = entries = 0
+    for r0 in np.unique(np.linspace(0, max(n_rows - WARP, 0), SPREAD_WINDOWS).astype(np.int64)):
+        r1 = min(r0 + WARP, n_rows)
+        starts = np.asarray(indptr[r0:r1], dtype=np.int64)
+        ends = np.asarray(indptr[r0 + 1:r1 + 1], dtype=np.int64)
+        short = (ends - starts) <= short_row
+        columns = [indices[a:b] for a, b in zip(starts[short], ends[short], strict=True)]
+        if columns:
+            found = np.concatenate(columns)
+            lines += len(np.unique(found // per_line))
+            entries += len(found)
+    return lines / entries if entries else float("nan")
+
+
+def choose_short_mode(indptr: np.ndarray, indices: np.ndarray, short_row: int, itemsize: int) -> tuple[str, float]:
+    """``short_mode=auto``: ``stream`` when the short rows' gathers are scattered (more than
+    ``STREAM_SPREAD`` distinct lines per entry: the L2 bounds the product, and a warp walking
+    32 rows' entries with streaming loads was the fastest way on every random-column matrix
+    measured), ``group`` when they are local (stencil-like: ``x`` is reused from L1 and the
+    sub-warp groups do less work per entry). Returns the mode and the measured spread."""
+    spread = gather_spread(indptr, indices, short_row, itemsize)
+    return ("stream" if spread > STREAM_SPREAD else "group"), spread
+
+
 # ---- warp intrinsics: hardware shuffles, or a shared-memory emulation for the simulator -----
 
 def exchange_slots(block: int, hardware: bool) -> int:
@@ -217,6 +256,7 @@ def make_warp_intrinsics(block: int, hardware: bool):
 # ---- the kernel --------------------------------------------------------------------------
 
 SHORT_MODES = ("group", "stream")
+LOAD_CHOICES = ("auto", "stream", "plain")
 
 
 def short_rows_per_piece(block: int, short_mode: str, threads_per_row: int) -> int:
@@ -226,8 +266,11 @@ def short_rows_per_piece(block: int, short_mode: str, threads_per_row: int) -> i
 
 @functools.cache  # an lru_cache without bound: one compiled kernel per tuple
 def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str, hardware: bool,
-                    short_mode: str = "group", threads_per_row: int = 4):
-    """The one-launch kernel specialised on its shape (compiled once per argument tuple)."""
+                    short_mode: str = "group", threads_per_row: int = 4, loads: str = "auto",
+                    max_registers: int | None = None):
+    """The one-launch kernel specialised on its shape (compiled once per argument tuple).
+    ``loads`` says which matrix loads stream (see the module docstring); ``max_registers`` caps
+    the registers per thread (None: the compiler's choice; used by ``benchmarks/diag``)."""
     if short_mode not in SHORT_MODES:
         raise ValueError(f"short_mode must be one of {SHORT_MODES}")
     tpr = threads_per_row
@@ -237,6 +280,12 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
     group_rows_per_piece = block // tpr
     warps = block // WARP
     shfl_down, shfl_up, shfl_idx = make_warp_intrinsics(block, hardware)
+    if loads not in LOAD_CHOICES:
+        raise ValueError(f"loads must be one of {LOAD_CHOICES}")
+    # streaming loads (ld.global.cs) for the matrix entries, except where "auto" keeps plain
+    # loads: group-mode short rows, whose lines are reused from L1 between the group's loads
+    stream_load = make_entry_load(loads != "plain", hardware)
+    group_load = make_entry_load(loads == "stream", hardware)
     uniform_rounds = not hardware       # the emulated shuffles synchronise the whole block
     slots = exchange_slots(block, hardware)
     offset_slots = 1 if grouped else slots  # the stream rows' integer exchange
@@ -268,53 +317,66 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
         cuda.syncthreads()                    # warp_sums is written again by the next call
         return value
 
-    @cuda.jit(device=True)
-    def leftovers(j, end, stride, indices, values, x, a0, a1, a2):
-        """Add the last 0-3 entries ``j, j + stride, j + 2 stride`` (those before ``end``) to
-        the three accumulators. Every load is issued before any is used: a load and its use
-        in one branch each would wait for the loads one at a time."""
-        c0 = int32(0)
-        c1 = int32(0)
-        c2 = int32(0)
-        v0 = zero
-        v1 = zero
-        v2 = zero
-        if j < end:
-            c0 = indices[j]
-            v0 = values[j]
-        if j + stride < end:
-            c1 = indices[j + stride]
-            v1 = values[j + stride]
-        if j + 2 * stride < end:
-            c2 = indices[j + 2 * stride]
-            v2 = values[j + 2 * stride]
-        g0 = zero
-        g1 = zero
-        g2 = zero
-        if j < end:
-            g0 = x[c0]
-        if j + stride < end:
-            g1 = x[c1]
-        if j + 2 * stride < end:
-            g2 = x[c2]
-        return a0 + v0 * g0, a1 + v1 * g1, a2 + v2 * g2
+    def make_dot(load):
+        """``(term, leftovers, row_dot)`` reading the matrix entries with ``load``."""
 
-    @cuda.jit(device=True)
-    def row_dot(j, end, stride, indices, values, x):
-        """This lane's share of a row: entries ``j, j + stride, ...`` before ``end``, four
-        independent loads in flight, then the 0-3 leftovers loaded before any is used."""
-        a0 = zero
-        a1 = zero
-        a2 = zero
-        a3 = zero
-        while j + 3 * stride < end:
-            a0 += values[j] * x[indices[j]]
-            a1 += values[j + stride] * x[indices[j + stride]]
-            a2 += values[j + 2 * stride] * x[indices[j + 2 * stride]]
-            a3 += values[j + 3 * stride] * x[indices[j + 3 * stride]]
-            j += 4 * stride
-        a0, a1, a2 = leftovers(j, end, stride, indices, values, x, a0, a1, a2)
-        return (a0 + a1) + (a2 + a3)
+        @cuda.jit(device=True)
+        def leftovers(j, end, stride, indices, values, x, a0, a1, a2):
+            """Add the last 0-3 entries ``j, j + stride, j + 2 stride`` (those before ``end``) to
+            the three accumulators. Every load is issued before any is used: a load and its use
+            in one branch each would wait for the loads one at a time."""
+            c0 = int32(0)
+            c1 = int32(0)
+            c2 = int32(0)
+            v0 = zero
+            v1 = zero
+            v2 = zero
+            if j < end:
+                c0 = load(indices, j)
+                v0 = load(values, j)
+            if j + stride < end:
+                c1 = load(indices, j + stride)
+                v1 = load(values, j + stride)
+            if j + 2 * stride < end:
+                c2 = load(indices, j + 2 * stride)
+                v2 = load(values, j + 2 * stride)
+            g0 = zero
+            g1 = zero
+            g2 = zero
+            if j < end:
+                g0 = x[c0]
+            if j + stride < end:
+                g1 = x[c1]
+            if j + 2 * stride < end:
+                g2 = x[c2]
+            return a0 + v0 * g0, a1 + v1 * g1, a2 + v2 * g2
+
+        @cuda.jit(device=True)
+        def term(j, indices, values, x):
+            """``values[j] * x[indices[j]]``, the entry read with ``load``."""
+            return load(values, j) * x[load(indices, j)]
+
+        @cuda.jit(device=True)
+        def row_dot(j, end, stride, indices, values, x):
+            """This lane's share of a row: entries ``j, j + stride, ...`` before ``end``, four
+            independent loads in flight, then the 0-3 leftovers loaded before any is used."""
+            a0 = zero
+            a1 = zero
+            a2 = zero
+            a3 = zero
+            while j + 3 * stride < end:
+                a0 += term(j, indices, values, x)
+                a1 += term(j + stride, indices, values, x)
+                a2 += term(j + 2 * stride, indices, values, x)
+                a3 += term(j + 3 * stride, indices, values, x)
+                j += 4 * stride
+            a0, a1, a2 = leftovers(j, end, stride, indices, values, x, a0, a1, a2)
+            return (a0 + a1) + (a2 + a3)
+
+        return term, leftovers, row_dot
+
+    term, leftovers, row_dot = make_dot(stream_load)
+    group_row_dot = make_dot(group_load)[2]
 
     @cuda.jit(device=True)
     def long_row_chunk(k, t, indices, values, x, y, chunk_slot, chunk_span, long_rows, long_first, tickets,
@@ -327,10 +389,10 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
         a3 = zero
         j = lo + t
         while j + 3 * block < hi:  # four independent loads in flight per thread
-            a0 += values[j] * x[indices[j]]
-            a1 += values[j + block] * x[indices[j + block]]
-            a2 += values[j + 2 * block] * x[indices[j + 2 * block]]
-            a3 += values[j + 3 * block] * x[indices[j + 3 * block]]
+            a0 += term(j, indices, values, x)
+            a1 += term(j + block, indices, values, x)
+            a2 += term(j + 2 * block, indices, values, x)
+            a3 += term(j + 3 * block, indices, values, x)
             j += 4 * block
         a0, a1, a2 = leftovers(j, hi, block, indices, values, x, a0, a1, a2)
         total = block_sum(ex_f, warp_sums, t, (a0 + a1) + (a2 + a3))
@@ -379,7 +441,7 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
             end = int64(indptr[row + 1])
             if end - start <= short_row:
                 own = True
-                acc = row_dot(start + lane, end, tpr, indices, values, x)
+                acc = group_row_dot(start + lane, end, tpr, indices, values, x)
         offset = tpr // 2  # unconditional: the emulated shuffles synchronise the block
         while offset > 0:
             acc += shfl_down(ex_f, t, acc, offset)  # lanes of one group: tpr divides the warp
@@ -429,8 +491,8 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
         value = zero
         if q < total:
             k = s_j + (q - o_j)
-            column = indices[k]
-            value = values[k]
+            column = stream_load(indices, k)
+            value = stream_load(values, k)
         return column, value
 
     @cuda.jit(device=True)
@@ -511,7 +573,8 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
     v, ix = value_type, index_type
     sig = (f"void({ix}[::1], int32[::1], {v}[::1], {v}[::1], {v}[::1], int64, int32[::1], int64[::1], "
            f"int32[::1], int64[::1], int32[::1], {v}[::1], int64, int32[::1], int64, int64, int64)")
-    return cuda.jit(sig)(spmv_adaptive)
+    options = {} if max_registers is None else {"max_registers": max_registers}  # the simulator has no such option
+    return cuda.jit(sig, **options)(spmv_adaptive)
 
 
 # ---- the execution -----------------------------------------------------------------------
@@ -519,8 +582,16 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
 class AdaptiveExecution(DeviceSpmvExecution):
     def compile(self) -> None:
         p = self.params
+        self.short_mode = p["short_mode"]
+        if self.short_mode == "auto":  # the kernel is specialised on the mode: choose before compiling
+            self.short_mode, spread = choose_short_mode(self.graph.indptr, self.graph.indices, p["short_row"],
+                                                        self.dtype.itemsize)
+            why = ("no short rows in the sampled windows" if spread != spread else  # NaN
+                   f"the short rows' gathers touch {spread:.2f} distinct {LINE_BYTES}-byte lines of x per entry "
+                   f"(sampled; stream above {STREAM_SPREAD})")
+            self.problem.notices.append(f"short_mode=auto chose {self.short_mode}: {why}")
         self.kernel = adaptive_kernel(p["block"], p["short_row"], self.value_type, self.index_type,
-                                      not simulator_enabled(), p["short_mode"], p["threads_per_row"])
+                                      not simulator_enabled(), self.short_mode, p["threads_per_row"], p["loads"])
 
     def upload_extra(self) -> None:
         p = self.params
@@ -536,9 +607,9 @@ class AdaptiveExecution(DeviceSpmvExecution):
         self.device_bytes += bins.nbytes + bins.n_chunks * self.dtype.itemsize
         warps = p["block"] // WARP
         self.n_vec_blocks = -(-len(bins.vec_rows) // warps)
-        per_piece = short_rows_per_piece(p["block"], p["short_mode"], p["threads_per_row"])
+        per_piece = short_rows_per_piece(p["block"], self.short_mode, p["threads_per_row"])
         self.n_short_blocks = -(-self.n_rows // per_piece)
-        how = (f"threads_per_row={p['threads_per_row']}" if p["short_mode"] == "group"
+        how = (f"threads_per_row={p['threads_per_row']}" if self.short_mode == "group"
                else "32 rows a warp, segmented scan")
         when = "reused from the previous run of this matrix" if reused else "in the host->device stage"
         self.problem.notices.append(
