@@ -46,19 +46,21 @@ REAL_MATRICES = ("bcsstk13.mtx", "fe_4elt2.mtx", "delaunay_n15.mtx", "as-caida20
 FULL = {"stencil_n": 160, "small_stencil_n": 64, "powerlaw_rows": 1 << 22, "powerlaw_avg": 26.0,
         "powerlaw_max_row": 1 << 20, "copy_bytes": 2 << 30, "sweep_grid": POWERS_TO_256,
         "repeat": 5, "powerlaw_tunable": [{"wg": 256, "rows": 8}, {"wg": 256, "rows": 1}, {"wg": 1024, "rows": 1}],
-        # gpu-adaptive: the defaults (block=128 short_row=64 long_row=16384 short_mode=group
-        # threads_per_row=4), then one change at a time
-        "adaptive": [{}, {"threads_per_row": 2}, {"threads_per_row": 8}, {"short_row": 32}, {"short_row": 128},
-                     {"block": 256}, {"long_row": 4096}, {"long_row": 65536}, {"short_mode": "stream"}],
-        # gpu-adaptive on the stencil (every row short): the group width decides
-        "adaptive_stencil": [{}, {"threads_per_row": 2}, {"threads_per_row": 8}, {"block": 256}]}
+        # gpu-adaptive: the defaults (block=128 short_row=64 long_row=16384 short_mode=auto
+        # threads_per_row=4 loads=auto), then one change at a time; the last is the old default
+        "adaptive": [{}, {"loads": "plain"}, {"short_mode": "group"}, {"short_row": 32}, {"short_row": 128},
+                     {"block": 256}, {"long_row": 4096}, {"long_row": 65536},
+                     {"short_mode": "group", "threads_per_row": 2}, {"short_mode": "group", "loads": "plain"}],
+        # gpu-adaptive on the stencil (every row short; auto chooses group mode)
+        "adaptive_stencil": [{}, {"threads_per_row": 2}, {"threads_per_row": 8}, {"block": 256}, {"loads": "stream"},
+                             {"short_mode": "stream"}]}
 # --simulate: a dry run of this script's plumbing on the CUDA simulator (no GPU needed; its
 # timings mean nothing). Used to check the script before it goes to the GPU machine.
 SIMULATE = {"stencil_n": 5, "small_stencil_n": 4, "powerlaw_rows": 96, "powerlaw_avg": 6.0,
             "powerlaw_max_row": 64, "copy_bytes": 0, "sweep_grid": [1, 4, 32], "repeat": 1,
             "powerlaw_tunable": [{"wg": 32, "rows": 8}],
             "adaptive": [{"block": 64, "short_row": 4, "long_row": 16},
-                         {"block": 64, "short_row": 4, "long_row": 16, "short_mode": "stream"}],
+                         {"block": 64, "short_row": 4, "long_row": 16, "short_mode": "group", "loads": "plain"}],
             "adaptive_stencil": [{"block": 64}]}
 QUICK = {"stencil_n": 40, "small_stencil_n": 24, "powerlaw_rows": 1 << 16, "powerlaw_avg": 26.0,
          "powerlaw_max_row": 1 << 14, "copy_bytes": 256 << 20, "sweep_grid": [1, 4, 32, 128],
@@ -66,7 +68,8 @@ QUICK = {"stencil_n": 40, "small_stencil_n": 24, "powerlaw_rows": 1 << 16, "powe
          "adaptive_stencil": FULL["adaptive_stencil"][:2]}
 # the best gpu-merge configuration measured on the power-law matrix (H200: wg=128 ipt=7)
 MERGE_BEST = {"wg": 128, "ipt": 7}
-ADAPTIVE_SHORT = {"block": "b", "short_row": "s", "long_row": "L", "short_mode": "mode", "threads_per_row": "T"}
+ADAPTIVE_SHORT = {"block": "b", "short_row": "s", "long_row": "L", "short_mode": "mode", "threads_per_row": "T",
+                  "loads": "ld"}
 
 
 def adaptive_label(params: dict) -> str:
@@ -253,7 +256,7 @@ def summary_table(rows: list[dict]) -> str:
 
 def speedup_table(rows: list[dict], matrices: list[str]) -> tuple[list[dict], str]:
     """The paper's tables 4-5: each implementation's time and speedup over serial CPU."""
-    columns = ("cpu-serial", "cpu-parallel", "gpu-naive", "gpu-tunable", "gpu-merge", "cusparse")
+    columns = ("cpu-serial", "cpu-parallel", "gpu-naive", "gpu-tunable", "gpu-merge", "gpu-adaptive", "cusparse")
     table, lines = [], []
     head = f"{'matrix':<34} " + " ".join(f"{c:>16}" for c in columns)
     lines += [head, "-" * len(head)]
@@ -436,6 +439,7 @@ def main(argv=None) -> int:
         bench.run(g, "gpu-naive", {"wg": 128}, repeat=rep)
         bench.run(g, "gpu-tunable", tuned, repeat=rep, note="best cell of the stencil sweep")
         bench.run(g, "gpu-merge", {"wg": 128, "ipt": 7}, repeat=rep)
+        bench.run(g, "gpu-adaptive", repeat=rep)
         bench.run(g, "cusparse", repeat=rep)
 
     relative_to_cusparse(bench.rows)
