@@ -228,6 +228,10 @@ def test_heatmap_blank_invalid_cells_best_marked_flat_region_outlined_and_hover(
     for r, c in ((0, 2), (1, 2), (2, 2), (2, 1)):                           # invalid, failed, missing, wrong
         assert math.isnan(image[c, r])
     assert image[0, 1] == pytest.approx(math.log10(1.0))                     # 1 ms in ms, log10
+    # the colour bar names its unit once: no automatic "(x0.001)" SI factor on top of "ms"
+    axis = view.colorbar.axis
+    assert axis.labelText == "median kernel time (ms, log scale)" and not axis.autoSIPrefix
+    assert axis.labelString().count("(") == 1
     assert t.best == (1, 0)
     rect = view.best_item.rect()
     assert (rect.center().x(), rect.center().y()) == (0.5, 1.5)

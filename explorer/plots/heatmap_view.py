@@ -56,6 +56,9 @@ class HeatmapView(HoverLayoutWidget):
         self.image = pg.ImageItem()
         self.plot.addItem(self.image)
         self.colorbar = pg.ColorBarItem(colorMap="viridis", interactive=False, width=18, colorMapMenu=False)
+        # the bar's axis holds log10(time) with explicit real-time ticks: pyqtgraph's SI prefix
+        # would add a "(x0.001)" of its own to a label that already names the unit
+        self.colorbar.axis.enableAutoSIPrefix(False)
         self.addItem(self.colorbar, row=1, col=1)
         self.colorbar.setImageItem(self.image)
         self.hover_label = self.addLabel("", row=2, col=0, colspan=2, size="10pt")
