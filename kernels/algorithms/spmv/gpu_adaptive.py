@@ -7,20 +7,22 @@ handled the way that keeps every lane busy and every load coalesced:
 * **short rows** (``L <= short_row``, most rows), in their natural order (no row list), one of
   two ways (``short_mode``):
 
-  - ``group`` (default): ``threads_per_row`` lanes (1-32, a power of two; default 4) share a
-    row, as in ``gpu-tunable``: a block takes ``block / threads_per_row`` consecutive rows,
-    lane ``i`` of a row's group reads entries ``start + i``, ``start + i + T``, ... (the
-    group's loads are consecutive addresses), four loads in flight per lane, then a shuffle
-    reduction inside the group (a group never straddles a warp). The rows of the other kinds
-    count as done here. Cheap per entry: two row-pointer loads and ``log2 T`` shuffles per
-    row, no per-entry search.
+  - ``group``: ``threads_per_row`` lanes (1-32, a power of two; default 4) share a row, as in
+    ``gpu-tunable``: a block takes ``block / threads_per_row`` consecutive rows, lane ``i`` of
+    a row's group reads entries ``start + i``, ``start + i + T``, ... (the group's loads are
+    consecutive addresses), four loads in flight per lane, then a shuffle reduction inside
+    the group (a group never straddles a warp). The rows of the other kinds count as done
+    here. Cheap per entry: two row-pointer loads and ``log2 T`` shuffles per row.
   - ``stream``: a warp takes 32 *consecutive* rows and walks the concatenated entries of its
     rows 32 at a time — merge-path inside a warp: each lane finds the row of its entry by a
     binary search over the warp's row offsets, the products are summed per row by a
     segmented scan with shuffles, and each row's piece is handed to the lane that owns the
-    row. Every lane is busy however short the rows, but each round costs ~16 shuffles: on an
-    H200 it ran at half the speed per entry of the groups (27-point stencil: 1.00 ms against
-    0.47 ms for ``gpu-tunable`` with 4 threads a row), so it is kept only for comparison.
+    row. Every lane is busy and every entry load coalesced however short the rows, at ~16
+    shuffles a round.
+  - ``auto`` (default, :func:`choose_short_mode`): ``stream`` when the short rows' gathers
+    are scattered (random columns: the L2 bounds the product and stream mode was the fastest
+    on every such matrix measured), ``group`` when they are local (stencils: 1.5-2x faster
+    there). Decided on the host from a sample of rows, before the kernel is compiled.
 * **vector rows** (``short_row < L <= long_row``): one warp per row, from a row list sorted
   by decreasing length (the longest start first); four loads in flight per lane, then a
   shuffle reduction.
@@ -40,8 +42,12 @@ and is cached for the next run of the same matrix; the run's notices give its ti
 device data: the vector-row list (int32 per vector row) and the chunk tables (a few bytes per
 chunk); short rows need none.
 
+**Loads** (``loads``): the matrix entries are read with ``ld.global.cs`` (evict-first, see
+:mod:`gpu_loads`) so that they do not push ``x`` out of the L2 — except, with ``auto``, in
+group-mode short rows, whose lines are reused from L1 between a group's load instructions.
+
 The kernel is specialised on ``(block, short_row, value type, row-pointer width, hardware
-shuffles, short_mode, threads_per_row)`` and cached. Shuffles go through a thin intrinsics
+shuffles, short_mode, threads_per_row, loads)`` and cached. Shuffles go through a thin intrinsics
 layer: ``cuda.shfl_*_sync`` on a GPU; under the CUDA simulator (which has none) an exchange
 through shared memory with the same semantics and a ``syncthreads``. The emulation needs every thread of a block to make
 the same shuffle calls: the group reduction is unconditional, and under the simulator a
