@@ -58,6 +58,7 @@ nothing); on a GPU each warp stops when its rows are done.
 from __future__ import annotations
 
 import functools
+import math
 import time
 from dataclasses import dataclass
 
@@ -592,7 +593,7 @@ class AdaptiveExecution(DeviceSpmvExecution):
         if self.short_mode == "auto":  # the kernel is specialised on the mode: choose before compiling
             self.short_mode, spread = choose_short_mode(self.graph.indptr, self.graph.indices, p["short_row"],
                                                         self.dtype.itemsize)
-            why = ("no short rows in the sampled windows" if spread != spread else  # NaN
+            why = ("no short rows in the sampled windows" if math.isnan(spread) else
                    f"the short rows' gathers touch {spread:.2f} distinct {LINE_BYTES}-byte lines of x per entry "
                    f"(sampled; stream above {STREAM_SPREAD})")
             self.problem.notices.append(f"short_mode=auto chose {self.short_mode}: {why}")
