@@ -35,7 +35,6 @@ import argparse
 import csv
 import json
 import os
-import re
 import sys
 import time
 import traceback
@@ -44,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
+from _common import say, slug  # noqa: E402
 
 if "--simulate" in sys.argv[1:]:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # before anything imports numba.cuda
@@ -72,14 +72,6 @@ SIMULATE = {"sizes": [20], "replicates": 1, "probabilities": [0.3, 0.05], "sweep
 # fp32 lanes per SM by compute capability (CUDA C programming guide, arithmetic throughput)
 FP32_LANES = {(7, 0): 64, (7, 5): 64, (8, 0): 64, (8, 6): 128, (8, 7): 128, (8, 9): 128, (9, 0): 128,
               (10, 0): 128, (12, 0): 128}
-
-
-def say(text: str) -> None:
-    print(text, flush=True)
-
-
-def slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "gpu"
 
 
 def algorithm_of(variant: str) -> str:

@@ -46,6 +46,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from _common import load_real, print_claims  # noqa: E402
 
 FAMILY = "kclique"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -78,14 +79,6 @@ def plan(mode: str) -> dict:
             "gpu": {},
             "sweep": ("rmat_s14_ef16", 5, {"group_size": [1, 2, 4, 8, 16, 32],
                                            "block_size": [64, 128, 256, 512]})}
-
-
-def load_real(name: str):
-    from kernels.graph.io import read_graph
-
-    data = ROOT / "tests" / "data"
-    path = data / name if (data / name).exists() else data / (name + ".gz")
-    return read_graph(path)
 
 
 def clique_union(n: int, n_cliques: int, max_size: int, seed: int = 1):
@@ -492,10 +485,7 @@ def main(argv=None) -> int:
     write_json_atomic(str(path), out)
     print_table(bench.rows, bench.graphs)
     print()
-    for c in checked:
-        verdict = {True: "MET", False: "NOT MET", None: "n/a"}[c["met"]]
-        ratio = f"{c['ratio']:.2f}" if c["ratio"] is not None and math.isfinite(c["ratio"]) else "-"
-        print(f"claim on {c['graph']}: {c['claim']}: {verdict} (ratio {ratio}) {c['note']}")
+    print_claims(checked)
     for s in bench.sweeps:
         best = s["best"]
         print(f"sweep gpu-vertex k={s['k']} on {s['graph']}: best {fmt_params(best['params']) if best else '-'} "

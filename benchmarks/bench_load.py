@@ -39,19 +39,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
-
 import numpy as np  # noqa: E402
 import scipy  # noqa: E402
 import scipy.io  # noqa: E402
+from _common import say  # noqa: E402
 
 from kernels.graph.csr import CSRGraph  # noqa: E402
 from kernels.graph.io import estimate_load, read_graph, write_graph  # noqa: E402
 
 VERTICES = 1 << 20
-
-
-def say(text: str) -> None:
-    print(text, flush=True)
 
 
 def best_of(repeat: int, fn):

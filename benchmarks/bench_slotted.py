@@ -41,6 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
+from _common import say, slug  # noqa: E402
 
 
 def _parse_args(argv=None):
@@ -74,10 +75,6 @@ FULL = {"gnm": (1_000_000, 10_000_000), "rmat_scale": 18, "repeat": 3, "single_e
 QUICK = {"gnm": (100_000, 1_000_000), "rmat_scale": 14, "repeat": 2, "single_edits": 5_000,
          "batch_edits": 20_000, "edit_page_sizes": [1024], "sync_page_sizes": [1024],
          "fractions": [0.0001, 0.001, 0.01]}
-
-
-def say(text: str = "") -> None:
-    print(text, flush=True)
 
 
 def data_file(name: str) -> Path:
@@ -304,8 +301,7 @@ def main() -> int:
 
     ARGS.out.mkdir(parents=True, exist_ok=True)
     device = results["device"]["gpu"] or f"{ARGS.target}-{platform.node()}"
-    slug = "".join(c if c.isalnum() else "-" for c in device).strip("-").lower()
-    path = ARGS.out / f"slotted-{slug}{'-quick' if ARGS.quick else ''}.json"
+    path = ARGS.out / f"slotted-{slug(device)}{'-quick' if ARGS.quick else ''}.json"
     path.write_text(json.dumps(results, indent=2))
     say(f"\nwrote {path}")
     return 0

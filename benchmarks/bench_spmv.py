@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import sys
 import time
@@ -32,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
-
 import numpy as np  # noqa: E402
+from _common import say, shown_path, slug  # noqa: E402
 
 if "--simulate" in sys.argv[1:]:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # before anything imports numba.cuda
@@ -75,18 +74,6 @@ ADAPTIVE_SHORT = {"block": "b", "short_row": "s", "long_row": "L", "short_mode":
 def adaptive_label(params: dict) -> str:
     changed = " ".join(f"{ADAPTIVE_SHORT[k]}={v}" for k, v in params.items() if k in ADAPTIVE_SHORT)
     return f"adapt {changed}" if changed else "gpu-adaptive"
-
-
-def shown_path(path: Path) -> str:
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-
-
-def say(text: str) -> None:
-    print(text, flush=True)
-
-
-def slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "gpu"
 
 
 # ---- 1. device-to-device copy bandwidth ---------------------------------------------------

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 import time
 import traceback
@@ -36,8 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run from a checkout without installing the package
     sys.path.insert(0, str(ROOT))
-
 import numpy as np  # noqa: E402
+from _common import say, shown_path, slug  # noqa: E402
 
 if "--simulate" in sys.argv[1:]:
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"  # before anything imports numba.cuda
@@ -70,18 +69,6 @@ SIMULATE = {
     "dynamic": [("rmat", 6, "bfs", [1e-2, 1e-1], 1)],
     "budget_s": 600,
 }
-
-
-def say(text: str = "") -> None:
-    print(text, flush=True)
-
-
-def slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", str(name).lower()).strip("-") or "gpu"
-
-
-def shown_path(path: Path) -> str:
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 # ---- inputs --------------------------------------------------------------------------------

@@ -29,7 +29,6 @@ import argparse
 import contextlib
 import datetime as _dt
 import itertools
-import math
 import os
 import re
 import sys
@@ -39,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from _common import load_real, print_claims  # noqa: E402
 
 FAMILY = "triangles"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -81,14 +81,6 @@ def plan(mode: str) -> dict:
                        ("gpu-oriented", "rmat_s22_ef16", {"group_size": [1, 2, 4, 8, 16, 32],
                                                           "block_size": [64, 128, 256, 512, 1024]})],
             "block_size": None}
-
-
-def load_real(name: str):
-    from kernels.graph.io import read_graph
-
-    data = ROOT / "tests" / "data"
-    path = data / name if (data / name).exists() else data / (name + ".gz")
-    return read_graph(path)
 
 
 def generate(spec: tuple):
@@ -480,10 +472,7 @@ def main(argv=None) -> int:
     write_json_atomic(str(path), out)
     print_table(bench.rows, bench.graphs)
     print()
-    for c in checked:
-        verdict = {True: "MET", False: "NOT MET", None: "n/a"}[c["met"]]
-        ratio = f"{c['ratio']:.2f}" if c["ratio"] is not None and math.isfinite(c["ratio"]) else "-"
-        print(f"claim on {c['graph']}: {c['claim']}: {verdict} (ratio {ratio}) {c['note']}")
+    print_claims(checked)
     for s in bench.sweeps:
         best = s["best"]
         print(f"sweep {s['variant']} on {s['graph']}: best {fmt_params(best['params']) if best else '-'} "
