@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -34,6 +33,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the shared helpers, _common
+from _common import say  # noqa: E402
+
 SIMULATE = "--simulate" in sys.argv[1:]  # a dry run of the plumbing on the CUDA simulator (no cuSPARSE)
 if not SIMULATE:
     os.environ.pop("NUMBA_ENABLE_CUDASIM", None)
@@ -43,10 +45,6 @@ else:
 import numpy as np  # noqa: E402
 
 CACHE = Path("/tmp/plaw-diag.npz")
-
-
-def say(text):
-    print(text, flush=True)
 
 
 def build_matrix(rows, avg, max_row):
@@ -70,21 +68,22 @@ def sub_matrix(indptr, indices, values, keep_rows):
     return new_ptr, indices[entry_mask], values[entry_mask]
 
 
-def event_time(launch, reps, rounds=5):
+def event_time(launch, repeat: int = 5) -> float:
+    """Median kernel time in ms, timed as every run of the project is
+    (:func:`kernels.timing.time_kernel_cuda`: CUDA events after a warm-up)."""
+    from kernels.timing import time_kernel_cuda
+
+    stats, _launch_bound = time_kernel_cuda(launch, repeat=repeat, warmup=1)
+    return stats.median_s * 1e3
+
+
+def launch_once(launch) -> float:
+    """One launch, no timing (``--ncu``: the profiler times it; ``--simulate``: meaningless)."""
     from numba import cuda
 
     launch()
     cuda.synchronize()
-    times = []
-    for _ in range(rounds):
-        start, end = cuda.event(), cuda.event()
-        start.record()
-        for _ in range(reps):
-            launch()
-        end.record()
-        end.synchronize()
-        times.append(cuda.event_elapsed_time(start, end) / reps)
-    return statistics.median(times)
+    return 0.0
 
 
 def floors_kernels():
@@ -233,10 +232,7 @@ def main():
     from numba import cuda
 
 
-    reps = 3 if args.ncu else 20
-    rounds = 1 if args.ncu else 5
-    timer = (lambda f, r=reps: (f(), cuda.synchronize(), 0.0)[2]) if args.ncu or args.simulate else \
-        (lambda f, r=reps: event_time(f, r, rounds))
+    timer = launch_once if args.ncu or args.simulate else event_time
     results = []
 
     def record(name, ms, **extra):

@@ -23,7 +23,10 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
 import numpy as np  # noqa: E402
-from spmv_powerlaw_bins import event_time, say, time_adaptive, time_cusparse, upload  # noqa: E402
+from spmv_powerlaw_bins import event_time, time_adaptive, time_cusparse, upload  # noqa: E402
+
+sys.path.insert(0, str(HERE.parent))  # the shared helpers, _common
+from _common import say  # noqa: E402
 
 ENTRIES = 100_000_000
 COLUMNS = 1 << 22
@@ -59,9 +62,6 @@ def main():
         results.append({"matrix": current, "name": name, "ms": ms, **extra})
         say(f"  {name:<44} {ms:8.4f} ms  " + " ".join(f"{k}={v}" for k, v in extra.items()))
 
-    def timer(f):
-        return event_time(f, 20, 5)
-
     t0 = time.perf_counter()
     makers = [lambda k=k: fixed_rows(k, rng) for k in (2, 4, 8, 16, 32)]
     makers += [lambda: stencil_matrix("7pt", 256), lambda: stencil_matrix("27pt", 160)]
@@ -73,10 +73,10 @@ def main():
         x = rng.random(n_cols)
         reference = scipy.sparse.csr_matrix((values, indices, indptr), shape=(n, n_cols)) @ x
         say(f"{current}: {n:,} rows, {len(indices):,} entries ({time.perf_counter() - t0:.0f} s)")
-        time_cusparse("cusparse", indptr, indices, values, x, np.ones(n, bool), reference, timer, record)
+        time_cusparse("cusparse", indptr, indices, values, x, np.ones(n, bool), reference, event_time, record)
         matrix = upload(indptr, indices, values, x)
         for config in configs:
-            time_adaptive(config, matrix, indptr, n, 64, 16384, reference, ("all",), timer, record, hardware=True)
+            time_adaptive(config, matrix, indptr, n, 64, 16384, reference, ("all",), event_time, record, hardware=True)
         del matrix
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
