@@ -19,7 +19,7 @@
    fp32 peak (SMs x fp32 lanes x clock; a relaxation is one add and one min, so the relaxation
    peak is half the fp32 instruction rate).
 
-Every timing comes from ``kernels.runner.run_variant`` (CUDA events after a warm-up) and every
+Every timing comes from ``kernels.measure.runner.run_variant`` (CUDA events after a warm-up) and every
 result is verified against SciPy (on a seeded sample of source rows when the full reference
 would take longer than a second); a failing variant is reported and the run goes on. A time
 budget (``--budget``) keeps the whole run bounded: work is done in order of importance and
@@ -117,7 +117,7 @@ def _clock_rate_khz() -> int | None:
 def device_peak(simulate: bool) -> dict:
     if simulate:
         return {"device": "CUDA simulator", "note": "no peak: the simulator is not a GPU"}
-    from kernels.targets import probe_gpu
+    from kernels.measure.targets import probe_gpu
 
     gpu = probe_gpu()
     if gpu is None:
@@ -164,7 +164,7 @@ class Bench:
     def run(self, graph, meta: dict, variant: str, params: dict | None = None, *, repeat: int | None = None,
             warmup: int = 1, cap: float | None = None) -> dict:
         """One verified run (or a 'skipped' row when the prediction exceeds the cap or the budget)."""
-        from kernels.runner import run_variant
+        from kernels.measure.runner import run_variant
 
         params = dict(params or {})
         n, m = meta["n"], meta["m"]
@@ -521,7 +521,7 @@ def main(argv=None) -> int:
     suffix = "-quick" if args.quick else "-simulate" if args.simulate else "-scale" if args.scale_only else ""
     args.out.mkdir(parents=True, exist_ok=True)
     out_json = args.out / f"apsp-{device}{suffix}.json"
-    from kernels.environment import environment
+    from kernels.measure.environment import environment
 
     doc = {"family": "apsp", "mode": mode,
            "dtype": DTYPE, "graphs": "directed G(n, p) (kernels.graph.generators.gnp), weights uniform in [0, 1)",

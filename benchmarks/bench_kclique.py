@@ -142,8 +142,8 @@ class Bench:
             expected: int | None = None) -> dict:
         """One run through the runner; GPU counts on generated graphs are checked against
         ``expected`` (cpu-parallel's count)."""
+        from kernels.measure.runner import run_variant
         from kernels.results import append_record
-        from kernels.runner import run_variant
 
         target = self.args.target if variant.startswith("gpu-") else None
         row = {"graph": graph.name, "variant": variant, "params": params, "k": params["k"]}
@@ -261,9 +261,9 @@ class Bench:
 
     def sweep(self, graph, k: int, grid: dict) -> None:
         """gpu-vertex over the grid (the heatmap), each cell checked against cpu-parallel."""
+        from kernels.compute.sweep import summarize_best
         from kernels.heatmap import heatmap_table, write_svg
         from kernels.results import save_sweep
-        from kernels.sweep import summarize_best
 
         base = next((r for r in self.rows if r["graph"] == graph.name and r["variant"] == "cpu-parallel"
                      and r["k"] == k and r["status"] == "ok"), None)
@@ -319,7 +319,7 @@ class Bench:
     def slug(self) -> str:
         if self.args.target == "sim":
             return "sim"
-        from kernels.targets import probe_gpu
+        from kernels.measure.targets import probe_gpu
 
         gpu = probe_gpu()
         return re.sub(r"[^a-z0-9]+", "-", (gpu.name if gpu else "no-gpu").lower()).strip("-")

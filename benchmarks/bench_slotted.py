@@ -261,7 +261,7 @@ def bench_sync(graphs: dict, cfg: dict) -> list[dict]:
 
 
 def device_description(target: str) -> dict:
-    from kernels.targets import probe_gpu
+    from kernels.measure.targets import probe_gpu
 
     gpu = probe_gpu() if target == "cuda" else None
     return {"target": target, "gpu": gpu.name if gpu else None,

@@ -8,8 +8,8 @@ full ``wg x rows`` sweep of ``gpu-tunable`` and a speedup table (the paper's tab
                                                        # the stencil (~1 minute): spmv-<device>-powerlaw.json
 
 Everything runs in this one process except the sweep, which goes through the project's
-worker process (``kernels.sweep.run_sweep``, as ``graph-kernels sweep`` does). Every timing is
-the project's own (``kernels.runner.run_variant``: CUDA events over repeated launches after a
+worker process (``kernels.compute.sweep.run_sweep``, as ``graph-kernels sweep`` does). Every timing is
+the project's own (``kernels.measure.runner.run_variant``: CUDA events over repeated launches after a
 warm-up) and every result is verified against SciPy; a variant that fails (a kernel error, a
 cuSPARSE error, a wrong result) is reported and the benchmark goes on.
 
@@ -112,7 +112,7 @@ class Bench:
     def run(self, graph, variant: str, params: dict | None = None, *, target: str | None = None,
             repeat: int = 5, warmup: int = 1, label: str | None = None, note: str = "") -> dict:
         from kernels.errors import GraphKernelsError
-        from kernels.runner import run_variant
+        from kernels.measure.runner import run_variant
 
         params = dict(params or {})
         row = {"matrix": graph.name, "nnz": graph.nnz, "rows": graph.n_rows, "variant": variant,
@@ -163,10 +163,10 @@ def relative_to_cusparse(rows: list[dict]) -> None:
 # ---- 4. the sweep -------------------------------------------------------------------------
 
 def sweep_tunable(graph, grid_values: list[int], repeat: int, out_base: Path, target: str) -> dict:
+    from kernels.compute.local.client import WorkerClient
+    from kernels.compute.sweep import run_sweep
     from kernels.heatmap import heatmap_table, to_text, write_svg
     from kernels.results import save_sweep, sweep_to_csv
-    from kernels.sweep import run_sweep
-    from kernels.worker_client import WorkerClient
 
     pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     client = WorkerClient(target=target, env={"PYTHONPATH": pythonpath})
@@ -335,10 +335,10 @@ def main(argv=None) -> int:
     gpu_target = "sim" if args.simulate else "cuda"
     started = time.perf_counter()
 
-    from kernels.environment import environment
     from kernels.graph.generators import powerlaw_matrix, stencil
+    from kernels.measure.environment import environment
+    from kernels.measure.targets import activate
     from kernels.results import write_json_atomic
-    from kernels.targets import activate
 
     activate(gpu_target)
     env = environment(gpu_target)

@@ -9,7 +9,7 @@ budget (225 s) skips what is left, with a note, if the machine is slower than ex
     python3 benchmarks/bench_traversal.py --quick    # small inputs, a smoke test (about a minute)
     python3 benchmarks/bench_traversal.py --simulate # dry run on the CUDA simulator (no GPU; tiny inputs)
 
-Every BFS/SSSP timing is the project's own (``kernels.runner.run_variant``: CUDA events over
+Every BFS/SSSP timing is the project's own (``kernels.measure.runner.run_variant``: CUDA events over
 repeated whole traversals after a warm-up, compilation timed apart) and every result is
 verified against SciPy; a failing variant is reported and the benchmark goes on. The dynamic
 experiment (``kernels.dynamic.run_dynamic``) times each stage with ``perf_counter`` +
@@ -142,7 +142,7 @@ class Bench:
     def run(self, graph, family: str, variant: str, params: dict, *, target: str | None, repeat: int,
             warmup: int = 1, label: str | None = None) -> dict:
         from kernels.errors import GraphKernelsError
-        from kernels.runner import run_variant
+        from kernels.measure.runner import run_variant
 
         row = {"graph": graph.name, "entries": graph.nnz, "vertices": graph.n_rows, "family": family,
                "variant": variant, "label": label or variant, "params": dict(params)}
@@ -329,9 +329,9 @@ def main(argv=None) -> int:
     gpu_target = "sim" if args.simulate else "cuda"
     started = time.perf_counter()
 
-    from kernels.environment import environment
+    from kernels.measure.environment import environment
+    from kernels.measure.targets import activate
     from kernels.results import write_json_atomic
-    from kernels.targets import activate
 
     activate(gpu_target)
     env = environment(gpu_target)

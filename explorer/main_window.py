@@ -64,8 +64,8 @@ from explorer.loading import (
 from explorer.settings import AppSettings
 from explorer.views.graph_tab import GraphTab
 from kernels.errors import GraphKernelsError
+from kernels.measure.targets import default_target, target_label
 from kernels.memory import format_bytes
-from kernels.targets import default_target, target_label
 
 RESULT_SUFFIXES = (".json", ".jsonl")
 GRAPH_FILE_FILTER = ("Graph files (*.mtx *.mm *.npz *.graphml *.gml *.net *.pajek *.gr *.clq *.col *.dimacs *.csv "

@@ -157,7 +157,7 @@ class SelfTest:
 
     def gpu_reason(self) -> str | None:
         """Why no real-GPU run is attempted (``None``: there is a GPU, run on it)."""
-        from kernels.targets import forced_target, probe_gpu
+        from kernels.measure.targets import forced_target, probe_gpu
 
         forced = forced_target()
         if forced in ("sim", "cpu"):

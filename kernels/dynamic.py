@@ -318,8 +318,8 @@ def run_dynamic(graph, settings: DynamicSettings | None = None, *, target: str |
     ``settings`` (or keyword overrides of :class:`DynamicSettings`) choose the algorithm,
     the batch fraction, the rounds and the GPU parameters; ``records_path`` gets one JSON line
     per round as it finishes; ``progress(record)`` is called after each round."""
+    from kernels.measure.targets import activate, default_gpu_target
     from kernels.results import append_record
-    from kernels.targets import activate, default_gpu_target
 
     settings = settings or DynamicSettings()
     for key, value in overrides.items():

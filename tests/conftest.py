@@ -21,7 +21,7 @@ DATA = Path(__file__).parent / "data"
 def _real_gpu() -> bool:
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         return False
-    from kernels.targets import probe_gpu
+    from kernels.measure.targets import probe_gpu
 
     return probe_gpu() is not None
 

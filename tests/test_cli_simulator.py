@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
+from kernels.measure.targets import probe_gpu
 from kernels.samples import sample_path
-from kernels.targets import probe_gpu
 
 
 @pytest.mark.skipif(probe_gpu() is not None, reason="with a GPU the default target is the GPU")

@@ -22,7 +22,7 @@ from explorer.docks.graph_dock import GenerateDialog
 from explorer.main_window import MainWindow
 from explorer.settings import AppSettings
 from kernels.graph.generators import GENERATORS
-from kernels.targets import default_target, target_label
+from kernels.measure.targets import default_target, target_label
 from tests.conftest import data_path, reference_table
 
 pytestmark = pytest.mark.gui

@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import math
 
+from kernels.compute.sweep import summarize_best
 from kernels.heatmap import heatmap_table, to_text, write_csv, write_svg
-from kernels.sweep import summarize_best
 
 
 def fake_sweep():

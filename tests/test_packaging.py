@@ -209,8 +209,8 @@ def test_frozen_entry_runs_only_its_own_modules(tmp_path):
 def test_frozen_entry_serves_as_the_worker_process(tmp_path):
     """In a bundle the GUI starts ``sys.executable -m kernels worker``, i.e. this entry point:
     it must speak the worker's protocol on its pipes and run a kernel."""
+    from kernels.compute.local.protocol import read_frame, write_frame
     from kernels.graph.io import read_graph
-    from kernels.protocol import read_frame, write_frame
     from kernels.samples import sample_path
 
     proc = subprocess.Popen([sys.executable, str(PACKAGING / "frozen_main.py"), "-m", "kernels", "worker"],

@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from kernels.cli import main as cli_main
+from kernels.compute.local.client import WorkerClient
+from kernels.compute.sweep import run_sweep
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
+from kernels.measure.runner import run_variant
 from kernels.results import append_record, load_sweep, read_records, records_to_csv, save_sweep, sweep_to_csv
-from kernels.runner import run_variant
-from kernels.sweep import run_sweep
-from kernels.worker_client import WorkerClient
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = "tests.plugins.faulty_family"

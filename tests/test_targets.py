@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from kernels import targets
 from kernels.errors import TargetUnavailableError
+from kernels.measure import targets
 
 
 def test_describe_lists_three_targets_with_one_default():
@@ -44,6 +44,6 @@ def test_activate_cuda_refuses_inside_the_simulator(monkeypatch):
 
 
 def test_probe_does_not_import_numba_cuda():
-    code = "import sys, kernels.targets as t; t.describe_targets(); print('numba.cuda' in sys.modules)"
+    code = "import sys, kernels.measure.targets as t; t.describe_targets(); print('numba.cuda' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

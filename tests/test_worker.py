@@ -7,9 +7,9 @@ import signal
 
 import pytest
 
+from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerError
 from kernels.graph.csr import CSRGraph
 from kernels.samples import sample_path
-from kernels.worker_client import WorkerClient, WorkerDied, WorkerError
 
 
 @pytest.fixture

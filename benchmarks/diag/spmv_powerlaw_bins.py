@@ -70,8 +70,8 @@ def sub_matrix(indptr, indices, values, keep_rows):
 
 def event_time(launch, repeat: int = 5) -> float:
     """Median kernel time in ms, timed as every run of the project is
-    (:func:`kernels.timing.time_kernel_cuda`: CUDA events after a warm-up)."""
-    from kernels.timing import time_kernel_cuda
+    (:func:`kernels.measure.timing.time_kernel_cuda`: CUDA events after a warm-up)."""
+    from kernels.measure.timing import time_kernel_cuda
 
     stats, _launch_bound = time_kernel_cuda(launch, repeat=repeat, warmup=1)
     return stats.median_s * 1e3

@@ -4,7 +4,7 @@ A :class:`ComputeClient` (one per main window, found with :meth:`ComputeClient.f
 owns the worker processes (``python -m kernels worker``: one for the real GPU, one for the
 simulator and CPU variants, each started on first use) and runs one job at a time in a
 thread, so the GUI thread never waits for a kernel. The user's graphs live in the GUI
-process; a worker holds copies, which :class:`~kernels.worker_client.WorkerClient` sends
+process; a worker holds copies, which :class:`~kernels.compute.local.client.WorkerClient` sends
 again after a restart.
 
 When a worker dies during a job (a kernel fault, an outside kill) or hangs past the time
@@ -24,8 +24,8 @@ from PySide6.QtCore import QObject, Signal
 from explorer.compute.requests import RunRequest, SweepRequest
 from explorer.compute.targets import worker_mode
 from explorer.compute.task import ComputeTask, JobCancelled, JobControl, JobFailed
+from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout
 from kernels.errors import GraphKernelsError
-from kernels.worker_client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout
 
 START_TIMEOUT_S = 120.0          # a cold worker imports numba and the families: seconds, not minutes
 
@@ -217,7 +217,7 @@ class ComputeClient(QObject):
         return reply
 
     def _sweep_job(self, request: SweepRequest, control: JobControl) -> dict:
-        from kernels.sweep import run_sweep
+        from kernels.compute.sweep import run_sweep
 
         client = self._worker(request.target)
         self._start_worker(client, control)

@@ -75,7 +75,7 @@ class SweepRequest:
         return f"sweep of {self.family}/{self.variant} over {axes} on {self.graph_name}, {self.target}"
 
     def empty_sweep(self) -> dict:
-        """The sweep as :func:`kernels.sweep.run_sweep` will return it, with no cell yet: the
+        """The sweep as :func:`kernels.compute.sweep.run_sweep` will return it, with no cell yet: the
         Results dock draws this and fills it in as cells arrive."""
         g = self.graph
         return {"kind": "sweep", "schema": 1, "family": self.family, "variant": self.variant,

@@ -1,7 +1,7 @@
 """Which execution targets the Run dock offers, and which worker process serves each.
 
 Qt-free. The GUI never imports ``numba.cuda``: the machine's GPU is found by the driver probe
-of :mod:`kernels.targets`, and kernels run in a worker process. A worker runs either on the
+of :mod:`kernels.measure.targets`, and kernels run in a worker process. A worker runs either on the
 real GPU or on the CUDA simulator (the simulator must be chosen before ``numba.cuda`` is
 imported, so one process cannot do both); CPU variants run in the simulator worker, which
 never initialises a GPU context for them.
@@ -9,7 +9,7 @@ never initialises a GPU context for them.
 
 from __future__ import annotations
 
-from kernels.targets import default_gpu_target, forced_target, probe_gpu, target_label
+from kernels.measure.targets import default_gpu_target, forced_target, probe_gpu, target_label
 
 TARGET_ORDER = ("cuda", "sim", "cpu")
 

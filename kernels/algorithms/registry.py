@@ -228,7 +228,7 @@ class Variant:
 
     ``make(problem, params, target)`` returns an execution object with the stages
     ``compile()``, ``upload()``, ``launch()``, ``synchronize()``, ``download() -> output``
-    (see :mod:`kernels.runner`); ``available()`` returns ``None`` or the reason the variant
+    (see :mod:`kernels.measure.runner`); ``available()`` returns ``None`` or the reason the variant
     cannot run here (e.g. "CuPy is not installed")."""
 
     name: str

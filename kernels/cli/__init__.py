@@ -26,7 +26,7 @@ COMMAND_MODULES = (
     "kernels.cli.sweep",
     "kernels.cli.heatmap",
     "kernels.cli.dynamic",
-    "kernels.worker",
+    "kernels.compute.local.worker",
 )
 
 PROG = "graph-kernels"

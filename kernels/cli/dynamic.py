@@ -53,8 +53,8 @@ def _settings(args):
 def run(args) -> int:
     from kernels.dynamic import ROUND_HEADER, format_round, run_dynamic
     from kernels.inputs import load_input
+    from kernels.measure.targets import activate, default_gpu_target
     from kernels.results import write_json_atomic
-    from kernels.targets import activate, default_gpu_target
 
     settings = _settings(args)
     settings.validate()

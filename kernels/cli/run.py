@@ -83,8 +83,8 @@ def collect_params(args) -> dict:
 
 def run(args) -> int:
     from kernels.inputs import load_input
+    from kernels.measure.runner import run_variant
     from kernels.results import append_record
-    from kernels.runner import run_variant
 
     params = collect_params(args)
     # validate names and values before reading a possibly large input

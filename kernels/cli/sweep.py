@@ -25,10 +25,10 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from kernels.algorithms.registry import parse_param_assignments
+    from kernels.compute.sweep import parse_grid, run_sweep
     from kernels.heatmap import heatmap_table, to_text
     from kernels.inputs import load_input
     from kernels.results import save_sweep, sweep_to_csv
-    from kernels.sweep import parse_grid, run_sweep
 
     grid = parse_grid(args.family, args.variant, args.grid)
     fixed = parse_param_assignments(args.param)

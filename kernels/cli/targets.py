@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kernels.cli.common import print_json
-from kernels.targets import describe_targets
+from kernels.measure.targets import describe_targets
 
 
 def register(sub) -> None:

@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from kernels.targets import simulator_enabled
+from kernels.measure.targets import simulator_enabled
 
 DEFAULT_HEADROOM = 1.5
 SCATTER_THREADS = 128

@@ -19,7 +19,7 @@ import math
 import numpy as np
 from numba import cuda, int64
 
-from kernels.targets import simulator_enabled
+from kernels.measure.targets import simulator_enabled
 
 MAX_GRID = 1 << 16
 SIM_THREAD_BUDGET = 64

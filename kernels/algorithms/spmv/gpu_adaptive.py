@@ -68,7 +68,7 @@ from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, to_device, typed_zero
 from kernels.algorithms.spmv.gpu_loads import make_entry_load
-from kernels.targets import simulator_enabled
+from kernels.measure.targets import simulator_enabled
 
 WARP = 32
 FULL_MASK = 0xFFFFFFFF

@@ -33,7 +33,7 @@ import numba
 from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, typed_zero
-from kernels.targets import simulator_enabled
+from kernels.measure.targets import simulator_enabled
 
 WARP = 32
 REDUCTIONS = ("shuffle", "shared")

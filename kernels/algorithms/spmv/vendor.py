@@ -17,7 +17,7 @@ import importlib.util
 import numpy as np
 
 from kernels.algorithms.execution import Execution
-from kernels.targets import probe_gpu, simulator_enabled
+from kernels.measure.targets import probe_gpu, simulator_enabled
 
 INT32_LIMIT = 2**31 - 1
 

@@ -29,7 +29,7 @@ def _zero(acc):
 
 
 def simulated() -> bool:
-    from kernels.targets import simulator_enabled
+    from kernels.measure.targets import simulator_enabled
 
     return simulator_enabled()
 

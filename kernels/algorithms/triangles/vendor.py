@@ -32,7 +32,7 @@ INT32_MAX = 2**31 - 1
 
 def unavailable() -> str | None:
     """Why the variant cannot run here, without importing CuPy or initialising CUDA."""
-    from kernels.targets import probe_gpu
+    from kernels.measure.targets import probe_gpu
 
     if importlib.util.find_spec("cupy") is None:
         return "CuPy is not installed (pip install cupy-cuda12x, or cupy-cuda13x for CUDA 13)"

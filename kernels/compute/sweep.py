@@ -14,9 +14,9 @@ import itertools
 from collections.abc import Callable
 
 from kernels.algorithms.registry import get_variant
-from kernels.environment import environment
+from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout
 from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
-from kernels.worker_client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout
+from kernels.measure.environment import environment
 
 FLAT_REGIONS = (0.05, 0.10)
 

@@ -1,7 +1,7 @@
 """The worker process: ``python -m kernels worker [--target cuda|sim|cpu]``.
 
 It owns the CUDA context (or the simulator), keeps the graphs it was sent, and runs jobs
-one at a time, answering on stdout with frames of :mod:`kernels.protocol`. A kernel fault,
+one at a time, answering on stdout with frames of :mod:`kernels.compute.local.protocol`. A kernel fault,
 a hang or a sticky CUDA error kills only this process: the client restarts it.
 
 stdout carries frames only; anything a library prints goes to stderr (we swap the file
@@ -14,8 +14,8 @@ import os
 import sys
 import traceback
 
+from kernels.compute.local.protocol import ProtocolError, read_frame, write_frame
 from kernels.errors import GraphKernelsError
-from kernels.protocol import ProtocolError, read_frame, write_frame
 
 
 def _claim_stdout():
@@ -33,7 +33,7 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
     frames_in = stdin or sys.stdin.buffer
     graphs: dict = {}
 
-    from kernels.runner import run_variant
+    from kernels.measure.runner import run_variant
 
     while True:
         try:

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernels.algorithms.registry import Family, Variant, Verification, get_variant
-from kernels.environment import environment
 from kernels.errors import GraphKernelsError, ResourceLimitError, TargetUnavailableError
-from kernels.targets import activate, default_gpu_target
-from kernels.timing import (
+from kernels.measure.environment import environment
+from kernels.measure.targets import activate, default_gpu_target
+from kernels.measure.timing import (
     Timing,
     time_kernel_cpu,
     time_kernel_cuda,

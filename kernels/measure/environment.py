@@ -9,7 +9,7 @@ from functools import lru_cache
 from importlib import metadata
 
 from kernels import __version__
-from kernels.targets import probe_gpu
+from kernels.measure.targets import probe_gpu
 
 _LIBRARIES = ("numpy", "scipy", "numba", "numba-cuda", "llvmlite", "networkx", "cupy-cuda12x",
               "cupy-cuda13x", "cupy")

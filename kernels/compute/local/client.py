@@ -16,8 +16,8 @@ import sys
 import threading
 import time
 
+from kernels.compute.local.protocol import ProtocolError, read_frame, write_frame
 from kernels.errors import GraphKernelsError
-from kernels.protocol import ProtocolError, read_frame, write_frame
 
 
 class WorkerDied(GraphKernelsError):
