@@ -362,6 +362,8 @@ class MainWindow(QMainWindow):
                          "clear the 'written since the last sync' marks, as a device sync would"),
         ]
 
+        self.structure_dock.route_shortcuts([self.undo_action, self.redo_action, *self.structure_actions])
+
         self.view_menu = mb.addMenu("&View")
         for dock in (self.graph_dock, self.structure_dock, self.log_dock):
             self.view_menu.addAction(dock.toggleViewAction())

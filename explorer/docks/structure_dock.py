@@ -8,8 +8,8 @@ is Qt's ``QUndoView`` of the document's undo stack: clicking an entry goes back 
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QIntValidator
+from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtGui import QIntValidator, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,6 +33,34 @@ from explorer import commands
 from kernels.errors import GraphEditError, GraphKernelsError
 
 PAGE_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+
+
+class GraphShortcutRouter(QObject):
+    """Lets the graph's editing shortcuts win over a text field's own key bindings.
+
+    Before a shortcut fires, Qt sends the focused widget a ``ShortcutOverride`` event, and a
+    line edit claims the keys it has a binding for: Ctrl+Z / Ctrl+Shift+Z undo its *text*,
+    and on X11 Ctrl+E is "move to the end of the line". In the Structure dock those fields
+    hold vertex ids, and "type u, Tab, v, Ctrl+E" must add the edge, so for the key sequences
+    of the routed actions the override is refused and the window's shortcut fires instead.
+    """
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._sequences: list[QKeySequence] = []
+
+    def route(self, actions) -> None:
+        self._sequences = [seq for act in actions for seq in act.shortcuts() if not seq.isEmpty()]
+
+    def claims(self, event) -> bool:
+        pressed = QKeySequence(event.keyCombination())
+        return any(pressed.matches(seq) == QKeySequence.SequenceMatch.ExactMatch for seq in self._sequences)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: N802 - Qt API
+        if event.type() == QEvent.Type.ShortcutOverride and self.claims(event):
+            event.ignore()           # not the field's key: let the window's shortcut have it
+            return True
+        return False
 
 
 class StructureDock(QDockWidget):
@@ -150,7 +178,15 @@ class StructureDock(QDockWidget):
         self._editors = [self.add_vertex_button, self.remove_vertex_button, self.add_edge_button,
                          self.remove_edge_button, self.edit_edge_button, self.batch_button,
                          self.rebuild_button, self.page_size_box]
+        self.shortcut_router = GraphShortcutRouter(self)
+        for field in body.findChildren(QLineEdit) + body.findChildren(QSpinBox):
+            field.installEventFilter(self.shortcut_router)
         self.set_document(None)
+
+    def route_shortcuts(self, actions) -> None:
+        """The window's graph-editing actions (undo, redo, edits): their shortcuts act on the
+        graph even while a field of this dock has the focus."""
+        self.shortcut_router.route(actions)
 
     # ---- following the current document ------------------------------------------------
     def set_document(self, document) -> None:
