@@ -75,6 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         print("gpu-graph-explorer: no display found (DISPLAY/WAYLAND_DISPLAY unset); "
               "use the command line instead: graph-kernels --help", file=sys.stderr)
         return 2
+    from explorer.platform_check import check_platform
+
+    problem = check_platform()
+    if problem:                  # Qt would abort the process inside QApplication: say why first
+        print(problem, file=sys.stderr)
+        return 2
 
     from PySide6.QtWidgets import QApplication
 
