@@ -11,12 +11,13 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
+# the GUI is an extra (`gui`): the core and graph-kernels alone need no Qt (see docs/packaging.md)
 $(STAMP_RUN): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e ".[gui]"
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[test]"
+	$(PY) -m pip install --quiet -e ".[gui,test]"
 	touch $@ $(STAMP_RUN)
 
 venv: $(STAMP_RUN)
@@ -59,7 +60,7 @@ screenshots: $(STAMP_RUN)
 ## then smoke-test the program built (--version, -m kernels, --self-test offscreen). By hand: not in CI.
 STAMP_PACKAGE := $(VENV)/.installed-package
 $(STAMP_PACKAGE): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[package]"
+	$(PY) -m pip install --quiet -e ".[gui,package]"
 	touch $@ $(STAMP_RUN)
 
 package: $(STAMP_PACKAGE)

@@ -11,6 +11,7 @@ installation offscreen (see :mod:`explorer.selftest`).
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import tempfile
@@ -42,6 +43,28 @@ def _parse(argv):
     return p.parse_args(argv)
 
 
+GUI_PACKAGES = ("PySide6", "shiboken6", "pyqtgraph")
+INSTALL_GUI = 'pip install "gpu-graph-explorer[gui]"'
+
+
+def gui_unavailable() -> str | None:
+    """Why the GUI cannot start in this environment (one line), or None when it can.
+
+    The GUI packages are an extra: a server installation (the core and ``graph-kernels``)
+    lacks them on purpose, and then the user needs the command that adds them, not a traceback.
+    """
+    try:
+        # PySide6 first: pyqtgraph's own error for a missing binding does not name the package
+        importlib.import_module("PySide6.QtWidgets")
+        importlib.import_module("pyqtgraph")
+    except ImportError as exc:
+        if (exc.name or "").split(".")[0] in GUI_PACKAGES:
+            return (f"gpu-graph-explorer: the GUI is not installed here ({exc.name} is missing): "
+                    f"{INSTALL_GUI}; the command line, graph-kernels, works without it")
+        return f"gpu-graph-explorer: the GUI packages are installed but do not load: {exc}"
+    return None
+
+
 def has_display() -> bool:
     """Whether Qt can open a window here (a platform plugin that needs no screen counts)."""
     if os.environ.get("QT_QPA_PLATFORM", "") in ("offscreen", "minimal", "vnc"):
@@ -70,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.view and not args.screenshot:
         print("gpu-graph-explorer: --view only applies with --screenshot", file=sys.stderr)
+        return 2
+    problem = gui_unavailable()
+    if problem:
+        print(problem, file=sys.stderr)
         return 2
     if not has_display():
         print("gpu-graph-explorer: no display found (DISPLAY/WAYLAND_DISPLAY unset); "

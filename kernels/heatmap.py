@@ -1,19 +1,16 @@
 """The sweep's sensitivity table (the SpMV paper's table 6): rows are one parameter, columns
 another, each cell the median time; ``-`` for invalid cells, the best cell marked.
 
-Qt-free: text, CSV and SVG are written here. PNG is rendered by the GUI package's renderer
-(pyqtgraph ``ImageItem`` + ``ColorBarItem``) in a child process, so this library never
-imports Qt (``python -m explorer.render heatmap SWEEP.json OUT.png``).
+Qt-free: text and CSV are written here; PNG and SVG pictures are drawn by
+:mod:`kernels.heatmap_figure` with matplotlib's non-GUI canvases (Agg, SVG), imported only when
+a picture is asked for.
 """
 
 from __future__ import annotations
 
 import csv
 import math
-import subprocess
-import sys
 from dataclasses import dataclass
-from html import escape
 
 import numpy as np
 
@@ -32,6 +29,7 @@ class HeatmapTable:
     within_5pct: np.ndarray  # bool mask
     reduced_over: list[str]  # other swept parameters (the best over them is shown)
     title: str
+    subtitle: str = ""       # input, device and date: where and when the sweep ran
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -72,7 +70,31 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
     inp = sweep.get("input", {}).get("name", "")
     return HeatmapTable(rows, cols, row_values, col_values, times, status, best, within,
                         [n for n in names if n not in (rows, cols)],
-                        f"{sweep['family']}/{sweep['variant']} on {inp} ({sweep.get('target', '')})")
+                        f"{sweep['family']}/{sweep['variant']} on {inp} ({sweep.get('target', '')})",
+                        _provenance(sweep))
+
+
+def _provenance(sweep: dict) -> str:
+    """``input NAME (sizes) · device NAME (target) · DATE``, from whatever the sweep file holds
+    (sweeps written by older versions or still running lack some of it)."""
+    def field(d, key):
+        return d.get(key) if isinstance(d, dict) else None
+
+    parts = []
+    inp = sweep.get("input")
+    if field(inp, "name"):
+        sizes = [f"{field(inp, k):,} {k}" for k in ("rows", "nnz") if isinstance(field(inp, k), int)]
+        parts.append(f"input {field(inp, 'name')}" + (f" ({', '.join(sizes)})" if sizes else ""))
+    device = field(field(sweep.get("environment"), "device"), "name")
+    target = sweep.get("target")
+    if device:
+        parts.append(f"device {device}" + (f" ({target})" if target else ""))
+    elif target:
+        parts.append(f"target {target}")
+    when = sweep.get("finished") or sweep.get("started")
+    if isinstance(when, str) and len(when) >= 10:
+        parts.append(when[:10])
+    return " · ".join(parts)
 
 
 def _cell_text(t: HeatmapTable, r: int, c: int, unit_scale: float) -> str:
@@ -117,70 +139,15 @@ def write_csv(t: HeatmapTable, path) -> None:
             w.writerow([rv] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))])
 
 
-def _color(value: float, lo: float, hi: float) -> str:
-    """A viridis-like ramp from dark (fast) to light (slow) on a log scale."""
-    stops = [(68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37)]
-    x = 0.0 if hi <= lo else (math.log(value) - math.log(lo)) / (math.log(hi) - math.log(lo))
-    x = min(max(x, 0.0), 1.0) * (len(stops) - 1)
-    i = min(int(x), len(stops) - 2)
-    f = x - i
-    rgb = [round(a + (b - a) * f) for a, b in zip(stops[i], stops[i + 1], strict=True)]
-    return "#{:02x}{:02x}{:02x}".format(*tuple(rgb))
+def write_png(t: HeatmapTable, path) -> None:
+    """The table as a PNG picture (matplotlib's Agg canvas: no GUI toolkit)."""
+    from kernels.heatmap_figure import save_heatmap
+
+    save_heatmap(t, path, "png")
 
 
 def write_svg(t: HeatmapTable, path) -> None:
-    unit, scale = time_unit(t)
-    cw, ch, left, top = 78, 34, 110, 70
-    n_r, n_c = t.shape
-    width, height = left + cw * n_c + 30, top + ch * n_r + 50
-    finite = t.times[np.isfinite(t.times)]
-    lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (1.0, 1.0)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'font-family="sans-serif" font-size="12">',
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="{left}" y="20" font-size="14">{escape(t.title)}</text>',
-           f'<text x="{left}" y="40">median kernel time ({unit}); columns: {escape(str(t.col_param))}, '
-           f'rows: {escape(t.row_param)}; best cell outlined in red, within 5 % dashed</text>']
-    for c, cv in enumerate(t.col_values):
-        out.append(f'<text x="{left + c * cw + cw / 2}" y="{top - 6}" text-anchor="middle">{escape(str(cv))}</text>')
-    for r, rv in enumerate(t.row_values):
-        y = top + r * ch
-        out.append(f'<text x="{left - 8}" y="{y + ch / 2 + 4}" text-anchor="end">{escape(str(rv))}</text>')
-        for c in range(n_c):
-            x = left + c * cw
-            v = t.times[r, c]
-            fill = _color(v, lo, hi) if math.isfinite(v) else "#ffffff"
-            stroke = "#dddddd"
-            extra = ""
-            if t.best == (r, c):
-                stroke, extra = "#e00000", ' stroke-width="3"'
-            elif t.within_5pct[r, c]:
-                stroke, extra = "#e00000", ' stroke-dasharray="4,3" stroke-width="2"'
-            out.append(f'<rect x="{x}" y="{y}" width="{cw}" height="{ch}" fill="{fill}" stroke="{stroke}"{extra}/>')
-            text = _cell_text(t, r, c, scale)
-            color = "white" if math.isfinite(v) and v < math.sqrt(lo * hi) else "black"
-            out.append(f'<text x="{x + cw / 2}" y="{y + ch / 2 + 4}" text-anchor="middle" fill="{color}">'
-                       f'{escape(text)}</text>')
-    if t.reduced_over:
-        out.append(f'<text x="{left}" y="{height - 12}">each cell: best over '
-                   f'{escape(", ".join(t.reduced_over))}</text>')
-    out.append("</svg>")
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(out))
+    """The table as an SVG picture, the same drawing as :func:`write_png`."""
+    from kernels.heatmap_figure import save_heatmap
 
-
-def write_png(sweep_path: str, out_path: str, rows: str | None = None, cols: str | None = None) -> None:
-    """Render through the GUI package in a child process (offscreen Qt)."""
-    import os
-
-    cmd = [sys.executable, "-m", "explorer.render", "heatmap", str(sweep_path), str(out_path)]
-    if rows:
-        cmd += ["--rows", rows]
-    if cols:
-        cmd += ["--cols", cols]
-    env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    if proc.returncode != 0:
-        tail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise GraphKernelsError(f"PNG rendering failed: {tail[-1] if tail else 'no output'} "
-                                "(SVG and CSV outputs work without Qt)")
+    save_heatmap(t, path, "svg")

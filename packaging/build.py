@@ -54,7 +54,14 @@ def build() -> int:
     try:
         import PyInstaller  # noqa: F401
     except ImportError:
-        print("build: PyInstaller is not installed: .venv/bin/pip install -e '.[package]'", file=sys.stderr)
+        print("build: PyInstaller is not installed: .venv/bin/pip install -e '.[gui,package]'", file=sys.stderr)
+        return 2
+    try:        # the bundle is the desktop application: the GUI packages are an extra
+        import pyqtgraph  # noqa: F401
+        import PySide6  # noqa: F401
+    except ImportError as exc:
+        print(f"build: the GUI packages are not installed ({exc.name}): .venv/bin/pip install -e '.[gui,package]'",
+              file=sys.stderr)
         return 2
     target = DIST / NAME
     if target.exists():

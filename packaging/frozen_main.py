@@ -7,8 +7,8 @@ anything imports numba:
   default, and a bundle's folder is often read-only (installed by root, or a mounted image).
   ``NUMBA_CACHE_DIR`` points numba at a per-user cache directory instead (unless the user set
   one). The bundle ships the ``kernels`` sources, which numba needs to locate and key its cache.
-* the worker process. The GUI starts kernels in ``[sys.executable, "-m", "kernels", "worker"]``
-  (and renders heatmaps with ``-m explorer.render``). In a bundle ``sys.executable`` is this
+* the worker process. The GUI starts kernels in ``[sys.executable, "-m", "kernels", "worker"]``.
+  In a bundle ``sys.executable`` is this
   program, not a Python interpreter, so the program itself understands ``-m MODULE ARGS...`` for
   the bundle's own modules and runs them as ``python -m`` would. The same way,
   ``gpu-graph-explorer -m kernels ...`` is the ``graph-kernels`` command line of the bundle.

@@ -9,11 +9,13 @@ cache directory), and checks:
 2. ``-m kernels --version`` and ``-m kernels run triangles cpu-serial SAMPLE --json``: the
    program acts as the ``graph-kernels`` command line, which is also how it acts as its own
    worker process;
-3. ``--self-test`` offscreen: the main window opens the sample graph and runs triangle
+3. ``-m kernels heatmap SWEEP --out h.png`` and ``--out h.svg``: the command line's pictures
+   (matplotlib's Agg and SVG canvases and their fonts are in the bundle);
+4. ``--self-test`` offscreen: the main window opens the sample graph and runs triangle
    counting on the CPU and on the CUDA simulator through the worker, verified (45);
-4. ``install-desktop.sh`` beside the program installs a menu entry that starts it (into a
+5. ``install-desktop.sh`` beside the program installs a menu entry that starts it (into a
    temporary ``$XDG_DATA_HOME``);
-5. with ``xvfb-run`` installed: the program opens the sample graph in a real X11 window
+6. with ``xvfb-run`` installed: the program opens the sample graph in a real X11 window
    (the xcb platform plugin and its libraries) and renders it to a PNG.
 
 Prints one line per check; exit status 0 when all passed.
@@ -31,6 +33,15 @@ import time
 from pathlib import Path
 
 TIMEOUT_S = 600
+# a sweep as graph-kernels writes it, small: two parameters, an invalid cell
+TINY_SWEEP = {
+    "kind": "sweep", "schema": 1, "family": "spmv", "variant": "gpu-tunable", "target": "sim",
+    "input": {"name": "smoke"}, "grid": {"wg": [32, 64], "rows": [1, 64]}, "fixed": {}, "cells": [
+        {"params": {"wg": 32, "rows": 1}, "status": "ok", "median_s": 2e-3},
+        {"params": {"wg": 32, "rows": 64}, "status": "invalid", "reason": "rows <= wg"},
+        {"params": {"wg": 64, "rows": 1}, "status": "ok", "median_s": 1e-3},
+        {"params": {"wg": 64, "rows": 64}, "status": "ok", "median_s": 4e-3}],
+}
 
 
 def run(cmd: list[str], cwd: str, env: dict, timeout: float = TIMEOUT_S) -> tuple[int, str, str, float]:
@@ -88,6 +99,14 @@ def smoke_test(program: Path) -> int:
         check("-m kernels run triangles cpu-serial karate.mtx --json",
               [str(program), "-m", "kernels", "run", "triangles", "cpu-serial", str(sample_in_bundle(program)),
                "--repeat", "1", "--json"], triangles)
+        sweep = Path(tmp) / "sweep.json"
+        sweep.write_text(json.dumps(TINY_SWEEP))
+        for picture, magic in (("h.png", b"\x89PNG"), ("h.svg", b"<?xml")):
+            out_path = Path(tmp) / picture
+            check(f"-m kernels heatmap sweep.json --out {picture}",
+                  [str(program), "-m", "kernels", "heatmap", str(sweep), "--out", str(out_path)],
+                  lambda out, p=out_path, m=magic: None if p.is_file() and p.read_bytes().startswith(m)
+                  else "no picture was written")
         check("--self-test (offscreen: sample graph, CPU and simulator kernels through the worker)",
               [str(program), "--self-test"],
               lambda out: None if "self-test passed" in out else "the self-test did not pass")

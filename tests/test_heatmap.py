@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import csv
 import math
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
 
 from kernels.compute.sweep import summarize_best
-from kernels.heatmap import heatmap_table, to_text, write_csv, write_svg
+from kernels.heatmap import heatmap_table, to_text, write_csv, write_png, write_svg
 
 
 def fake_sweep():
@@ -42,7 +47,7 @@ def test_best_and_flat_region_in_the_sweep_summary():
     assert len(s["within_10pct"]) >= len(s["within_5pct"])
 
 
-def test_text_csv_and_svg(tmp_path):
+def test_text_and_csv(tmp_path):
     t = heatmap_table(fake_sweep())
     text = to_text(t)
     assert "-" in text and "*" in text
@@ -50,11 +55,158 @@ def test_text_csv_and_svg(tmp_path):
     with open(tmp_path / "h.csv") as fh:
         rows = list(csv.reader(fh))
     assert len(rows) == 4 and rows[1][3] == "-"
-    write_svg(t, tmp_path / "h.svg")
-    svg = (tmp_path / "h.svg").read_text()
-    assert svg.startswith("<svg") and svg.count("<rect") >= 10
 
 
 def test_rows_and_columns_can_be_swapped():
     t = heatmap_table(fake_sweep(), rows="rows", cols="wg")
     assert t.row_param == "rows" and t.best == (0, 1)
+
+
+# ---- pictures ------------------------------------------------------------------------------------------
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def provenanced_sweep(name="m"):
+    """The fake sweep as written on a GPU server: input sizes, device, date, a wrong cell."""
+    s = fake_sweep()
+    s["input"] = {"name": name, "rows": 4096, "nnz": 110592}
+    s["environment"] = {"device": {"name": "NVIDIA H100 80GB HBM3"}}
+    s["target"] = "cuda"
+    s["finished"] = "2026-11-25T10:00:00+00:00"
+    s["cells"][4] = {"params": {"wg": 8, "rows": 4}, "status": "wrong"}
+    return s
+
+
+def triangular_sweep(n=8):
+    """A sweep like the SpMV paper's table: rows <= wg, most of the upper triangle invalid."""
+    values = [2 ** i for i in range(n)]
+    cells = [{"params": {"wg": wg, "rows": rows}, "status": "invalid", "reason": "rows <= wg"} if rows > wg else
+             {"params": {"wg": wg, "rows": rows}, "status": "ok",
+              "median_s": 1e-4 * (1 + (math.log2(wg) - 5) ** 2 + (math.log2(wg / rows) - 2) ** 2)}
+             for wg in values for rows in values]
+    sweep = {"kind": "sweep", "family": "spmv", "variant": "gpu-tunable", "target": "cuda",
+             "input": {"name": "stencil27"}, "grid": {"wg": values, "rows": values}, "cells": cells}
+    sweep.update(summarize_best(cells))
+    return sweep
+
+
+def test_subtitle_names_input_device_and_date():
+    t = heatmap_table(provenanced_sweep())
+    assert t.subtitle == "input m (4,096 rows, 110,592 nnz) · device NVIDIA H100 80GB HBM3 (cuda) · 2026-11-25"
+    assert heatmap_table(fake_sweep()).subtitle == "input m · target sim"     # an older file: what it has
+
+
+def drawn_figure(t):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from kernels.heatmap_figure import heatmap_figure
+
+    fig = heatmap_figure(t)
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return fig, canvas.get_renderer()
+
+
+def visible_texts(fig):
+    from matplotlib.text import Text
+
+    return [a for a in fig.findobj(Text) if a.get_visible() and a.get_text()]
+
+
+LONG_NAME = "a-very-long-matrix-name-from-the-suitesparse-collection_with_many_parts_2024.mtx"
+
+
+@pytest.mark.parametrize("sweep", [provenanced_sweep(), provenanced_sweep(LONG_NAME)], ids=["short", "long-name"])
+def test_picture_text_lies_inside_the_figure(sweep):
+    fig, renderer = drawn_figure(heatmap_table(sweep))
+    box = fig.bbox
+    texts = visible_texts(fig)
+    assert texts
+    for text in texts:
+        ext = text.get_window_extent(renderer)
+        assert ext.x0 >= box.x0 - 1 and ext.x1 <= box.x1 + 1 and ext.y0 >= box.y0 - 1 and ext.y1 <= box.y1 + 1, \
+            f"{text.get_text()!r} is clipped: {ext} outside {box}"
+    shown = " ".join(t.get_text().replace("\n", " ") for t in texts)
+    for part in ("spmv/gpu-tunable", "NVIDIA H100", "2026-11-25", "median kernel time (ms, log scale)"):
+        assert part in shown, part
+
+
+def test_picture_marks_best_flat_region_invalid_and_failed_cells():
+    from matplotlib.collections import LineCollection
+    from matplotlib.patches import Rectangle
+
+    t = heatmap_table(provenanced_sweep())
+    fig, _ = drawn_figure(t)
+    ax = fig.axes[0]
+    cells = {(round(tx.get_position()[1] - 0.5), round(tx.get_position()[0] - 0.5)): tx.get_text()
+             for tx in ax.texts}
+    assert cells[(1, 0)].endswith("★") and cells[(0, 0)] == "failed" and cells[(1, 1)] == "✗ wrong"
+    assert cells[(0, 2)] == "invalid" and cells[(1, 2)] == "invalid"
+    hatched = [p for p in ax.patches if isinstance(p, Rectangle) and p.get_hatch()]
+    assert sorted((int(p.get_y()), int(p.get_x())) for p in hatched) == [(0, 2), (1, 2)]
+    red = [p for p in ax.patches if isinstance(p, Rectangle) and not p.get_fill()]
+    assert len(red) == 1 and (int(red[0].get_y()), int(red[0].get_x())) == t.best
+    (outline,) = [c for c in ax.collections if isinstance(c, LineCollection)]
+    assert int(t.within_5pct.sum()) == 1 and len(outline.get_segments()) == 4     # one cell: its 4 sides
+    assert [tl.get_text() for tl in ax.get_xticklabels()] == ["1", "4", "16"]
+    assert [tl.get_text() for tl in ax.get_yticklabels()] == ["4", "8", "16"]
+
+
+def test_flat_region_outline_follows_the_region_boundary():
+    from kernels.heatmap_figure import _flat_region_edges
+
+    mask = np.array([[1, 1, 0], [1, 0, 0], [0, 0, 0]], bool)       # an L of three cells
+    edges = {tuple(map(tuple, e)) for e in _flat_region_edges(mask)}
+    assert len(edges) == 8                                        # the L's perimeter in cell sides
+    assert ((1, 0), (1, 1)) not in edges                          # not between two cells of the region
+
+
+def test_png_and_svg_pictures_are_written(tmp_path):
+    t = heatmap_table(provenanced_sweep())
+    write_png(t, tmp_path / "h.png")
+    write_svg(t, tmp_path / "h.svg")
+    assert (tmp_path / "h.png").read_bytes()[:8] == PNG_MAGIC
+    svg = (tmp_path / "h.svg").read_text()
+    assert "<svg" in svg and "</svg>" in svg
+    # the cause of librsvg's giant polygons in Qt's SVG; matplotlib never writes it
+    assert "vector-effect" not in svg
+    write_svg(t, tmp_path / "again.svg")
+    assert (tmp_path / "again.svg").read_text() == svg          # no date or random ids: reproducible
+
+
+def rendered_by_librsvg(svg, size, out):
+    subprocess.run(["rsvg-convert", "--width", str(size[0]), "--height", str(size[1]), "--background-color",
+                    "white", "--output", str(out), str(svg)], check=True, capture_output=True, timeout=60)
+    return out
+
+
+def grey(path, size):
+    from PIL import Image
+
+    with Image.open(path) as im:
+        return np.asarray(im.convert("RGB").resize(size, Image.Resampling.BOX), dtype=float)
+
+
+@pytest.mark.skipif(not shutil.which("rsvg-convert"),
+                    reason="rsvg-convert is not installed (apt-get install librsvg2-bin); .ci/run installs it")
+@pytest.mark.parametrize("sweep", [provenanced_sweep(), provenanced_sweep(LONG_NAME), triangular_sweep()],
+                         ids=["small", "long-name", "triangular"])
+def test_svg_renders_in_librsvg_like_the_png(tmp_path, sweep):
+    from PIL import Image
+
+    t = heatmap_table(sweep)
+    write_png(t, tmp_path / "h.png")
+    write_svg(t, tmp_path / "h.svg")
+    with Image.open(tmp_path / "h.png") as im:
+        size = im.size
+    rendered_by_librsvg(tmp_path / "h.svg", size, tmp_path / "rsvg.png")
+    small = (size[0] // 4, size[1] // 4)          # compare shapes and colours, not antialiasing
+    png, svg = grey(tmp_path / "h.png", small), grey(tmp_path / "rsvg.png", small)
+    difference = np.abs(png - svg).mean()
+    assert difference < 4.0, f"librsvg's rendering differs from the PNG by {difference:.1f} grey levels on average"
+    for name, picture in (("PNG", png), ("librsvg", svg)):
+        red = np.all(picture == [255, 0, 0], axis=2).mean() + ((picture[..., 0] > 200) & (picture[..., 1] < 40)
+                                                               & (picture[..., 2] < 40)).mean()
+        black = np.all(picture < 20, axis=2).mean()
+        assert red < 0.05 and black < 0.05, f"{name}: a slab of red ({red:.0%}) or black ({black:.0%})"

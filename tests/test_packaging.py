@@ -282,15 +282,60 @@ def venv_site_packages(venv: Path) -> Path:
     return Path(sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)}))
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(600)
-def test_wheel_installs_working_commands(tmp_path):
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel, built as ``python -m build`` does: sdist first, then the wheel from the unpacked
+    sdist (so the sdist must hold everything)."""
     pytest.importorskip("build", reason="the test extra installs 'build' (pip install -e '.[test]')")
-    dist = tmp_path / "dist"
-    # sdist first, then the wheel built from the unpacked sdist: the sdist must hold everything
+    dist = tmp_path_factory.mktemp("dist")
     subprocess.run([sys.executable, "-m", "build", "--outdir", str(dist), str(ROOT)], check=True,
                    capture_output=True, env=clean_env())
-    wheel = next(dist.glob("*.whl"))
+    return next(dist.glob("*.whl"))
+
+
+def wheel_requirements(wheel: Path) -> list:
+    from packaging.requirements import Requirement
+
+    with zipfile.ZipFile(wheel) as zf:
+        metadata = zf.read(next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+    return [Requirement(line.split(":", 1)[1].strip()) for line in metadata.splitlines()
+            if line.startswith("Requires-Dist:")]
+
+
+def extras_of(requirement) -> set[str]:
+    """The extras whose installation brings ``requirement`` on some Python we support (empty: the
+    core needs it)."""
+    def needed(extra: str) -> bool:
+        return requirement.marker is None or any(requirement.marker.evaluate({"extra": extra, "python_version": v})
+                                                 for v in ("3.10", "3.11", "3.12", "3.13"))
+
+    if needed(""):
+        return set()
+    return {extra for extra in ("gui", "test", "cuda", "package") if needed(extra)}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_wheel_needs_qt_only_for_the_gui_extra(wheel):
+    """``pip install gpu-graph-explorer[cuda]`` on a GPU server brings no GUI toolkit."""
+    requirements = wheel_requirements(wheel)
+    core = {r.name.lower() for r in requirements if not extras_of(r)}
+    assert {"numpy", "numba", "numba-cuda", "matplotlib"} <= core
+    qt = [r for r in requirements if r.name.lower() in ("pyside6-essentials", "pyside6", "pyqtgraph", "shiboken6")]
+    assert {r.name for r in qt} == {"PySide6-Essentials", "pyqtgraph"}
+    for r in qt:
+        assert extras_of(r) == {"gui"}, f"{r} is installed by more than the gui extra"
+    assert not any("pyside6" in str(r).lower() or "pyqt" in str(r).lower()
+                   for r in requirements if "cuda" in extras_of(r))
+    # the test and package extras bring the GUI through the gui extra
+    for extra in ("test", "package"):
+        assert any(r.name == "gpu-graph-explorer" and r.extras == {"gui"} and extra in extras_of(r)
+                   for r in requirements), extra
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_wheel_installs_working_commands(tmp_path, wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     for data in ("gge_resources/graphs/karate.mtx", "gge_resources/icons/gpu-graph-explorer-48.png",
                  "gge_resources/icons/gpu-graph-explorer.svg", "gge_resources/desktop/gpu-graph-explorer.desktop",

@@ -3,11 +3,13 @@ into a ``QSvgGenerator``.
 
 pyqtgraph 0.14's ``SVGExporter`` raises ``ValueError`` (in ``correctCoordinates``) under
 PySide6 6.12 for every plot we tried; painting the widget with a ``QPainter`` on a
-``QSvgGenerator`` gives a correct vector file instead.
+``QSvgGenerator`` gives a correct vector file instead, which :mod:`explorer.plots.svg_portable`
+then rewrites so that renderers other than Qt's draw it the same.
 """
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from PySide6.QtCore import QRect, QSize
@@ -15,6 +17,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
 
+from explorer.plots.svg_portable import make_portable
 from kernels.errors import GraphKernelsError
 
 PNG_SCALE = 2                 # pictures for papers: twice the on-screen resolution
@@ -61,6 +64,11 @@ def save_svg(widget: QWidget, path, title: str = "") -> None:
         painter.end()
     if not Path(path).exists() or Path(path).stat().st_size == 0:
         raise GraphKernelsError(f"{path}: the SVG file could not be written")
+    # Qt's SVG relies on vector-effect and scaled patterns that librsvg & co. do not honour
+    try:
+        make_portable(path)
+    except (OSError, ET.ParseError) as exc:
+        raise GraphKernelsError(f"{path}: the SVG file could not be finished: {exc}") from None
 
 
 def save_picture(widget: QWidget, path, title: str = "") -> None:

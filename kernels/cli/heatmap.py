@@ -28,7 +28,7 @@ def run(args) -> int:
         if low.endswith(".svg"):
             write_svg(table, args.out)
         elif low.endswith(".png"):
-            write_png(args.sweep, args.out, args.rows, args.cols)
+            write_png(table, args.out)
         else:
             raise GraphKernelsError(f"--out {args.out}: use a .png or .svg file name")
     return 0

@@ -1,0 +1,209 @@
+"""The sensitivity table as a picture (PNG or SVG), drawn with matplotlib's non-GUI canvases.
+
+One drawing serves both formats, so the SVG and the PNG of a sweep look the same. matplotlib is
+used through ``Figure`` and the Agg / SVG canvases directly, never through ``pyplot``: nothing
+here selects a backend or can open a window, and a GPU server without any GUI toolkit draws the
+same pictures as a desktop. SVG text is written as paths (``svg.fonttype = "path"``) and
+matplotlib writes no ``vector-effect`` attributes, so librsvg, browsers and Qt render the file
+alike (Qt's own SVG export does not: see ``docs/architecture.md``).
+
+What the picture shows (the GUI's heatmap shows the same): cells coloured by median time on a
+log scale with a colour bar in the table's time unit; the parameter values as categorical ticks
+(columns on top, the first row on top, as in the printed table); invalid cells hatched and
+labelled "invalid"; failed or wrong cells tinted red and labelled; the best cell outlined in
+solid red with a star; the cells within 5 % of it (the flat region) enclosed by a dashed red
+outline; the title, and a subtitle with the input, device and date and a legend of the marks.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from pathlib import Path
+
+import numpy as np
+from matplotlib import rc_context
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.backends.backend_svg import FigureCanvasSVG
+from matplotlib.collections import LineCollection
+from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from kernels.errors import GraphKernelsError
+from kernels.heatmap import HeatmapTable, time_unit
+
+PNG_DPI = 150                       # pictures for papers and slides: sharp at twice screen size
+MAX_TEXT_CELLS = 400                # beyond this the cells carry colours only (as in the GUI)
+RED = "#dc0000"
+FAILED_FILL = "#fbe3e3"
+INVALID_FILL = "#f2f2f2"
+GRID = "white"
+STYLE = {
+    "svg.fonttype": "path",         # text as outlines: every renderer draws the same glyphs
+    "svg.hashsalt": "gpu-graph-explorer",   # stable element ids: the same table gives the same file
+    "font.family": "DejaVu Sans",   # ships with matplotlib, has the star and the dashes used here
+    # unhinted glyphs in the PNG, as in the SVG's outlines: hinting moves and widens text by
+    # resolution, and the PNG would then differ from the SVG drawn at the same size
+    "text.hinting": "no_hinting",
+    "hatch.color": "#9a9a9a",
+    "hatch.linewidth": 0.8,
+}
+
+
+def _cell_size(n_rows: int, n_cols: int) -> tuple[float, float]:
+    """Inches per cell: room for a value and a star in small tables, colours only in big ones."""
+    if n_rows * n_cols > MAX_TEXT_CELLS:
+        return min(0.9, 11.0 / n_cols), min(0.45, 7.0 / n_rows)
+    return (0.9 if n_cols <= 12 else 0.7), (0.45 if n_rows <= 14 else 0.34)
+
+
+def _color_ticks(lo: float, hi: float) -> list[float]:
+    """Five ticks spread evenly on the log scale, at 2 significant digits (plain numbers read
+    better than 10^x labels across the factor of 2-100 a sweep usually spans). Each tick sits at
+    the value it names; the end ones are rounded inwards so that they stay on the bar."""
+    ticks = []
+    for i, v in enumerate(np.geomspace(lo, hi, 5)):
+        step = 10.0 ** (math.floor(math.log10(v)) - 1)
+        rounding = math.ceil if i == 0 else math.floor if i == 4 else round
+        r = float(f"{rounding(v / step) * step:.2g}")
+        if lo <= r <= hi and r not in ticks:
+            ticks.append(r)
+    return ticks
+
+
+def _flat_region_edges(mask: np.ndarray) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """The cell edges between the region and the rest: its outline, holes and all."""
+    padded = np.pad(mask, 1)
+    edges = []
+    for r, c in zip(*np.nonzero(mask), strict=True):
+        pr, pc = r + 1, c + 1
+        if not padded[pr - 1, pc]:
+            edges.append(((c, r), (c + 1, r)))
+        if not padded[pr + 1, pc]:
+            edges.append(((c, r + 1), (c + 1, r + 1)))
+        if not padded[pr, pc - 1]:
+            edges.append(((c, r), (c, r + 1)))
+        if not padded[pr, pc + 1]:
+            edges.append(((c + 1, r), (c + 1, r + 1)))
+    return edges
+
+
+def heatmap_figure(t: HeatmapTable) -> Figure:
+    """Draw the table into a new matplotlib ``Figure`` (constrained layout: every label inside)."""
+    n_rows, n_cols = t.shape
+    unit, scale = time_unit(t)
+    cell_w, cell_h = _cell_size(n_rows, n_cols)
+    width = max(7.5, 2.4 + n_cols * cell_w)
+    height = max(4.5, 2.3 + n_rows * cell_h)
+    fig = Figure(figsize=(width, height), layout="constrained")
+    fig.patch.set_facecolor("white")
+    ax = fig.add_subplot()
+
+    values = t.times * scale
+    finite = values[np.isfinite(values)]
+    if finite.size:
+        lo, hi = float(finite.min()), float(finite.max())
+        if hi <= lo * 1.0001:                    # one time (or one cell): a range around it
+            lo, hi = lo / 1.5, hi * 1.5
+    else:
+        lo, hi = 1.0, 10.0
+    # a mesh of vector quads rather than an image: an SVG keeps sharp cell edges at any zoom
+    # (an image would be embedded as a bitmap that renderers smooth when they scale it); thin
+    # white cell borders, because SVG renderers antialias each quad's edges and would otherwise
+    # show faint seams of their own between neighbouring cells
+    image = ax.pcolormesh(np.arange(n_cols + 1), np.arange(n_rows + 1), np.ma.masked_invalid(values),
+                          cmap="viridis", norm=LogNorm(lo, hi), shading="flat", edgecolors=GRID, linewidth=0.6)
+    bar = fig.colorbar(image, ax=ax, pad=0.02, fraction=0.05, aspect=max(12, 3 * n_rows))
+    bar.set_label(f"median kernel time ({unit}, log scale)")
+    bar.minorticks_off()
+    if finite.size:
+        ticks = _color_ticks(lo, hi)
+        bar.set_ticks(ticks, labels=[f"{v:g}" for v in ticks])
+    else:
+        bar.set_ticks([])
+
+    ax.set_xlim(0, n_cols)
+    ax.set_ylim(n_rows, 0)                       # the first row on top, as in the printed table
+    ax.xaxis.tick_top()
+    ax.xaxis.set_label_position("top")
+    ax.set_xticks(np.arange(n_cols) + 0.5, ["" if v is None else str(v) for v in t.col_values])
+    ax.set_yticks(np.arange(n_rows) + 0.5, [str(v) for v in t.row_values])
+    ax.tick_params(length=0)
+    if t.col_param:
+        ax.set_xlabel(t.col_param, fontweight="bold")
+    ax.set_ylabel(t.row_param, fontweight="bold")
+    for spine in ax.spines.values():
+        spine.set_color("#808080")
+
+    _draw_cells(ax, t, values, lo, hi)
+    if t.best is not None:
+        ax.add_collection(LineCollection(_flat_region_edges(t.within_5pct), colors=RED, linewidths=1.6,
+                                         linestyles=(0, (4, 2.5)), zorder=4))
+        r, c = t.best
+        ax.add_patch(Rectangle((c + 0.05, r + 0.06), 0.9, 0.88, fill=False, edgecolor=RED, linewidth=2.8,
+                               zorder=5))
+
+    legend = f"median kernel time per cell ({unit}); ★ best, dashed outline: within 5 % of the best; " \
+             "hatched: invalid; red: failed or wrong"
+    if t.reduced_over:
+        legend += f"; each cell: the best over {', '.join(t.reduced_over)}"
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    room = fig.bbox.width * 0.96
+    _wrap_to_width(fig.suptitle("", fontsize=12.5, fontweight="bold"), [t.title], renderer, room)
+    _wrap_to_width(ax.set_title("", fontsize=9.0, color="#303030", pad=8), [t.subtitle, legend], renderer, room)
+    return fig
+
+
+def _wrap_to_width(text, paragraphs: list[str], renderer, width: float) -> None:
+    """Set ``text`` to the paragraphs, each wrapped at spaces (or inside a word longer than a
+    line, such as a file name) into the fewest lines that fit ``width`` pixels as drawn."""
+    paragraphs = [p for p in paragraphs if p]
+    chars = max(len(p) for p in paragraphs) if paragraphs else 0
+    while True:
+        text.set_text("\n".join(line for p in paragraphs for line in textwrap.wrap(p, max(chars, 1))))
+        if chars <= 8 or text.get_window_extent(renderer).width <= width:
+            return
+        chars = int(chars * 0.92)
+
+
+def _draw_cells(ax, t: HeatmapTable, values: np.ndarray, lo: float, hi: float) -> None:
+    n_rows, n_cols = t.shape
+    texts = n_rows * n_cols <= MAX_TEXT_CELLS
+    size = 8.5 if n_rows * n_cols <= 100 else 7.0
+    mid = math.sqrt(lo * hi)
+    for r in range(n_rows):
+        for c in range(n_cols):
+            status, v = t.status[r][c], values[r, c]
+            text, colour = "", "black"
+            if status == "invalid":
+                ax.add_patch(Rectangle((c, r), 1, 1, facecolor=INVALID_FILL, hatch="///", edgecolor=GRID,
+                                       linewidth=0.6, zorder=2))
+                text, colour = "invalid", "#606060"
+            elif status in ("failed", "wrong"):
+                ax.add_patch(Rectangle((c, r), 1, 1, facecolor=FAILED_FILL, edgecolor=GRID, linewidth=0.6,
+                                       zorder=2))
+                text, colour = ("failed" if status == "failed" else "✗ wrong"), RED
+            elif math.isfinite(v):
+                text = f"{v:.3g}" + (" ★" if t.best == (r, c) else "")
+                colour = "white" if v <= mid else "black"     # the dark viridis cells are the fast ones
+            if texts and text:
+                ax.text(c + 0.5, r + 0.5, text, ha="center", va="center", fontsize=size, color=colour, zorder=6)
+
+
+def save_heatmap(t: HeatmapTable, path, fmt: str) -> None:
+    """Write the table's picture as ``fmt`` (``png`` or ``svg``) to ``path``."""
+    with rc_context(STYLE):
+        if fmt not in ("png", "svg"):
+            raise GraphKernelsError(f"{path}: pictures are written as png or svg, not {fmt!r}")
+        fig = heatmap_figure(t)
+        # the canvas classes named here (not found by format name at run time), so that
+        # PyInstaller sees which of matplotlib's backends the program uses
+        (FigureCanvasAgg if fmt == "png" else FigureCanvasSVG)(fig)     # becomes fig.canvas
+        # no date in an SVG: the same sweep gives the same bytes
+        metadata = {"Software": "gpu-graph-explorer"} if fmt == "png" else {"Date": None,
+                                                                             "Creator": "gpu-graph-explorer"}
+        try:
+            fig.savefig(path, format=fmt, dpi=PNG_DPI, metadata=metadata)
+        except OSError as exc:
+            raise GraphKernelsError(f"{Path(path)}: cannot write the picture: {exc.strerror or exc}") from None
