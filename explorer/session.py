@@ -17,7 +17,7 @@ left behind are removed when that target is saved or opened again. The manifest,
 last, holds the sha256 of every other member. :func:`read` parses a file back (any thread)
 and :func:`restore_undo_history` rebuilds the undo stack on the GUI thread.
 
-A session file is untrusted input (docs/sessions.md): :func:`read` checks every manifest
+A session file is untrusted input (docs/gui.md, "Sessions"): :func:`read` checks every manifest
 field's type, every index into the structures, every member's checksum and array headers
 (:mod:`explorer.session_members`), each structure's invariants, and replays every undo and
 redo step on copies of the structures it applies to (``SlottedGraph.apply_delta(...,
