@@ -2,7 +2,8 @@
 
 Use :func:`push`: it performs the edit first (a refused edit raises ``GraphKernelsError`` and
 nothing is pushed or changed), then puts the command on the document's undo stack. Undo and
-redo write the recorded pages back (see :mod:`explorer.page_delta`), so the structure returns
+redo write the recorded pages back (``SlottedGraph.apply_delta``, see
+:mod:`kernels.graph.slotted.delta`), so the structure returns
 to exactly the pages it had. A batch is one command, hence one undo step. Changing the page
 size swaps whole structures (the old one is kept by the command).
 
@@ -18,15 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from PySide6.QtGui import QUndoCommand
 
-from explorer.page_delta import (
-    FULL_COPY_LIMIT_BYTES,
-    PageDelta,
-    apply_delta,
-    record_edit,
-    vertices_pointing_to,
-)
 from kernels.errors import GraphEditError, ParameterError
-from kernels.graph.slotted import SlottedGraph
+from kernels.graph.slotted import PageDelta, SlottedGraph
 
 # Words a rule case is called in the GUI (the names are the layout's CASE_NAMES).
 CASE_WORDS = {
@@ -92,10 +86,7 @@ class StructureEdit(QUndoCommand):
             raise GraphEditError(f"'{self.document.name}' cannot be edited: {self.document.not_editable_reason}")
         if self.document.busy_reason:
             raise GraphEditError(f"'{self.document.name}' is busy: {self.document.busy_reason}")
-        vertices = self._vertices
-        if callable(vertices):
-            vertices = vertices(g) if g._pool.nbytes > FULL_COPY_LIMIT_BYTES else ()
-        self.result, self.delta = record_edit(g, self._edit, vertices)
+        self.result, self.delta = g.record_edit(self._edit, self._vertices)
         self._structure = g
         if self._describe_result is not None:
             self.setText(self._describe_result(self.result))
@@ -111,13 +102,13 @@ class StructureEdit(QUndoCommand):
             self._fresh = False
             self.document._structure_changed(self._summary("do"))
             return
-        apply_delta(self._structure, self.delta, forward=True)
+        self._structure.apply_delta(self.delta, forward=True)
         self.document._structure_changed(self._summary("redo"))
 
     def undo(self) -> None:
         if self._silent:
             return
-        apply_delta(self._structure, self.delta, forward=False)
+        self._structure.apply_delta(self.delta, forward=False)
         self.document._structure_changed(self._summary("undo"))
 
 
@@ -164,10 +155,18 @@ def push(document, command) -> object:
 
 # ---- factories ------------------------------------------------------------------------------
 def _id(value, what: str) -> int:
+    """A vertex id typed or passed by the GUI: an integer, or a string / float holding one."""
     try:
-        return int(value)
+        if isinstance(value, (bool, np.bool_)):
+            raise TypeError
+        if isinstance(value, (int, np.integer)):
+            return int(value)
+        number = float(value)
+        if number.is_integer():
+            return int(number)
     except (TypeError, ValueError):
-        raise GraphEditError(f"{what} must be a vertex id (a whole number), not {value!r}") from None
+        pass
+    raise GraphEditError(f"{what} must be a vertex id (a whole number), not {value!r}")
 
 
 def add_vertex(document) -> StructureEdit:
@@ -179,7 +178,7 @@ def remove_vertex(document, v, clean: bool = True) -> StructureEdit:
     v = _id(v, "vertex")
     how = "" if clean else " (edges pointing to it kept)"
     return StructureEdit(document, f"remove vertex {v}{how}", lambda g: g.remove_vertex(v, clean=clean),
-                         vertices=lambda g: [v, *vertices_pointing_to(g, v).tolist()] if g.has_vertex(v) else [v])
+                         vertices=lambda g: [v, *g.sources_of(v).tolist()] if g.has_vertex(v) else [v])
 
 
 def _edge_text(document, u, v) -> str:
@@ -250,21 +249,14 @@ def change_page_size(document, new_structure: SlottedGraph) -> ReplaceStructure:
 # ---- Qt-free helpers ------------------------------------------------------------------------
 def structure_snapshot(g: SlottedGraph) -> dict:
     """What a rebuild needs, taken on the GUI thread so the rebuild can run in another one."""
-    return {"csr": g.to_csr(), "live": g.vertices(), "one_sided": bool(g._one_sided_entries),
+    return {"csr": g.to_csr(), "live": g.vertices(), "one_sided": g.one_sided_entries,
             "weight_dtype": g.weight_dtype, "name": g.name}
 
 
 def rebuild_structure(snapshot: dict, page_size: int) -> SlottedGraph:
     """The same graph (same ids, removed ids stay removed) bulk-built on pages of a new size."""
-    csr = snapshot["csr"]
-    one_sided = snapshot["one_sided"]
-    new = SlottedGraph.from_csr(csr, page_size=page_size, weight_dtype=snapshot["weight_dtype"],
-                                check_symmetry=not one_sided)
-    alive = np.zeros(csr.n_rows, dtype=bool)
-    alive[snapshot["live"]] = True
-    for v in np.flatnonzero(~alive).tolist():
-        new.remove_vertex(int(v), clean=False)     # removed ids hold no entries and none point to them
-    new._one_sided_entries = one_sided
+    new = SlottedGraph.from_csr(snapshot["csr"], page_size=page_size, weight_dtype=snapshot["weight_dtype"],
+                                live=snapshot["live"], one_sided=snapshot["one_sided"])
     new.name = snapshot["name"]
     return new
 

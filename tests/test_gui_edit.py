@@ -14,10 +14,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from explorer.main_window import MainWindow
-from explorer.page_delta import apply_delta, record_edit, vertices_pointing_to
 from explorer.settings import AppSettings
 from explorer.views.page_map import render_map
-from kernels.graph.csr import CSRGraph
 from kernels.graph.slotted import SlottedGraph
 from tests.conftest import data_path
 
@@ -293,63 +291,3 @@ def test_page_map_of_a_hundred_thousand_pages_renders_in_a_blink(qtbot):
     elapsed = time.perf_counter() - t0
     assert image.shape[2] == 4 and image.shape[1] == 448 * 6
     assert elapsed < 1.0
-
-
-@pytest.mark.parametrize("directed", [False, True])
-def test_page_deltas_restore_exact_pages_when_only_the_named_vertices_are_copied(directed):
-    """Large pools copy only the pages of the vertices an edit names; prove that suffices."""
-    import scipy.io
-
-    m = scipy.io.mmread(str(data_path("karate.mtx")))
-    csr = CSRGraph.from_scipy(m, weighted=directed, directed=directed, name="karate")
-    g = SlottedGraph.from_csr(csr, page_size=16)
-    rng = np.random.default_rng(1)
-    history = []
-    for _ in range(150):
-        verts = g.vertices()
-        op = rng.integers(0, 5)
-        if op == 4:
-            # a batch: remove a few existing edges, then add a few new ones
-            csr = g.to_csr()
-            rows, cols = csr.row_of_entry(), csr.indices
-            keep = (rows != cols) if directed else (rows < cols)
-            pick = rng.choice(np.flatnonzero(keep), size=min(5, int(keep.sum())), replace=False)
-            r_us, r_vs = rows[pick].astype(np.int64), cols[pick].astype(np.int64)
-            pairs = {(int(a), int(b)) for a, b in rng.choice(verts, (12, 2))
-                     if a != b and not g.has_edge(int(a), int(b)) and (directed or not g.has_edge(int(b), int(a)))}
-            pairs = {p for p in pairs if directed or (p[1], p[0]) not in pairs}
-            pairs -= {(int(a), int(b)) for a, b in zip(r_us, r_vs, strict=True)}
-            pairs -= {(int(b), int(a)) for a, b in zip(r_us, r_vs, strict=True)}
-            a_us = np.array([p[0] for p in pairs], dtype=np.int64)
-            a_vs = np.array([p[1] for p in pairs], dtype=np.int64)
-
-            def edit(g, r_us=r_us, r_vs=r_vs, a_us=a_us, a_vs=a_vs):
-                g.remove_edges(r_us, r_vs)
-                if len(a_us):
-                    g.add_edges(a_us, a_vs)
-
-            names = np.unique(np.concatenate([r_us, r_vs, a_us, a_vs])).tolist()
-        elif op == 0:
-            u, v = (int(x) for x in rng.choice(verts, 2))
-            if u == v or g.has_edge(u, v) or (not directed and g.has_edge(v, u)):
-                continue
-            edit, names = (lambda g, u=u, v=v: g.add_edge(u, v)), [u, v]
-        elif op == 1:
-            u = int(rng.choice(verts))
-            if g.degree(u) == 0:
-                continue
-            v = int(g.neighbors(u)[0])
-            edit, names = (lambda g, u=u, v=v: g.remove_edge(u, v)), [u, v]
-        elif op == 2:
-            edit, names = (lambda g: g.add_vertex()), []
-        else:
-            u = int(rng.choice(verts))
-            edit, names = (lambda g, u=u: g.remove_vertex(u)), [u, *vertices_pointing_to(g, u).tolist()]
-        state = structure_state(g)
-        _, delta = record_edit(g, edit, names, full_copy_limit=0)
-        g.check_invariants()
-        history.append((state, delta))
-    for state, delta in reversed(history):
-        apply_delta(g, delta, forward=False)
-        g.check_invariants()
-        assert_same_structure(structure_state(g), state)

@@ -190,7 +190,7 @@ def test_older_sessions_are_upgraded_and_unknown_keys_ignored(qtbot, tmp_path, m
     path = tmp_path / "s.ggesession"
     save(qtbot, w, path)
     close(w)
-    # pretend the file is from version 1 of a format now at version 2, whose migration renames a key
+    # pretend the file is from version 2 of a format now at version 3, whose migration renames a key
     with zipfile.ZipFile(path) as zf:
         members = {n: zf.read(n) for n in zf.namelist()}
     manifest = json.loads(members["manifest.json"])
@@ -201,14 +201,14 @@ def test_older_sessions_are_upgraded_and_unknown_keys_ignored(qtbot, tmp_path, m
             zf.writestr(n, data)
     seen = []
 
-    def v1_to_v2(m):
+    def v2_to_v3(m):
         seen.append(m["version"])
-        return {**m, "version": 2}
+        return {**m, "version": 3}
 
-    monkeypatch.setattr(session, "FORMAT_VERSION", 2)
-    monkeypatch.setitem(session.MIGRATIONS, 1, v1_to_v2)
+    monkeypatch.setattr(session, "FORMAT_VERSION", 3)
+    monkeypatch.setitem(session.MIGRATIONS, 2, v2_to_v3)
     data = session.read(path)
-    assert seen == [1] and data.version == 2
+    assert seen == [2] and data.version == 3
     assert data.documents[0].csr.n_rows == 35 and data.documents[0].history[0].text == "add vertex 34"
     assert data.structures[0].num_vertices == doc.num_vertices
 
@@ -249,4 +249,32 @@ def test_closing_with_unsaved_edits_keeps_them_for_recovery(qtbot, tmp_path):
     with qtbot.waitSignal(w2.sessionLoaded, timeout=60_000):
         w2.recover_autosave()
     assert w2.documents()[0].num_vertices == 35
+    close(w2)
+
+
+def test_a_session_with_a_damaged_undo_step_opens_without_its_history_and_says_so(qtbot, tmp_path):
+    w = make_window(qtbot, tmp_path, "w", with_results=False)
+    doc = open_graph(qtbot, w, data_path("karate.mtx"))
+    w.structure_dock.batch_size.setValue(10)
+    w.structure_dock.apply_batch()
+    w.structure_dock.add_vertex()
+    edited = doc.csr()
+    path = tmp_path / "s.ggesession"
+    save(qtbot, w, path)
+    close(w)
+    with zipfile.ZipFile(path) as zf:
+        members = {n: zf.read(n) for n in zf.namelist()}
+    members["documents/0/undo/0.npz"] = members["documents/0/undo/0.npz"][:-40]
+    with zipfile.ZipFile(path, "w") as zf:
+        for n, data in members.items():
+            zf.writestr(n, data)
+    w2 = make_window(qtbot, tmp_path, "w2", with_results=False)
+    reopen(qtbot, w2, path)
+    d2 = w2.documents()[0]
+    assert d2.editable and d2.csr().same_structure(edited) and d2.undo_stack.count() == 0
+    assert any("opened without its undo history" in m for m in w2.log_dock.messages("warning"))
+    w2.structure_dock.add_vertex()                 # the structure works: edit, undo, redo
+    w2.undo_action.trigger()
+    w2.redo_action.trigger()
+    d2.slotted.check_invariants()
     close(w2)

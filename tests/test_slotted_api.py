@@ -269,3 +269,57 @@ def test_check_invariants_catches_a_duplicate_entry_and_a_one_sided_undirected_e
     u._pool[4] = 2                                       # 0 -> 2 where 0 -> 1 was; 1 -> 0 stays
     with pytest.raises(LayoutInvariantError, match="no v -> u"):
         u.check_invariants()
+
+
+# ---- weights and vertex ids that are not numbers (issue 14, part 6) ------------------------
+@pytest.mark.parametrize("bad", ["2.5", 1 + 2j, [1.0], float("nan"), float("inf"), -float("inf"), True, None])
+def test_a_weight_that_is_not_a_finite_real_number_is_refused_and_changes_nothing(bad):
+    g = _triangle_plus(weighted=True)
+    before = _words(g)
+    if bad is not None:
+        with pytest.raises(ParameterError, match="weight"):
+            g.add_edge(0, 4, bad)
+        with pytest.raises(ParameterError, match="weight"):
+            g.edit_edge(0, 1, 4, weight=bad)
+    with pytest.raises(ParameterError, match="weights"):
+        g.add_edges([0, 1], [4, 4], weights=[1.0, bad])
+    assert _unchanged(before, g)
+    g.check_invariants()
+
+
+def test_integer_and_numpy_weights_are_accepted_and_float32_overflow_is_refused():
+    g = _triangle_plus(weighted=True)
+    g.add_edge(0, 4, 3)
+    g.add_edge(1, 4, np.float32(2.5))
+    g.add_edges([2], [4], weights=np.array([7], dtype=np.int64))
+    assert g.edge_weight(0, 4) == 3.0 and g.edge_weight(1, 4) == 2.5 and g.edge_weight(2, 4) == 7.0
+    small = SlottedGraph(16, weighted=True, weight_dtype=np.float32)
+    small.add_vertex()
+    small.add_vertex()
+    with pytest.raises(ParameterError, match="float32"):
+        small.add_edge(0, 1, 1e300)
+    small.check_invariants()
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(False), float("nan"), float("inf"), 1.0, "1", [1]])
+def test_a_vertex_id_that_is_not_an_integer_is_refused_in_every_edit(bad):
+    g = _triangle_plus()
+    g.remove_vertex(1)
+    before = _words(g)
+    for edit in (lambda: g.add_vertex(vertex=bad), lambda: g.add_edge(bad, 0), lambda: g.add_edge(0, bad),
+                 lambda: g.remove_edge(bad, 2), lambda: g.remove_vertex(bad), lambda: g.edit_edge(0, 2, bad),
+                 lambda: g.add_edges([bad], [0]), lambda: g.remove_edges([0], [bad])):
+        with pytest.raises(GraphEditError):
+            edit()
+    assert _unchanged(before, g)
+    assert not g.has_vertex(True) and not g.has_vertex(1)
+
+
+def test_a_clean_removal_after_a_kept_one_removes_every_entry_pointing_to_the_vertex():
+    g = _triangle_plus(weighted=False)      # 0 -- 1, 1 -- 2, 2 -- 0, 3 -- 3
+    g.remove_vertex(1, clean=False)           # 0 and 2 keep their entries to 1
+    g.add_vertex(vertex=1)
+    g.remove_vertex(1, clean=True)
+    assert 1 not in g.neighbors(0).tolist() and 1 not in g.neighbors(2).tolist()
+    assert g.sources_of(1).tolist() == []
+    g.check_invariants()

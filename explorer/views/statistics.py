@@ -183,7 +183,7 @@ class StatisticsView(QWidget):
             from kernels.graph.slotted import summary
 
             pages = summary(g)
-        one_sided = bool(getattr(g, "_one_sided_entries", False))
+        one_sided = g.one_sided_entries if g is not None else False
         if csr.nnz <= BACKGROUND_ENTRIES:
             self._show(revision, compute_statistics(csr, live, pages, one_sided))
             return

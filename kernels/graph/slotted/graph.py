@@ -10,7 +10,11 @@ Policies (see docs/slotted.md):
   **self-loops are allowed** and stored once.
 * An **undirected** graph stores both directions; its edge count counts an edge once.
 * **Weights** are float64 by default (``weight_dtype=np.float32`` halves the pool), stored in
-  a pool parallel to the pages, word for word. An edge added without a weight gets 1.0.
+  a pool parallel to the pages, word for word. An edge added without a weight gets 1.0. A
+  weight is a finite real number (Python or NumPy int or float, not bool); NaN, infinities,
+  strings, complex numbers and sequences are refused with ``ParameterError``.
+* **Vertex ids** given to edits are integers (Python or NumPy, not bool); anything else is a
+  ``GraphEditError``.
 * Every public edit validates first and raises ``GraphEditError`` (or ``ParameterError``)
   without changing anything; a batch is refused as a whole.
 """
@@ -24,7 +28,7 @@ import numpy as np
 
 from kernels.errors import GraphEditError, ParameterError
 from kernels.graph.csr import CSRGraph
-from kernels.graph.slotted import build, engine
+from kernels.graph.slotted import build, delta, engine, snapshot
 from kernels.graph.slotted.layout import (
     CASE_NAMES,
     IDX_FIRST,
@@ -49,6 +53,7 @@ from kernels.graph.slotted.layout import (
 
 DEFAULT_PAGE_SIZE = 1024
 DEFAULT_FILL = 0.9
+WEIGHT_RULE = "a finite real number (int or float, not bool)"
 
 
 class PageIndex(NamedTuple):
@@ -116,10 +121,26 @@ class SlottedGraph:
     # ---- construction ------------------------------------------------------------------
     @classmethod
     def from_csr(cls, csr: CSRGraph, page_size: int = DEFAULT_PAGE_SIZE, *, fill: float = DEFAULT_FILL,
-                 weight_dtype=np.float64, check_symmetry: bool = True) -> SlottedGraph:
+                 weight_dtype=np.float64, check_symmetry: bool = True, live=None,
+                 one_sided: bool = False) -> SlottedGraph:
         """Bulk build from a square CSR graph without duplicate entries.
 
-        ``fill`` (0 < fill <= 1) is the share of each page's usable words the packing fills."""
+        ``fill`` (0 < fill <= 1) is the share of each page's usable words the packing fills.
+        ``live`` (ids to keep; default all) and ``one_sided`` rebuild a structure that had
+        removed ids and ``clean=False`` removals (a page-size change): the other ids are
+        removed, their rows must be empty."""
+        if live is not None or one_sided:
+            g = cls.from_csr(csr, page_size, fill=fill, weight_dtype=weight_dtype,
+                             check_symmetry=check_symmetry and not one_sided)
+            if live is not None:
+                keep = np.zeros(g._next_id, dtype=bool)
+                keep[g._vertex_array(live, "live ids")] = True
+                for v in np.flatnonzero(~keep).tolist():
+                    if g.degree(v):
+                        raise GraphEditError(f"vertex {v} is not in 'live' but has {g.degree(v)} neighbours")
+                    g.remove_vertex(v, clean=False)      # holds no entries; what points to it stays
+            g._one_sided_entries = bool(one_sided)
+            return g
         if not 0.0 < float(fill) <= 1.0:
             raise ParameterError("fill", fill, "0 < fill <= 1")
         g = cls(page_size, directed=csr.directed, weighted=csr.weighted, weight_dtype=weight_dtype,
@@ -237,7 +258,34 @@ class SlottedGraph:
             return 1.0
         if not self._weighted:
             raise ParameterError("weight", weight, "None (this graph is unweighted)")
-        return float(weight)
+        if isinstance(weight, (bool, np.bool_)) or not isinstance(weight, (int, float, np.integer, np.floating)):
+            raise ParameterError("weight", weight, WEIGHT_RULE)
+        w = float(weight)
+        with np.errstate(over="ignore"):
+            fits = bool(np.isfinite(self._wdtype.type(w)))
+        if not fits:
+            raise ParameterError("weight", weight, WEIGHT_RULE + f" that fits {self._wdtype}")
+        return w
+
+    def _weight_array(self, weights, n: int) -> np.ndarray:
+        if not self._weighted:
+            raise ParameterError("weights", "an array", "None (this graph is unweighted)")
+        try:
+            arr = np.asarray(weights)
+        except (TypeError, ValueError):
+            raise ParameterError("weights", weights, "a sequence of " + WEIGHT_RULE + "s") from None
+        mixed_in_bool = not isinstance(weights, np.ndarray) and any(
+            isinstance(x, (bool, np.bool_)) for x in np.asarray(weights, dtype=object).ravel())
+        if arr.dtype.kind not in "iuf" or mixed_in_bool:
+            raise ParameterError("weights", f"an array of {arr.dtype}", "a sequence of " + WEIGHT_RULE + "s")
+        ws = arr.astype(np.float64).ravel()
+        if len(ws) != n:
+            raise ParameterError("weights", f"{len(ws)} weights", f"one per edge ({n})")
+        with np.errstate(over="ignore"):
+            bad = ~np.isfinite(ws.astype(self._wdtype))
+        if bad.any():
+            raise ParameterError("weights", float(ws[np.argmax(bad)]), WEIGHT_RULE + f" that fits {self._wdtype}")
+        return ws
 
     def _edge_text(self, u: int, v: int) -> str:
         return f"{u} -> {v}" if self._directed else f"{u} -- {v}"
@@ -287,8 +335,10 @@ class SlottedGraph:
             engine.append_vertex(self._st, v, self._min_free_words)
             self._next_id = v + 1
         else:
+            if isinstance(vertex, (bool, np.bool_)) or not isinstance(vertex, (int, np.integer)):
+                raise GraphEditError(f"vertex {vertex!r} is not an integer vertex id")
             v = int(vertex)
-            if not (0 <= v < self._next_id) or vertex != v:
+            if not (0 <= v < self._next_id):
                 raise GraphEditError(f"vertex {vertex!r} cannot be restored: only removed ids "
                                      f"(below {self._next_id}) can; add_vertex() gives a new id")
             if self._alive[v]:
@@ -310,9 +360,10 @@ class SlottedGraph:
         targets = out
         weights = w_out
         if clean:
-            if self._directed:
-                buf = np.empty(self._next_id, dtype=np.int32)   # at most one entry per list
-                found = buf[:engine.sources_of(self._st, v, buf)]
+            if self._directed or self._one_sided_entries:
+                # an undirected graph with one-sided entries (clean=False before) may hold
+                # entries to v in lists that v's own list does not name: scan them all
+                found = self.sources_of(v)
                 found = found[found != v]
             else:
                 found = out[(out != v) & self._alive[out]]
@@ -320,7 +371,7 @@ class SlottedGraph:
             into = np.full(len(found), v, dtype=np.int32)
             removed = np.empty(len(found), dtype=np.float64)
             engine.apply_remove_edges(self._st, found, into, False, removed)
-            if self._directed:
+            if self._directed or self._one_sided_entries:
                 sources = np.concatenate([sources, found])
                 targets = np.concatenate([targets, into])
                 if self._weighted:
@@ -351,14 +402,7 @@ class SlottedGraph:
         vs = self._vertex_array(vs, "targets")
         if len(us) != len(vs):
             raise ParameterError("vs", f"{len(vs)} targets", f"one per source ({len(us)})")
-        if weights is None:
-            ws = np.ones(len(us), dtype=np.float64)
-        else:
-            if not self._weighted:
-                raise ParameterError("weights", "an array", "None (this graph is unweighted)")
-            ws = np.asarray(weights, dtype=np.float64).ravel()
-            if len(ws) != len(us):
-                raise ParameterError("weights", f"{len(ws)} weights", f"one per edge ({len(us)})")
+        ws = np.ones(len(us), dtype=np.float64) if weights is None else self._weight_array(weights, len(us))
         if len(us) == 0:
             return
         self._check_distinct(us, vs)
@@ -416,6 +460,33 @@ class SlottedGraph:
             engine.add_entry(self._st, new_v, u, new_w)
         return old_w
 
+    # ---- page deltas (exact undo) and snapshots ------------------------------------------
+    def record_edit(self, edit, vertices=(), full_copy_limit: int = delta.FULL_COPY_LIMIT_BYTES):
+        """Run ``edit(self)`` and return ``(its result, PageDelta)``: the pages it wrote, before
+        and after (see :mod:`kernels.graph.slotted.delta`). ``vertices`` (or a function of the
+        graph giving them) names the vertices whose lists the edit changes; it is used only
+        when the pool is larger than ``full_copy_limit`` bytes."""
+        return delta.record(self, edit, vertices, full_copy_limit)
+
+    def check_delta(self, page_delta: delta.PageDelta, forward: bool) -> None:
+        """Raise ``PageDeltaError`` unless ``page_delta`` applies to this structure's current
+        state in this direction (checked without writing anything)."""
+        delta.check(self, page_delta, forward)
+
+    def apply_delta(self, page_delta: delta.PageDelta, forward: bool, *, verify: bool = False) -> None:
+        """Redo (``forward``) or undo a recorded edit, word for word, after :meth:`check_delta`;
+        ``verify`` also checks the invariants afterwards and restores the state if they fail."""
+        delta.apply(self, page_delta, forward, verify=verify)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The complete state as named arrays (views; see :mod:`kernels.graph.slotted.snapshot`)."""
+        return snapshot.to_arrays(self)
+
+    @classmethod
+    def from_arrays(cls, arrays, name: str = "slotted") -> SlottedGraph:
+        """The structure :meth:`to_arrays` described, validated (``SnapshotError`` if not)."""
+        return snapshot.from_arrays(arrays, name=name)
+
     # ---- queries -----------------------------------------------------------------------
     @property
     def page_size(self) -> int:
@@ -467,7 +538,23 @@ class SlottedGraph:
         return np.flatnonzero(self._alive[:self._next_id]).astype(np.int64)
 
     def has_vertex(self, v: int) -> bool:
-        return isinstance(v, (int, np.integer)) and 0 <= v < self._next_id and bool(self._alive[v])
+        return (isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                and 0 <= v < self._next_id and bool(self._alive[v]))
+
+    def sources_of(self, v: int) -> np.ndarray:
+        """Stored vertices whose list holds ``v`` (a compiled scan of every list): the lists a
+        clean removal of ``v`` changes. ``v`` may be a removed id."""
+        iv = self._as_id(v, "vertex")
+        if not 0 <= iv < self._next_id:
+            raise GraphEditError(self._missing_vertex_text(iv))
+        buf = np.empty(max(self._next_id, 1), dtype=np.int32)     # at most one entry per list
+        return buf[:engine.sources_of(self._st, iv, buf)].copy()
+
+    @property
+    def one_sided_entries(self) -> bool:
+        """Whether a ``clean=False`` removal left entries pointing to removed ids (from then on
+        the two directions of an undirected edge may disagree)."""
+        return self._one_sided_entries
 
     def degree(self, v: int) -> int:
         return int(engine.vertex_degree(self._st, self._vertex(v)))

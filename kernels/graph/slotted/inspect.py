@@ -147,7 +147,17 @@ def _fail(message: str):
 
 
 def check_invariants(g) -> None:
-    """Verify the whole layout; raises :class:`LayoutInvariantError` naming what is wrong."""
+    """Verify the whole layout; raises :class:`LayoutInvariantError` naming what is wrong.
+
+    It is also run on structures read from files, so it must itself survive any words: an
+    indexing error on a broken layout is reported as a broken layout."""
+    try:
+        _check_invariants(g)
+    except (IndexError, ValueError, OverflowError) as exc:
+        raise LayoutInvariantError(f"the layout is inconsistent ({type(exc).__name__}: {exc})") from None
+
+
+def _check_invariants(g) -> None:
     P = g.page_size
     meta = g._meta
     n_pages = int(meta[M_PAGES])
@@ -159,6 +169,15 @@ def check_invariants(g) -> None:
         _fail(f"{n_pages} pages but an index of {g._index.shape[1]} columns")
     if not 0 <= high <= cap:
         _fail(f"high-water mark {high} outside the pool's {cap} pages")
+    if len(g._free) < cap or len(g._dirty) < cap or not 0 <= int(meta[M_FREE]) <= len(g._free):
+        _fail(f"free-slot stack ({len(g._free)}, {int(meta[M_FREE])} used) or dirty flags "
+              f"({len(g._dirty)}) do not cover the pool's {cap} pages")
+    if not 0 <= g._next_id <= len(g._alive) or g._alive[g._next_id:].any():
+        _fail(f"live-id flags ({len(g._alive)}) do not match the next id {g._next_id}")
+    if int(np.count_nonzero(g._alive)) != g._n_alive:
+        _fail(f"{int(np.count_nonzero(g._alive))} live ids flagged but the counter says {g._n_alive}")
+    if np.any(g._counts < 0):
+        _fail("a negative rule-case count")
     phys = g._index[IDX_SLOT, :n_pages].astype(np.int64)
     free = g._free[:int(meta[M_FREE])].astype(np.int64)
     both = np.concatenate([phys, free])
