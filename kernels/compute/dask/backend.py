@@ -205,13 +205,11 @@ class DaskBackend(ComputeBackend):
                                         resources={"GPU": 1} if job.target == "cuda" else None)
             futures[future] = job
         pending = set(futures)
-        done = as_completed(list(futures), with_results=False)
+        done = as_completed(list(futures), with_results=False, loop=self.client.loop)
         last_check, alone_since = time.monotonic(), None
         try:
             while pending:
                 if cancelled():
-                    event.set()
-                    self.client.cancel(list(pending))
                     return
                 if not done.has_ready():
                     time.sleep(POLL_S)
@@ -237,7 +235,8 @@ class DaskBackend(ComputeBackend):
                         continue
                     yield outcome
         finally:
-            if pending:
+            if pending:       # cancelled, interrupted (Ctrl-C) or failed: stop the running jobs too
+                event.set()
                 self.client.cancel(list(pending))
 
     def _check_workers(self, pending, futures, plans, alone_since):
