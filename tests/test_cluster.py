@@ -214,3 +214,29 @@ def test_no_scheduler_at_the_address_is_one_cluster_error():
 def test_a_tls_address_without_certificates_is_refused_before_connecting(capsys):
     assert cli_main(["cluster", "tls://127.0.0.1:9"]) == 1
     assert "give --tls-ca-file" in capsys.readouterr().err
+
+
+def test_cluster_local_starts_a_scheduler_with_cpu_workers_and_stops_on_ctrl_c():
+    import subprocess
+    import time
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.Popen([sys.executable, "-m", "kernels", "cluster", "local", "--gpus", "0", "--workers", "2",
+                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("scheduler tcp://127.0.0.1:") and "2 CPU worker(s)" in line, proc.stderr.read()
+        address = line.split()[1].rstrip(":")
+        with DaskBackend(address) as b:
+            b.client.wait_for_workers(2, timeout=120)
+            workers = b.describe()
+        assert len(workers) == 2 and all(w.nthreads == 1 for w in workers)
+        proc.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert proc.returncode == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
