@@ -240,3 +240,15 @@ def test_cluster_local_starts_a_scheduler_with_cpu_workers_and_stops_on_ctrl_c()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_dynamic_command_runs_the_experiment_on_a_worker(cluster, tmp_path, capsys):
+    records = tmp_path / "rounds.jsonl"
+    code = cli_main(["dynamic", str(ROOT / "tests" / "data" / "karate.mtx"), "--algorithm", "bfs", "--batch", "0.05",
+                     "--rounds", "1", "--page-size", "16", "--param", "block=32",
+                     "--scheduler", cluster.scheduler_address, "--records", str(records), "--time-limit", "300"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert "dynamic experiment on tcp://127.0.0.1:" in captured.out and "[sim]" in captured.out
+    lines = [json.loads(line) for line in records.read_text().splitlines()]
+    assert len(lines) == 2 and all(r["dynamic"]["verified"] and r["static"]["verified"] for r in lines)

@@ -57,3 +57,32 @@ def run_on_cluster(args, graph, params: dict):
         outcome.raise_if_failed()
         outcome.record["worker"] = outcome.worker
         return RunResult(record=outcome.record, output=outcome.output)
+
+
+DYNAMIC_FORWARDED = (("algorithm", "--algorithm"), ("batch", "--batch"), ("rounds", "--rounds"),
+                     ("source", "--source"), ("page_size", "--page-size"), ("sync_strategy", "--sync-strategy"),
+                     ("seed", "--seed"))
+
+
+def run_dynamic_on_cluster(args, graph) -> tuple[dict, str, str]:
+    """``graph-kernels dynamic --scheduler``: the whole experiment as one job on a GPU worker (it
+    keeps a device mirror across rounds, so it cannot be split) → (result, target, worker)."""
+    from kernels.results import append_record
+
+    with open_backend_from_args(args) as backend:
+        target = args.target or backend.default_target(args.algorithm, "gpu-slotted")
+        command = ["dynamic", "--target", target]
+        for attr, option in DYNAMIC_FORWARDED:
+            command += [option, str(getattr(args, attr))]
+        for assignment in args.param or []:
+            command += ["--param", assignment]
+        reply = backend.run_command(graph, command, "--summary", target=target,
+                                    time_limit=getattr(args, "time_limit", None))
+    result = reply["result"]
+    if args.records:
+        from pathlib import Path
+
+        Path(args.records).write_text("")
+        for rec in result["records"]:
+            append_record(args.records, rec)
+    return result, target, reply["worker"]

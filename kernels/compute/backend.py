@@ -167,6 +167,14 @@ class ComputeBackend(ABC):
 
         Stops early when cancelled: jobs that did not finish yield nothing."""
 
+    @abstractmethod
+    def run_command(self, graph, command: list[str], result_option: str, *, target: str | None = None,
+                    time_limit: float | None = None) -> dict:
+        """Run a whole ``graph-kernels`` command on ``graph`` in a child process where the work runs
+        (``["dynamic", "--rounds", "3", ...]``; ``result_option`` names the option that writes its
+        JSON result) and return ``{"result": ..., "worker": ...}``; a ``cuda`` command holds one
+        GPU. Raises :class:`~kernels.compute.command.CommandFailed` or ``ClusterError``."""
+
     def cancel(self) -> None:
         """Stop the jobs of the running :meth:`run_many` (from any thread)."""
         self._cancel_event.set()

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from kernels.compute.backend import CANCELLED, LOST, ComputeBackend, Job, Outcome, WorkerInfo
 from kernels.compute.dask.connect import connect
-from kernels.errors import ClusterError
+from kernels.errors import ClusterError, GraphKernelsError
 
 NO_WORKER_GRACE_S = 60.0      # a Nanny restarts a dead worker within seconds; after this, give up
 POLL_S = 0.1
@@ -238,6 +238,29 @@ class DaskBackend(ComputeBackend):
             if pending:       # cancelled, interrupted (Ctrl-C) or failed: stop the running jobs too
                 event.set()
                 self.client.cancel(list(pending))
+
+    def run_command(self, graph, command: list[str], result_option: str, *, target: str | None = None,
+                    time_limit: float | None = None) -> dict:
+        from kernels.compute.dask.tasks import run_command_job
+
+        workers, self.notices = self.choose_workers(target or "sim")
+        future = self.client.submit(run_command_job, graph, command, result_option, time_limit, pure=False,
+                                    workers=workers, allow_other_workers=False,
+                                    resources={"GPU": 1} if target == "cuda" else None)
+        try:
+            return future.result()
+        except GraphKernelsError:
+            raise
+        except Exception as exc:
+            from distributed import KilledWorker
+
+            if isinstance(exc, KilledWorker):
+                raise ClusterError(f"'{command[0]}' was lost: the Dask worker running it died") from None
+            raise ClusterError(f"'{command[0]}' failed on the cluster: {type(exc).__name__}: {exc}") from None
+        finally:
+            if future.status not in ("finished", "error"):
+                future.cancel()
+            future.release()
 
     def _check_workers(self, pending, futures, plans, alone_since):
         targets = {futures[f].target for f in pending}

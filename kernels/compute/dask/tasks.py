@@ -151,3 +151,17 @@ def run_job(graph, job: Job, cancel_event: str | None = None) -> Outcome:
     if job.target == "cuda" and os.environ.get("CUDA_VISIBLE_DEVICES"):
         label += f" (CUDA_VISIBLE_DEVICES={os.environ['CUDA_VISIBLE_DEVICES']})"
     return Outcome(job, record=record, output=reply.get("output"), worker=worker.address, device=label)
+
+
+def run_command_job(graph, command: list[str], result_option: str, time_limit: float | None) -> dict:
+    """The Dask task for :func:`kernels.compute.command.run_command_here`, serialised with the
+    worker's other jobs (one timed thing per GPU)."""
+    from distributed import get_worker
+
+    from kernels.compute.command import run_command_here
+
+    worker = get_worker()
+    with _children(worker).lock:
+        result = run_command_here(graph, command, result_option, time_limit)
+    pinned = os.environ.get("CUDA_VISIBLE_DEVICES")
+    return {"result": result, "worker": worker.address, "visible_devices": pinned}

@@ -94,6 +94,18 @@ class LocalBackend(ComputeBackend):
         return Outcome(job, record=record, output=reply.get("output"), worker=self._label(client),
                        device=record["environment"]["device"].get("name", ""))
 
+    def run_command(self, graph, command: list[str], result_option: str, *, target: str | None = None,
+                    time_limit: float | None = None) -> dict:
+        from kernels.compute.command import run_command_here
+
+        env = {**self.env, **({"NUMBA_ENABLE_CUDASIM": "1"} if target == "sim" else {})}
+        return {"result": run_command_here(graph, command, result_option, time_limit, env=env),
+                "worker": self._label_here()}
+
+    @staticmethod
+    def _label_here() -> str:
+        return f"local ({platform.node() or 'this machine'})"
+
     @staticmethod
     def _label(client: WorkerClient) -> str:
         return f"local ({platform.node() or 'this machine'}, pid {client.pid or os.getpid()})"
