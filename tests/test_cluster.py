@@ -127,7 +127,7 @@ def test_a_cell_that_hangs_past_the_time_limit_fails_and_later_cells_still_run(b
     sweep = run_sweep(tiny_graph(), "sleepy", "cpu-serial", {"seconds": [0.0, 10000.0, 0.0, 0.0]}, repeat=1,
                       warmup=0, time_limit=8.0, backend=backend)
     cells = sweep["cells"]
-    assert [c["status"] for c in cells] == ["ok", "failed", "ok", "ok"]
+    assert [c["status"] for c in cells] == ["ok", "failed", "ok", "ok"], [c.get("reason") for c in cells]
     assert cells[1]["reason"].startswith("timed out")
     assert all(c["record"]["verified"] for c in cells if c["status"] == "ok")
     assert len(backend.describe()) == 2          # the Dask worker survived; only its child was stopped
@@ -189,6 +189,14 @@ def test_one_job_runs_through_the_backend_with_its_output(backend):
     outcome = backend.run(Job("tiny", "sleepy", "cpu-serial", {"seconds": 0.0}, repeat=1, warmup=0,
                               want_output=True))
     assert list(outcome.output) == [1, 2, 0, 1]
+
+
+def test_a_name_given_to_a_new_graph_runs_on_the_new_graph(backend):
+    job = Job("slot", "sleepy", "cpu-serial", {"seconds": 0.0}, repeat=1, warmup=0, want_output=True)
+    backend.add_graph("slot", tiny_graph())
+    assert list(backend.run(job).output) == [1, 2, 0, 1]
+    backend.add_graph("slot", CSRGraph.from_edges(3, [0, 0, 2], [1, 2, 0], directed=True, name="edited"))
+    assert list(backend.run(job).output) == [2, 0, 1]
 
 
 @pytest.mark.parametrize("address, warned", [

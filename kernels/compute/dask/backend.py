@@ -4,8 +4,8 @@
   Dask worker's persistent kernels child process (time limit, crash isolation, simulator per
   child, GPU pinned by ``CUDA_VISIBLE_DEVICES``). A ``cuda`` job asks for the Dask resource
   ``GPU=1``, so a GPU worker runs one timed job at a time.
-* A graph is scattered once per backend (Dask key ``graph-kernels-<key>``, replicated to the
-  chosen workers) and the future is passed to every job: each worker receives it once.
+* A graph is scattered once per backend (Dask key ``graph-kernels-<fingerprint>``, replicated
+  to the chosen workers) and the future is passed to every job: each worker receives it once.
 * One kind of GPU per batch: the workers are grouped by GPU name and a batch of cuda jobs is
   restricted to the most numerous kind, unless ``mixed_gpus``; a notice says which.
 * Outcomes are yielded as tasks finish (``distributed.as_completed``). A worker that dies
@@ -149,22 +149,22 @@ class DaskBackend(ComputeBackend):
 
     # ---- graphs and jobs ---------------------------------------------------------------------
     def add_graph(self, key: str, graph) -> None:
-        if self._graphs.get(key) is graph:
-            return
         self._graphs[key] = graph
-        old = self._futures.pop(key, None)
-        if old is not None:
-            old.release()
+        in_use = {g.fingerprint for g in self._graphs.values()}
+        for fingerprint in [f for f in self._futures if f not in in_use]:
+            self._futures.pop(fingerprint).release()
 
     def _graph_future(self, key: str, workers: list[str] | None):
-        future = self._futures.get(key)
+        """The scattered graph, keyed by its content fingerprint: re-adding the same graph (or
+        naming it twice) reuses the copies the workers have."""
+        if key not in self._graphs:
+            raise KeyError(f"no graph named {key!r}: add_graph it first")
+        graph = self._graphs[key]
+        future = self._futures.get(graph.fingerprint)
         if future is None or future.status != "finished":
-            if key not in self._graphs:
-                raise KeyError(f"no graph named {key!r}: add_graph it first")
-            dask_key = f"graph-kernels-{key}"
-            future = self.client.scatter({dask_key: self._graphs[key]}, workers=workers, broadcast=True,
-                                         hash=False)[dask_key]
-            self._futures[key] = future
+            dask_key = f"graph-kernels-{graph.fingerprint}"
+            future = self.client.scatter({dask_key: graph}, workers=workers, broadcast=True, hash=False)[dask_key]
+            self._futures[graph.fingerprint] = future
         return future
 
     def _alive(self, workers: list[str] | None, needs_gpu: bool) -> bool:

@@ -11,8 +11,8 @@ processes (:class:`~kernels.compute.local.client.WorkerClient`, one per mode: ``
   ``CUDA_VISIBLE_DEVICES`` pinned for the Dask worker.
 
 Jobs on one Dask worker are serialised by a lock, so a GPU runs one timed job at a time even
-where the worker has several threads. The child keeps graphs by key: a graph crosses into it
-once, however many cells use it.
+where the worker has several threads. The child keeps graphs by content fingerprint: a graph
+crosses into it once, however many cells use it.
 
 Nothing here imports ``distributed`` at module level except through the functions Dask calls.
 """
@@ -132,10 +132,11 @@ def run_job(graph, job: Job, cancel_event: str | None = None) -> Outcome:
     with children.lock:
         if cancelled is not None and cancelled():
             return Outcome(job, failure=CANCELLED, message="cancelled before it ran", worker=worker.address)
-        children.ensure_graph(job.target, job.graph_key, graph)
+        key = f"graph-{graph.fingerprint}"     # by content: a caller's name may be reused for a new graph
+        children.ensure_graph(job.target, key, graph)
         client = children.client(job.target)
         try:
-            reply = client.run(job.graph_key, job.family, job.variant, job.params, target=job.target,
+            reply = client.run(key, job.family, job.variant, job.params, target=job.target,
                                repeat=job.repeat, warmup=job.warmup, seed=job.seed,
                                want_output=job.want_output, timeout=job.time_limit, cancel=cancelled)
         except WorkerDied as exc:
