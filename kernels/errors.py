@@ -75,3 +75,8 @@ class VerificationError(GraphKernelsError):
 
 class GraphEditError(GraphKernelsError):
     """An edit or query names a vertex or an edge that does not exist, or adds one that does."""
+
+
+class ClusterError(GraphKernelsError):
+    """A Dask cluster could not be used: no scheduler at the address, a TLS mismatch, a timeout,
+    no worker able to run the job, or a worker lost with the job on it."""

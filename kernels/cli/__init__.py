@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "kernels.cli.sweep",
     "kernels.cli.heatmap",
     "kernels.cli.dynamic",
+    "kernels.cli.cluster",
     "kernels.compute.local.worker",
 )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 
+from kernels.cli.cluster_options import add_cluster_options, run_dynamic_on_cluster, scheduler_from_args
 from kernels.cli.common import print_json
 
 EXIT_VERIFICATION_FAILED = 3
@@ -32,6 +33,9 @@ def register(sub) -> None:
     p.add_argument("--summary", metavar="FILE.json", help="write the summary (and the rounds) as JSON")
     p.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
     p.add_argument("--format", help="force the input format")
+    add_cluster_options(p, mixed=False)
+    p.add_argument("--time-limit", type=float, default=3600.0,
+                   help="with --scheduler: seconds the experiment may take on the worker (default 3600)")
     p.set_defaults(func=run)
 
 
@@ -58,10 +62,21 @@ def run(args) -> int:
 
     settings = _settings(args)
     settings.validate()
-    target = args.target or default_gpu_target()
-    activate(target)                     # before anything imports numba.cuda
+    remote = scheduler_from_args(args)
+    target = args.target or (None if remote else default_gpu_target())
+    if not remote:
+        activate(target)                 # before anything imports numba.cuda
     graph = load_input(args.input, format=args.format)
-    if not args.json:
+    if remote:
+        result, target, worker = run_dynamic_on_cluster(args, graph)
+        if not args.json:
+            print(f"dynamic experiment on {worker}: {settings.algorithm} on {graph.name}, batch "
+                  f"{settings.batch:.4%} of the edges, {settings.rounds} rounds, page size {settings.page_size} "
+                  f"[{target}]")
+            print(ROUND_HEADER)
+            for rec in result["records"]:
+                print(format_round(rec))
+    elif not args.json:
         print(f"dynamic experiment: {settings.algorithm} on {graph.name}, batch {settings.batch:.4%} of the edges, "
               f"{settings.rounds} rounds, page size {settings.page_size} [{target}]")
         print(ROUND_HEADER)
@@ -70,7 +85,8 @@ def run(args) -> int:
         if not args.json:
             print(format_round(rec), flush=True)
 
-    result = run_dynamic(graph, settings, target=target, records_path=args.records, progress=progress)
+    if not remote:
+        result = run_dynamic(graph, settings, target=target, records_path=args.records, progress=progress)
     summary = result["summary"]
     if args.summary:
         write_json_atomic(args.summary, result)

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from kernels.cli.cluster_options import add_cluster_options, run_on_cluster, scheduler_from_args
 from kernels.cli.common import print_json
 
 EXIT_VERIFICATION_FAILED = 3
@@ -33,6 +34,7 @@ def add_run_options(p) -> None:
     p.add_argument("--warmup", type=int, default=1, help="untimed warm-up launches (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of generated inputs (e.g. SpMV's x)")
     p.add_argument("--format", help="force the input format")
+    add_cluster_options(p)
 
 
 def save_output(output, path: str) -> None:
@@ -93,8 +95,11 @@ def run(args) -> int:
     fam, var = get_variant(args.family, args.variant)
     fam.resolve_params(var, params)
     graph = load_input(args.input, format=args.format)
-    result = run_variant(graph, args.family, args.variant, params, target=args.target,
-                         repeat=args.repeat, warmup=args.warmup, seed=args.seed)
+    if scheduler_from_args(args):
+        result = run_on_cluster(args, graph, params)
+    else:
+        result = run_variant(graph, args.family, args.variant, params, target=args.target,
+                             repeat=args.repeat, warmup=args.warmup, seed=args.seed)
     rec = result.record
     if args.output:
         save_output(result.output, args.output)

@@ -25,6 +25,7 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from kernels.algorithms.registry import parse_param_assignments
+    from kernels.cli.cluster_options import open_backend_from_args
     from kernels.compute.sweep import parse_grid, run_sweep
     from kernels.heatmap import heatmap_table, to_text
     from kernels.inputs import load_input
@@ -38,11 +39,16 @@ def run(args) -> int:
         if not args.quiet:
             params = " ".join(f"{k}={v}" for k, v in cell["params"].items())
             median = f"{cell['median_s'] * 1e3:.4g} ms" if cell.get("median_s") else cell.get("reason", "")
-            print(f"[{done}/{total}] {params}: {cell['status']} {median}", file=sys.stderr, flush=True)
+            where = f" on {cell['worker']}" if cell.get("worker") and backend.kind != "local" else ""
+            print(f"[{done}/{total}] {params}: {cell['status']} {median}{where}", file=sys.stderr, flush=True)
 
-    sweep = run_sweep(graph, args.family, args.variant, grid, fixed=fixed, target=args.target,
-                      repeat=args.repeat, warmup=args.warmup, seed=args.seed,
-                      time_limit=args.time_limit, progress=progress)
+    with open_backend_from_args(args) as backend:     # this machine's worker, or --scheduler's cluster
+        sweep = run_sweep(graph, args.family, args.variant, grid, fixed=fixed, target=args.target,
+                          repeat=args.repeat, warmup=args.warmup, seed=args.seed,
+                          time_limit=args.time_limit, progress=progress, backend=backend,
+                          checkpoint=args.out)
+    for notice in sweep.get("notices", []):
+        print(f"note: {notice}", file=sys.stderr)
     save_sweep(sweep, args.out)
     if args.csv:
         sweep_to_csv(sweep, args.csv)

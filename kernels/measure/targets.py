@@ -188,3 +188,17 @@ def target_label(target: str) -> str:
         gpu = probe_gpu()
         return gpu.name if gpu else "CUDA (no device)"
     return {"sim": "CUDA simulator", "cpu": "CPU only"}[target]
+
+
+def gpu_count() -> int:
+    """How many CUDA devices this process can see (0 without a driver or device)."""
+    lib = _load_driver()
+    if lib is None:
+        return 0
+    try:
+        if lib.cuInit(0) != 0:
+            return 0
+        count = ctypes.c_int(0)
+        return count.value if lib.cuDeviceGetCount(ctypes.byref(count)) == 0 else 0
+    except (OSError, AttributeError):
+        return 0

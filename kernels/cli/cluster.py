@@ -1,0 +1,93 @@
+"""``graph-kernels cluster ADDRESS`` lists a Dask cluster's workers, their GPUs and versions, and
+why a worker cannot run GPU variants; ``graph-kernels cluster local`` starts a scheduler and
+one worker per GPU of this machine and serves until Ctrl-C (see ``docs/cluster.md``)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from kernels.cli.cluster_options import add_cluster_options, security_from_args
+from kernels.cli.common import print_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser("cluster", help="list a Dask cluster's GPU workers, or start one on this machine "
+                       "('cluster local')")
+    p.add_argument("address", metavar="ADDRESS|local",
+                   help="the scheduler to describe (tls://HOST:PORT), or 'local' to start one here")
+    p.add_argument("--gpus", default="all", help="cluster local: all GPUs (default) or the first N (0: none)")
+    p.add_argument("--workers", type=int, default=2, help="cluster local without GPUs: CPU workers (default 2)")
+    p.add_argument("--host", default="127.0.0.1", help="cluster local: the interface to listen on (default "
+                   "127.0.0.1, this machine only; use TLS before opening it to a network)")
+    p.add_argument("--port", type=int, default=8786, help="cluster local: the scheduler's port (default 8786, "
+                   "0 for any free port)")
+    p.add_argument("--json", action="store_true", help="print the workers as JSON")
+    add_cluster_options(p, mixed=False)
+    p.set_defaults(func=run)
+
+
+def _gib(n: int | None) -> str:
+    return f"{n / 2**30:.1f} GiB" if n else "-"
+
+
+def format_worker(w) -> str:
+    gpu = (f"{w.gpu['name']}, {_gib(w.gpu['memory_bytes'])}, compute capability {w.gpu['compute_capability']}"
+           if w.gpu else "no GPU")
+    v = w.versions
+    versions = (f"python {v.get('python', '?')}, numba {v.get('numba', '?')}, numba-cuda {v.get('numba-cuda', '?')}, "
+                f"numpy {v.get('numpy', '?')}, kernels {v.get('gpu-graph-explorer', '?')}")
+    lines = [f"{w.address}  [{w.name}]  {gpu}", f"    {versions}"]
+    if w.problems:
+        lines.append("    cannot run GPU variants: " + "; ".join(w.problems))
+    for note in w.notes:
+        lines.append(f"    note: {note}")
+    return "\n".join(lines)
+
+
+def describe(args) -> int:
+    from dataclasses import asdict
+
+    from kernels.compute.dask.backend import DaskBackend
+
+    with DaskBackend(args.address, security=security_from_args(args)) as backend:
+        workers = backend.describe()
+        if args.json:
+            print_json({"scheduler": backend.address, "workers": [asdict(w) for w in workers]})
+            return 0
+        able = sum(w.can_run_gpu for w in workers)
+        print(f"scheduler {backend.address}: {len(workers)} worker(s), {able} can run GPU variants")
+        for w in workers:
+            print(format_worker(w))
+    return 0
+
+
+def serve_local(args) -> int:
+    from kernels.compute.dask.cluster import start_local_cluster
+    from kernels.compute.dask.connect import plain_text_warning
+
+    security = security_from_args(args, role="all")
+    cluster, devices = start_local_cluster(args.gpus, workers=args.workers, host=args.host, port=args.port,
+                                           security=security)
+    try:
+        address = cluster.scheduler_address
+        what = (f"{len(devices)} GPU worker(s) (CUDA_VISIBLE_DEVICES {', '.join(devices)})" if devices
+                else f"{len(cluster.workers)} CPU worker(s) (simulator and CPU jobs)")
+        print(f"scheduler {address}: {what}", flush=True)
+        print(f"use it with: graph-kernels sweep ... --scheduler {address}   (Ctrl-C stops the cluster)", flush=True)
+        warning = plain_text_warning(address)
+        if warning:
+            print(f"graph-kernels: {warning}", file=sys.stderr, flush=True)
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        print("stopping the cluster", file=sys.stderr)
+        return 0
+    finally:
+        cluster.close()
+
+
+def run(args) -> int:
+    if args.address == "local":
+        return serve_local(args)
+    return describe(args)

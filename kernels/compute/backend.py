@@ -1,0 +1,217 @@
+"""The compute backend: the one seam for *where* kernels run.
+
+Two implementations, both with this interface:
+
+* ``local`` (:class:`kernels.compute.local.backend.LocalBackend`): the ``python -m kernels worker``
+  child process of this machine, one job at a time;
+* ``dask`` (:class:`kernels.compute.dask.backend.DaskBackend`): a ``distributed.Client`` connected
+  to a Dask scheduler; every Dask worker runs the same child process (one per GPU), so a job
+  behaves the same wherever it runs.
+
+A caller names its graphs (``add_graph(key, graph)``), then runs :class:`Job` objects: one with
+:meth:`ComputeBackend.run`, many with :meth:`ComputeBackend.run_many`, which yields an
+:class:`Outcome` per job *as it finishes* (not in submission order). A failure is an outcome,
+not an exception: a crashed, hung or lost job is recorded and the rest go on. Both methods take
+a ``cancel`` callable (polled, so a GUI thread can pass its task's flag); :meth:`cancel` does the
+same from another thread.
+
+:func:`open_backend` picks the implementation: no scheduler → local, an address → dask.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kernels.errors import GraphKernelsError
+
+SCHEDULER_ENV = "GRAPH_KERNELS_SCHEDULER"
+
+# Outcome.failure values besides an error class name ("ParameterError", "KernelFailure", ...)
+CRASHED = "crashed"        # the kernels child process died (a kernel fault, an outside kill)
+TIMED_OUT = "timed out"    # no answer within the time limit: the child was killed and restarted
+LOST = "worker lost"       # the Dask worker died with the job on it, more often than Dask retries
+CANCELLED = "cancelled"
+
+
+@dataclass
+class Job:
+    """One timed, verified run of ``family/variant`` on the graph named ``graph_key``."""
+
+    graph_key: str
+    family: str
+    variant: str
+    params: dict = field(default_factory=dict)
+    target: str | None = None
+    repeat: int = 5
+    warmup: int = 1
+    seed: int = 0
+    want_output: bool = False
+    time_limit: float | None = 300.0
+    tag: Any = None            # the caller's name for the job (a sweep: the cell's grid position)
+
+
+@dataclass
+class Outcome:
+    """What became of a :class:`Job`: a record (and output), or a failure with its reason.
+
+    ``worker`` and ``device`` say where it ran (``"local"`` and the device name locally; the
+    Dask worker's address and its GPU on a cluster)."""
+
+    job: Job
+    record: dict | None = None
+    output: Any = None
+    failure: str | None = None
+    message: str = ""
+    worker: str = ""
+    device: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.record is not None
+
+    @property
+    def reason(self) -> str:
+        return f"{self.failure}: {self.message}" if self.failure else ""
+
+    def raise_if_failed(self) -> None:
+        if self.failure is not None:
+            raise JobFailed(self)
+
+
+class JobFailed(GraphKernelsError):
+    """A single run (``graph-kernels run --scheduler``) did not produce a record."""
+
+    def __init__(self, outcome: Outcome):
+        self.outcome = outcome
+        where = f" on {outcome.worker}" if outcome.worker else ""
+        super().__init__(f"{outcome.job.family}/{outcome.job.variant}{where}: {outcome.reason}")
+
+
+@dataclass
+class WorkerInfo:
+    """One worker as :meth:`ComputeBackend.describe` reports it.
+
+    ``gpu`` is ``None`` without a GPU, else ``{name, memory_bytes, compute_capability, driver,
+    index, visible_devices}``; ``problems`` say why the worker cannot run GPU variants (empty
+    when it can); ``notes`` are remarks that do not stop it."""
+
+    address: str
+    name: str = ""
+    host: str = ""
+    pid: int | None = None
+    nthreads: int = 1
+    resources: dict = field(default_factory=dict)
+    gpu: dict | None = None
+    cpu: str = ""
+    versions: dict = field(default_factory=dict)
+    problems: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+
+    @property
+    def can_run_gpu(self) -> bool:
+        return self.gpu is not None and not self.problems
+
+    def device_kind(self, target: str) -> str:
+        """The device a job of ``target`` runs on here: the GPU's name, or the CPU's."""
+        if target == "cuda":
+            return self.gpu["name"] if self.gpu else "no GPU"
+        return f"{self.cpu} (CUDA simulator)" if target == "sim" else self.cpu
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+class ComputeBackend(ABC):
+    """Where jobs run. Thread use: one caller thread runs jobs; :meth:`cancel` may come from any."""
+
+    kind: str = "abstract"
+
+    def __init__(self) -> None:
+        self._cancel_event = threading.Event()
+        self.notices: list[str] = []   # what the backend decided for the caller (e.g. the GPU kind chosen)
+
+    # ---- what is there ---------------------------------------------------------------------
+    @abstractmethod
+    def describe(self) -> list[WorkerInfo]:
+        """The workers (one for the local backend) with their GPUs and library versions."""
+
+    @property
+    @abstractmethod
+    def address(self) -> str:
+        """Where the work runs, in words (``local`` or the scheduler's address)."""
+
+    @abstractmethod
+    def default_target(self, family: str, variant: str) -> str:
+        """The target a job with ``target=None`` gets: cuda where the workers have GPUs, else sim
+        for GPU variants; a CPU variant's own target."""
+
+    # ---- graphs and jobs ---------------------------------------------------------------------
+    @abstractmethod
+    def add_graph(self, key: str, graph) -> None:
+        """Name a graph for later jobs; it is sent to a worker once, when a job there needs it."""
+
+    def run(self, job: Job, cancel: Callable[[], bool] | None = None) -> Outcome:
+        """Run one job and wait for its outcome."""
+        for outcome in self.run_many([job], cancel=cancel):
+            return outcome
+        return Outcome(job, failure=CANCELLED, message="cancelled before it ran")
+
+    @abstractmethod
+    def run_many(self, jobs: Iterable[Job], *, cancel: Callable[[], bool] | None = None) -> Iterator[Outcome]:
+        """Run the jobs (spread over the workers) and yield each outcome as it finishes.
+
+        Stops early when cancelled: jobs that did not finish yield nothing."""
+
+    @abstractmethod
+    def run_command(self, graph, command: list[str], result_option: str, *, target: str | None = None,
+                    time_limit: float | None = None) -> dict:
+        """Run a whole ``graph-kernels`` command on ``graph`` in a child process where the work runs
+        (``["dynamic", "--rounds", "3", ...]``; ``result_option`` names the option that writes its
+        JSON result) and return ``{"result": ..., "worker": ...}``; a ``cuda`` command holds one
+        GPU. Raises :class:`~kernels.compute.command.CommandFailed` or ``ClusterError``."""
+
+    def cancel(self) -> None:
+        """Stop the jobs of the running :meth:`run_many` (from any thread)."""
+        self._cancel_event.set()
+
+    def _cancel_check(self, cancel: Callable[[], bool] | None) -> Callable[[], bool]:
+        self._cancel_event.clear()
+        return lambda: self._cancel_event.is_set() or (cancel is not None and bool(cancel()))
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release workers and connections."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def scheduler_address(given: str | None = None) -> str | None:
+    """The scheduler to use: the option given, else ``GRAPH_KERNELS_SCHEDULER``, else none."""
+    value = given if given is not None else os.environ.get(SCHEDULER_ENV, "")
+    value = value.strip()
+    return value or None
+
+
+def open_backend(scheduler: str | None = None, *, security=None, mixed_gpus: bool = False,
+                 env: dict | None = None, connect_timeout: float = 20.0, worker_client=None) -> ComputeBackend:
+    """A local backend without a scheduler address, else a Dask backend connected to it.
+
+    ``security`` is a ``distributed.Security`` (see :func:`kernels.compute.dask.connect.make_security`);
+    ``mixed_gpus`` lets one sweep use GPUs of different kinds; ``env`` and ``worker_client``
+    configure the local worker process."""
+    if scheduler is None:
+        from kernels.compute.local.backend import LocalBackend
+
+        return LocalBackend(env=env, client=worker_client)
+    from kernels.compute.dask.backend import DaskBackend
+
+    return DaskBackend(scheduler, security=security, mixed_gpus=mixed_gpus, connect_timeout=connect_timeout)

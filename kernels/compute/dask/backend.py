@@ -1,0 +1,297 @@
+"""The Dask backend: jobs are Dask tasks on the workers of a cluster.
+
+* Each job is one task (:func:`kernels.compute.dask.tasks.run_job`), which runs the kernel in the
+  Dask worker's persistent kernels child process (time limit, crash isolation, simulator per
+  child, GPU pinned by ``CUDA_VISIBLE_DEVICES``). A ``cuda`` job asks for the Dask resource
+  ``GPU=1``, so a GPU worker runs one timed job at a time.
+* A graph is scattered once per backend (Dask key ``graph-kernels-<fingerprint>``, replicated
+  to the chosen workers) and the future is passed to every job: each worker receives it once.
+* One kind of GPU per batch: the workers are grouped by GPU name and a batch of cuda jobs is
+  restricted to the most numerous kind, unless ``mixed_gpus``; a notice says which.
+* Outcomes are yielded as tasks finish (``distributed.as_completed``). A worker that dies
+  mid-job: Dask runs the job again elsewhere (``distributed.scheduler.allowed-failures``); past
+  that the job is a ``worker lost`` failure. If no worker able to run the remaining jobs is left
+  for :data:`NO_WORKER_GRACE_S`, they fail with that reason. Cancel sets a Dask ``Event`` the
+  running jobs poll (their children are killed) and cancels the pending ones.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+
+from kernels.compute.backend import CANCELLED, LOST, ComputeBackend, Job, Outcome, WorkerInfo
+from kernels.compute.dask.connect import connect
+from kernels.errors import ClusterError, GraphKernelsError
+
+NO_WORKER_GRACE_S = 60.0      # a Nanny restarts a dead worker within seconds; after this, give up
+POLL_S = 0.1
+COMPARED_VERSIONS = ("numpy", "numba", "numba-cuda", "gpu-graph-explorer")
+
+
+def version_problems(worker: dict, client: dict) -> list[str]:
+    """Differences that break pickles or results between this client and a worker."""
+    out = []
+    if worker.get("python", "").rsplit(".", 1)[0] != client.get("python", "").rsplit(".", 1)[0]:
+        out.append(f"Python {worker.get('python')} here {client.get('python')}")
+    for lib in COMPARED_VERSIONS:
+        if worker.get(lib) != client.get(lib):
+            out.append(f"{lib} {worker.get(lib) or 'missing'} (here {client.get(lib) or 'missing'})")
+    return out
+
+
+def describe_worker(address: str, sched: dict, probe: dict | None, client_versions: dict) -> WorkerInfo:
+    """A :class:`WorkerInfo` from the scheduler's view of the worker and its own probe."""
+    probe = probe or {}
+    resources = dict(sched.get("resources") or {})
+    info = WorkerInfo(address=address, name=str(sched.get("name", "")), host=sched.get("host", ""),
+                      pid=probe.get("pid"), nthreads=int(sched.get("nthreads", 1)), resources=resources,
+                      gpu=probe.get("gpu"), cpu=probe.get("cpu", ""), versions=probe.get("versions", {}))
+    if not probe:
+        info.problems.append("it did not answer the probe (kernels not importable there?)")
+    elif info.gpu is None:
+        info.problems.append("no GPU found (no CUDA driver or device visible to the worker)")
+    elif resources.get("GPU", 0) < 1:
+        info.problems.append("no GPU resource declared (start it with --resources GPU=1)")
+    mismatch = version_problems(info.versions, client_versions) if probe else []
+    if mismatch:
+        info.problems.append("versions differ from this client: " + ", ".join(mismatch))
+    if info.nthreads > 1:
+        info.notes.append(f"{info.nthreads} threads: kernels jobs are serialised per worker, other Dask "
+                          "work may still share the GPU (use --nthreads 1)")
+    if info.gpu is not None and not info.gpu.get("visible_devices"):
+        info.notes.append("CUDA_VISIBLE_DEVICES is not set: the worker uses the machine's first GPU")
+    return info
+
+
+class DaskBackend(ComputeBackend):
+    kind = "dask"
+
+    def __init__(self, address: str | None = None, *, security=None, mixed_gpus: bool = False,
+                 connect_timeout: float = 20.0, client=None):
+        super().__init__()
+        if client is None:
+            if not address:
+                raise ClusterError("no scheduler address given")
+            client = connect(address, security=security, timeout=connect_timeout)
+            self._own_client = True
+        else:
+            self._own_client = False
+        self.client = client
+        self.mixed_gpus = mixed_gpus
+        self._graphs: dict = {}
+        self._futures: dict = {}
+        self._targets: dict = {}
+        from kernels.compute.dask.plugin import KernelsPlugin
+
+        try:
+            self.client.register_plugin(KernelsPlugin())
+        except Exception as exc:
+            self.close()
+            raise ClusterError(f"the Dask workers at {self.address} cannot load the kernels plugin: "
+                               f"{type(exc).__name__}: {exc} (is gpu-graph-explorer installed there?)") from None
+
+    @property
+    def address(self) -> str:
+        return self.client.scheduler.address
+
+    # ---- what is there ---------------------------------------------------------------------
+    def _scheduler_workers(self) -> dict:
+        return self.client.scheduler_info(n_workers=-1).get("workers", {})
+
+    def describe(self) -> list[WorkerInfo]:
+        from kernels.compute.dask.tasks import worker_info
+        from kernels.measure.environment import library_versions
+
+        workers = self._scheduler_workers()
+        try:
+            probes = self.client.run(worker_info, on_error="return") if workers else {}
+        except Exception as exc:
+            raise ClusterError(f"could not ask the workers of {self.address}: {type(exc).__name__}: {exc}") from None
+        here = library_versions()
+        out = []
+        for address in sorted(workers):
+            probe = probes.get(address)
+            out.append(describe_worker(address, workers[address], probe if isinstance(probe, dict) else None, here))
+        return out
+
+    def default_target(self, family: str, variant: str) -> str:
+        from kernels.algorithms.registry import get_variant
+
+        _, var = get_variant(family, variant)
+        if var.kind != "gpu":
+            return var.targets[0]
+        if (family, variant) not in self._targets:
+            self._targets[(family, variant)] = "cuda" if any(w.can_run_gpu for w in self.describe()) else "sim"
+        return self._targets[(family, variant)]
+
+    def choose_workers(self, target: str) -> tuple[list[str] | None, list[str]]:
+        """The workers a batch of ``target`` jobs may use (``None``: any) and the notices to show."""
+        if target != "cuda":
+            return None, []
+        workers = self.describe()
+        able = [w for w in workers if w.can_run_gpu]
+        if not able:
+            why = "; ".join(f"{w.address}: {', '.join(w.problems)}" for w in workers) or "no workers connected"
+            raise ClusterError(f"no worker of {self.address} can run GPU variants ({why})")
+        kinds = Counter(w.gpu["name"] for w in able)
+        if len(kinds) == 1 or self.mixed_gpus:
+            notice = (f"running on {len(able)} GPU worker(s): "
+                      + ", ".join(f"{n} x {k}" for k, n in kinds.most_common()))
+            return None, [notice]
+        chosen, count = sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        left = ", ".join(f"{n} x {k}" for k, n in kinds.items() if k != chosen)
+        notice = (f"running on the {count} {chosen} worker(s) only, so that times are comparable ({left} left "
+                  "out; --mixed-gpus uses every GPU)")
+        return [w.address for w in able if w.gpu["name"] == chosen], [notice]
+
+    # ---- graphs and jobs ---------------------------------------------------------------------
+    def add_graph(self, key: str, graph) -> None:
+        self._graphs[key] = graph
+        in_use = {g.fingerprint for g in self._graphs.values()}
+        for fingerprint in [f for f in self._futures if f not in in_use]:
+            self._futures.pop(fingerprint).release()
+
+    def _graph_future(self, key: str, workers: list[str] | None):
+        """The scattered graph, keyed by its content fingerprint: re-adding the same graph (or
+        naming it twice) reuses the copies the workers have."""
+        if key not in self._graphs:
+            raise KeyError(f"no graph named {key!r}: add_graph it first")
+        graph = self._graphs[key]
+        future = self._futures.get(graph.fingerprint)
+        if future is None or future.status != "finished":
+            dask_key = f"graph-kernels-{graph.fingerprint}"
+            future = self.client.scatter({dask_key: graph}, workers=workers, broadcast=True, hash=False)[dask_key]
+            self._futures[graph.fingerprint] = future
+        return future
+
+    def _alive(self, workers: list[str] | None, needs_gpu: bool) -> bool:
+        current = self._scheduler_workers()
+        for address, info in current.items():
+            if workers is not None and address not in workers:
+                continue
+            if needs_gpu and (info.get("resources") or {}).get("GPU", 0) < 1:
+                continue
+            return True
+        return False
+
+    def run_many(self, jobs: Iterable[Job], *, cancel: Callable[[], bool] | None = None) -> Iterator[Outcome]:
+        from distributed import Event, as_completed
+
+        from kernels.compute.dask.tasks import run_job
+
+        cancelled = self._cancel_check(cancel)
+        jobs = list(jobs)
+        self.notices = []
+        for job in jobs:
+            if job.target is None:
+                job.target = self.default_target(job.family, job.variant)
+        plans = {}
+        for target in sorted({job.target for job in jobs}):
+            workers, notices = self.choose_workers(target)
+            plans[target] = workers
+            self.notices.extend(notices)
+        batch = uuid.uuid4().hex[:12]
+        event_name = f"graph-kernels-cancel-{batch}"
+        event = Event(event_name, client=self.client)
+        futures = {}
+        for i, job in enumerate(jobs):
+            workers = plans[job.target]
+            graph = self._graph_future(job.graph_key, workers)
+            future = self.client.submit(run_job, graph, job, event_name, key=f"graph-kernels-job-{batch}-{i}",
+                                        workers=workers, allow_other_workers=False, pure=False,
+                                        resources={"GPU": 1} if job.target == "cuda" else None)
+            futures[future] = job
+        pending = set(futures)
+        done = as_completed(list(futures), with_results=False, loop=self.client.loop)
+        last_check, alone_since = time.monotonic(), None
+        try:
+            while pending:
+                if cancelled():
+                    return
+                if not done.has_ready():
+                    time.sleep(POLL_S)
+                    now = time.monotonic()
+                    if now - last_check > 2.0:
+                        last_check = now
+                        alone_since = self._check_workers(pending, futures, plans, alone_since)
+                        if alone_since == "gave up":
+                            for future in list(pending):
+                                pending.discard(future)
+                                yield Outcome(futures[future], failure=LOST, message=(
+                                    f"no worker that can run it is left at {self.address} after "
+                                    f"{NO_WORKER_GRACE_S:g} s"))
+                            return
+                    continue
+                for future in done.next_batch(block=False):
+                    if future not in pending:
+                        continue
+                    pending.discard(future)
+                    outcome = self._outcome(future, futures[future])
+                    future.release()
+                    if outcome.failure == CANCELLED and cancelled():
+                        continue
+                    yield outcome
+        finally:
+            if pending:       # cancelled, interrupted (Ctrl-C) or failed: stop the running jobs too
+                event.set()
+                self.client.cancel(list(pending))
+
+    def run_command(self, graph, command: list[str], result_option: str, *, target: str | None = None,
+                    time_limit: float | None = None) -> dict:
+        from kernels.compute.dask.tasks import run_command_job
+
+        workers, self.notices = self.choose_workers(target or "sim")
+        future = self.client.submit(run_command_job, graph, command, result_option, time_limit, pure=False,
+                                    workers=workers, allow_other_workers=False,
+                                    resources={"GPU": 1} if target == "cuda" else None)
+        try:
+            return future.result()
+        except GraphKernelsError:
+            raise
+        except Exception as exc:
+            from distributed import KilledWorker
+
+            if isinstance(exc, KilledWorker):
+                raise ClusterError(f"'{command[0]}' was lost: the Dask worker running it died") from None
+            raise ClusterError(f"'{command[0]}' failed on the cluster: {type(exc).__name__}: {exc}") from None
+        finally:
+            if future.status not in ("finished", "error"):
+                future.cancel()
+            future.release()
+
+    def _check_workers(self, pending, futures, plans, alone_since):
+        targets = {futures[f].target for f in pending}
+        if any(self._alive(plans[t], t == "cuda") for t in targets):
+            return None
+        now = time.monotonic()
+        if alone_since is None:
+            return now
+        return "gave up" if now - alone_since > NO_WORKER_GRACE_S else alone_since
+
+    def _outcome(self, future, job: Job) -> Outcome:
+        status = future.status
+        if status == "finished":
+            try:
+                return future.result()
+            except Exception as exc:  # the result could not be fetched (its worker died just now)
+                return Outcome(job, failure=LOST, message=f"{type(exc).__name__}: {exc}")
+        if status == "error":
+            exc = future.exception()
+            from distributed import KilledWorker
+
+            if isinstance(exc, KilledWorker):
+                return Outcome(job, failure=LOST, message=(
+                    "the Dask worker running it died, also on the retries (allowed-failures): "
+                    f"{str(exc).splitlines()[0] if str(exc) else 'KilledWorker'}"))
+            return Outcome(job, failure=type(exc).__name__, message=str(exc).splitlines()[0] if str(exc) else "")
+        return Outcome(job, failure=LOST, message=f"the scheduler dropped the job ({status})")
+
+    def close(self) -> None:
+        for future in self._futures.values():
+            future.release()
+        self._futures.clear()
+        if self._own_client:
+            self.client.close()
