@@ -8,13 +8,13 @@ a picture is asked for.
 
 from __future__ import annotations
 
-import csv
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from kernels.errors import GraphKernelsError
+from kernels.spreadsheet import SafeWriter
 
 
 @dataclass
@@ -57,7 +57,8 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
         c = col_values.index(p[cols]) if cols else 0
         m = cell.get("median_s")
         # with more than two swept parameters a cell shows the best over the others
-        if cell["status"] == "ok" and m is not None and not (times[r, c] <= m):
+        # (a time of 0 has no place on a log scale: such a cell counts as run, not drawn)
+        if cell["status"] == "ok" and m is not None and m > 0 and not (times[r, c] <= m):
             times[r, c] = m
         if rank[cell["status"]] > rank[status[r][c]]:
             status[r][c] = cell["status"]
@@ -133,7 +134,7 @@ def to_text(t: HeatmapTable) -> str:
 def write_csv(t: HeatmapTable, path) -> None:
     unit, scale = time_unit(t)
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = SafeWriter(fh)
         w.writerow([f"{t.row_param} \\ {t.col_param or ''} (median {unit})"] + [str(v) for v in t.col_values])
         for r, rv in enumerate(t.row_values):
             w.writerow([rv] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))])

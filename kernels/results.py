@@ -1,9 +1,10 @@
 """Run records and sweeps as plain files: JSON lines for runs, one JSON file per sweep,
-CSV export of both. Files made on one machine open anywhere (the GUI reads them too)."""
+CSV export of both. Files made on one machine open anywhere (the GUI reads them too); every
+file read is checked first (:mod:`kernels.results_schema`), every CSV written is safe to open in
+a spreadsheet (:mod:`kernels.spreadsheet`)."""
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
@@ -11,6 +12,8 @@ import tempfile
 from pathlib import Path
 
 from kernels.errors import GraphFormatError
+from kernels.results_schema import MAX_RECORDS, check_record, check_size, check_sweep, load_json_document, parse_json
+from kernels.spreadsheet import SafeWriter
 
 RECORD_SCHEMA = 1
 SWEEP_SCHEMA = 1
@@ -46,24 +49,23 @@ def append_record(path, record: dict) -> None:
 
 
 def read_records(path) -> list[dict]:
+    """The run records of a JSON-lines file; each line is checked against ``record.schema.json``
+    (:mod:`kernels.results_schema`), and the first bad one refuses the file, naming its line."""
     path = Path(path)
+    check_size(path, "run record")
     out = []
     try:
         with open(path, encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise GraphFormatError(f"not a JSON run record ({exc.msg})", path, lineno,
-                                           "one JSON object per line") from None
-                if not isinstance(rec, dict) or "family" not in rec:
-                    raise GraphFormatError("not a run record", path, lineno,
-                                           "an object with family, variant, params, timing")
-                out.append(rec)
+                if len(out) == MAX_RECORDS:
+                    raise GraphFormatError(f"more than {MAX_RECORDS:,} run records in one file", path, lineno)
+                out.append(check_record(parse_json(line, path, lineno, "run record"), path, lineno))
     except OSError as exc:
         raise GraphFormatError(f"cannot read: {exc.strerror}", path) from None
+    except UnicodeDecodeError:
+        raise GraphFormatError("not a run record file (not UTF-8 text)", path) from None
     return out
 
 
@@ -87,17 +89,9 @@ def save_sweep(sweep: dict, path) -> None:
 
 
 def load_sweep(path) -> dict:
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise GraphFormatError(f"cannot read: {exc.strerror}", path) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise GraphFormatError(f"not a sweep file ({exc})", path, None, "a JSON sweep") from None
-    if not isinstance(data, dict) or data.get("kind") != "sweep" or "cells" not in data:
-        raise GraphFormatError("not a sweep file", path, None,
-                               "JSON written by 'graph-kernels sweep' (kind: sweep, cells: [...])")
-    return data
+    """A sweep file, checked against ``sweep.schema.json`` and the grid bounds
+    (:mod:`kernels.results_schema`) before anything uses it."""
+    return check_sweep(load_json_document(path, "sweep"), path)
 
 
 RECORD_COLUMNS = ("timestamp", "family", "variant", "kind", "target", "params", "input", "fingerprint",
@@ -127,17 +121,18 @@ def record_row(rec: dict) -> dict:
 
 def records_to_csv(records: list[dict], path) -> None:
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=RECORD_COLUMNS)
-        w.writeheader()
+        w = SafeWriter(fh)
+        w.writerow(RECORD_COLUMNS)
         for rec in records:
-            w.writerow(record_row(rec))
+            row = record_row(rec)
+            w.writerow([row[c] for c in RECORD_COLUMNS])
 
 
 def sweep_to_csv(sweep: dict, path) -> None:
     """One row per grid cell: its parameters, status, median time and metric."""
     names = list(sweep["grid"])
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+        w = SafeWriter(fh)
         w.writerow([*names, "status", "median_s", "min_s", "max_s", "metric_value", "verified", "reason"])
         for cell in sweep["cells"]:
             rec = cell.get("record") or {}

@@ -61,8 +61,8 @@ def plugin_search_path(path: list[str], environ=None) -> list[str]:
     """``path`` with the entries of ``PYTHONPATH`` added at its end.
 
     A frozen program ignores ``PYTHONPATH``, but user-written algorithm families
-    (``GRAPH_KERNELS_PLUGINS``) are found through it - and the worker client puts the
-    caller's directory there. Added last, so the bundle's own modules always win."""
+    (``GRAPH_KERNELS_PLUGINS``) are found through it - and the worker client passes the
+    user's PYTHONPATH on. Added last, so the bundle's own modules always win."""
     environ = os.environ if environ is None else environ
     extra = [p for p in environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in path]
     return [*path, *extra]

@@ -417,14 +417,17 @@ class ResultsDock(QDockWidget):
                                                 "Run records and sweeps (*.jsonl *.json);;All files (*)")
         for path in paths:
             try:
-                if self.open_result_file(path):
-                    self.window_.log("info", f"opened result file {path}")
+                if not self.open_result_file(path):     # "All files" lets any name through: say so
+                    raise GraphFormatError("not a result file", path, None,
+                                           ".jsonl run records or a .json sweep from graph-kernels")
+                self.window_.log("info", f"opened result file {path}")
             except GraphKernelsError as exc:
                 self.window_.show_error("Cannot open result file", str(exc))
 
     def open_result_file(self, path) -> bool:
         """Open run records (``.jsonl``) or a sweep (``.json``); raises ``GraphFormatError``
-        naming the file (and line) when it is neither."""
+        naming the file (and line) when it is neither, or damaged (:mod:`kernels.results_schema`
+        checks it whole before anything here changes). ``False``: not a result file name."""
         path = str(path)
         suffix = Path(path).suffix.lower()
         if suffix == ".jsonl":

@@ -35,7 +35,7 @@ from explorer.compute import ComputeClient, ComputeTask, RunRequest, SweepReques
 from explorer.compute.requests import DEFAULT_TIME_LIMIT_S
 from explorer.compute.targets import default_target_for, describe_target, targets_for, unavailable_reason
 from explorer.docks.run_form import ParamForm, SweepPanel, check_params
-from kernels.algorithms.registry import families
+from kernels.algorithms.registry import families, plugin_problems
 from kernels.errors import GraphKernelsError
 
 ERROR_COLOUR = "#b01010"
@@ -56,6 +56,8 @@ class RunDock(QDockWidget):
         self.window_ = window
         self.client = ComputeClient.for_window(window)
         self.families = families()
+        for problem in plugin_problems():           # a misspelt plug-in: said, the rest works
+            window.log("warning", problem)
         self.document = None
         self.task: ComputeTask | None = None
         self._building = False

@@ -348,6 +348,7 @@ def register_family(family: Family) -> Family:
 
 
 _load_lock = threading.RLock()
+_plugin_problems: list[str] = []
 
 
 def _load() -> None:
@@ -358,10 +359,23 @@ def _load() -> None:
     with _load_lock:
         if _loaded:
             return
-        plugins = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
-        for module in FAMILY_MODULES + plugins:
+        for module in FAMILY_MODULES:
             importlib.import_module(module)
+        plugins = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+        for module in plugins:
+            # a user's module, misspelt or broken: the built-in families and the other plug-ins
+            # still load, and the problem is said (plugin_problems) rather than raised
+            try:
+                importlib.import_module(module)
+            except Exception as exc:
+                detail = " ".join(f"{type(exc).__name__}: {exc}".split())
+                _plugin_problems.append(f"plug-in {module!r} named in {PLUGINS_ENV} was not loaded ({detail})")
         _loaded = True
+
+
+def plugin_problems() -> list[str]:
+    """One line per declared plug-in that could not be imported (empty until the registry loads)."""
+    return list(_plugin_problems)
 
 
 def families() -> dict[str, Family]:

@@ -69,3 +69,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        _warn_about_plugins()
+
+
+def _warn_about_plugins() -> None:
+    """Say, in one line each, which declared plug-ins did not load (if the command used the registry)."""
+    from kernels.algorithms import registry
+
+    for problem in registry.plugin_problems():
+        print(f"{PROG}: warning: {problem}", file=sys.stderr)

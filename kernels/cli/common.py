@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import sys
 
 import numpy as np
@@ -41,3 +43,38 @@ def apply_cleanup(graph, args):
     return clean(graph, symmetrize_=args.symmetrize, self_loops=args.drop_self_loops,
                  duplicates=args.drop_duplicates, isolated=args.drop_isolated,
                  largest_component=args.largest_component)
+
+
+# ---- argument types: a bad value is refused by argparse in one line, saying what is allowed ----
+
+def _refuse(raw: str, allowed: str):
+    return argparse.ArgumentTypeError(f"invalid value {raw!r}: allowed {allowed}")
+
+
+def _integer_at_least(minimum: int, what: str):
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise _refuse(raw, what) from None
+        if value < minimum:
+            raise _refuse(raw, what)
+        return value
+    parse.__name__ = what
+    return parse
+
+
+repetitions = _integer_at_least(1, "an integer >= 1")
+warmups = _integer_at_least(0, "an integer >= 0")
+
+
+def positive_seconds(raw: str) -> float:
+    """A time limit: a finite number of seconds > 0 (``nan`` would switch the limit off, ``inf`` too)."""
+    try:
+        value = float(raw)
+    except ValueError:
+        raise _refuse(raw, "a finite number of seconds > 0") from None
+    if not math.isfinite(value) or value <= 0:
+        raise _refuse(raw, "a finite number of seconds > 0")
+    return value
+

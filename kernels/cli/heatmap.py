@@ -18,17 +18,18 @@ def run(args) -> int:
     from kernels.heatmap import heatmap_table, to_text, write_csv, write_png, write_svg
     from kernels.results import load_sweep
 
-    sweep = load_sweep(args.sweep)
+    sweep = load_sweep(args.sweep)          # checked against the sweep schema and the grid bounds
     table = heatmap_table(sweep, args.rows, args.cols)
     print(to_text(table))
-    if args.csv:
-        write_csv(table, args.csv)
-    if args.out:
-        low = args.out.lower()
-        if low.endswith(".svg"):
+    if args.out and not args.out.lower().endswith((".svg", ".png")):
+        raise GraphKernelsError(f"--out {args.out}: use a .png or .svg file name")
+    try:
+        if args.csv:
+            write_csv(table, args.csv)
+        if args.out and args.out.lower().endswith(".svg"):
             write_svg(table, args.out)
-        elif low.endswith(".png"):
+        elif args.out:
             write_png(table, args.out)
-        else:
-            raise GraphKernelsError(f"--out {args.out}: use a .png or .svg file name")
+    except OSError as exc:
+        raise GraphKernelsError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
     return 0

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from kernels.cli.cluster_options import add_cluster_options, run_on_cluster, scheduler_from_args
-from kernels.cli.common import print_json
+from kernels.cli.common import print_json, repetitions, warmups
 
 EXIT_VERIFICATION_FAILED = 3
 
@@ -30,8 +30,8 @@ def add_run_options(p) -> None:
     p.add_argument("--target", choices=("cuda", "sim", "cpu"), help="where GPU variants run (default: "
                    "cuda with a GPU, else the simulator)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter (repeatable)")
-    p.add_argument("--repeat", type=int, default=5, help="timed repetitions (default 5)")
-    p.add_argument("--warmup", type=int, default=1, help="untimed warm-up launches (default 1)")
+    p.add_argument("--repeat", type=repetitions, default=5, help="timed repetitions, >= 1 (default 5)")
+    p.add_argument("--warmup", type=warmups, default=1, help="untimed warm-up launches, >= 0 (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of generated inputs (e.g. SpMV's x)")
     p.add_argument("--format", help="force the input format")
     add_cluster_options(p)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from kernels.cli.common import positive_seconds
 from kernels.cli.run import add_run_options
 
 
@@ -15,8 +16,8 @@ def register(sub) -> None:
     p.add_argument("--grid", action="append", required=True, metavar="NAME=V1,V2,...",
                    help="values of one swept parameter (repeatable; NAME= alone uses its default grid)")
     add_run_options(p)
-    p.add_argument("--time-limit", type=float, default=300.0,
-                   help="seconds one configuration may take before it is recorded as failed")
+    p.add_argument("--time-limit", type=positive_seconds, default=300.0,
+                   help="seconds one configuration may take before it is recorded as failed (> 0, default 300)")
     p.add_argument("--out", required=True, metavar="SWEEP.json", help="where to save the sweep")
     p.add_argument("--csv", metavar="FILE.csv", help="also write one CSV row per configuration")
     p.add_argument("--quiet", action="store_true", help="no progress lines")

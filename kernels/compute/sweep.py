@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import itertools
+import math
 import time
 from collections.abc import Callable
 
 from kernels.algorithms.registry import get_variant
 from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
 from kernels.measure.environment import environment
+from kernels.measure.runner import check_repetitions
 
 FLAT_REGIONS = (0.05, 0.10)
 CHECKPOINT_EVERY_S = 1.0
@@ -124,6 +126,9 @@ def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed:
     from kernels.compute.backend import CANCELLED, Job
 
     fam, var = get_variant(family, variant)
+    check_repetitions(repeat, warmup)
+    if not isinstance(time_limit, (int, float)) or not math.isfinite(time_limit) or time_limit <= 0:
+        raise ParameterError("time_limit", time_limit, "a finite number of seconds > 0")
     fixed = dict(fixed or {})
     for name in fixed:
         if name in grid:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernels.algorithms.registry import Family, Variant, Verification, get_variant
-from kernels.errors import GraphKernelsError, ResourceLimitError, TargetUnavailableError
+from kernels.errors import GraphKernelsError, ParameterError, ResourceLimitError, TargetUnavailableError
 from kernels.measure.environment import environment
 from kernels.measure.targets import activate, default_gpu_target
 from kernels.measure.timing import (
@@ -56,6 +56,14 @@ def choose_target(variant: Variant, requested: str | None) -> str:
     return requested
 
 
+def check_repetitions(repeat, warmup) -> None:
+    """``repeat`` >= 1 timed runs after ``warmup`` >= 0 untimed ones (bools are not counts)."""
+    if isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1:
+        raise ParameterError("repeat", repeat, "an integer >= 1")
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ParameterError("warmup", warmup, "an integer >= 0")
+
+
 def reference_output(family: Family, problem, params: dict, graph, seed: int):
     key = (family.name, graph.fingerprint, family.reference_key(params), seed)
     if key not in _reference_cache:
@@ -78,6 +86,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     """Run ``family/variant`` on ``graph`` and return its record and output."""
     fam, var = get_variant(family, variant)
     resolved = fam.resolve_params(var, params)
+    check_repetitions(repeat, warmup)
     target = choose_target(var, target)
     problem = fam.prepare(graph, resolved, seed)
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

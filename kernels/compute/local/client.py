@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import os
 import queue
 import subprocess
-import sys
 import threading
 import time
 
+from kernels.compute.local.launch import neutral_directory, worker_command, worker_environment
 from kernels.compute.local.protocol import ProtocolError, read_frame, write_frame
 from kernels.errors import GraphKernelsError
 
@@ -61,19 +60,10 @@ class WorkerClient:
             self.deaths.append(self._proc.poll())
             self.restarts += 1
             self.kill()
-        cmd = [sys.executable, "-m", "kernels", "worker"]
-        if self.target:
-            cmd += ["--target", self.target]
-        env = {**os.environ, **self.extra_env}
-        # plugin modules (GRAPH_KERNELS_PLUGINS) resolve from the caller's directory, as they
-        # would in the caller's own process
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [os.getcwd(), env.get("PYTHONPATH", "")]))
-        if self.target == "sim":
-            env["NUMBA_ENABLE_CUDASIM"] = "1"
-        elif self.target == "cuda":
-            env.pop("NUMBA_ENABLE_CUDASIM", None)
-        self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=None, env=env, bufsize=0)
+        # a neutral directory and import path: no module of the caller's folder runs there (launch.py)
+        self._proc = subprocess.Popen(worker_command(self.target), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=None, env=worker_environment(self.target, self.extra_env),
+                                      cwd=neutral_directory(), bufsize=0)
         self._replies = queue.Queue()
         self._loaded = set()
         threading.Thread(target=self._read_loop, args=(self._proc, self._replies), daemon=True).start()

@@ -128,6 +128,8 @@ def _tokenise(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     starts[1:] &= ~is_token[:-1]
     # a token's line is the number of newlines before it (searching, not a cumsum per byte)
     token_lines = np.searchsorted(np.flatnonzero(newline), np.flatnonzero(starts))
+    if len(token_lines) == 0:      # blank lines only (isolated vertices): fromstring would return [0]
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
