@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
 from pathlib import Path
 
 from _common import ROOT, say, shown_path, slug
+
+os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "warning")   # the scheduler's and nannies' INFO lines
 
 DEFAULT_INPUT = "gen:powerlaw_matrix:n_rows=2000000,n_cols=2000000,avg_nnz_per_row=16,exponent=2.5,max_row=2000,seed=7"
 GRID = ["wg=1,2,4,8,16,32,64,128,256,512,1024", "rows=1,2,4,8,16,32,64,128,256,512,1024", "reduce=shuffle,shared"]
@@ -60,8 +63,9 @@ def run_one(n_workers: int, graph, args) -> dict:
                     say(f"    {finished}/{total} cells ({time.perf_counter() - t1:.1f} s)")
 
             t1 = time.perf_counter()
-            sweep = run_sweep(graph, "spmv", "gpu-tunable", grid, target="sim" if args.simulate else "cuda", repeat=args.repeat,
-                              warmup=args.warmup, time_limit=args.time_limit, progress=progress, backend=backend)
+            target = "sim" if args.simulate else "cuda"
+            sweep = run_sweep(graph, "spmv", "gpu-tunable", grid, target=target, repeat=args.repeat, warmup=args.warmup,
+                               time_limit=args.time_limit, progress=progress, backend=backend)
             wall = time.perf_counter() - t1
         finally:
             backend.close()
