@@ -2,7 +2,10 @@
 
 A file called ``graph.mtx`` that is really gzip-compressed (browsers do this) reads fine, and so
 does ``graph.mtx.gz`` that is not compressed at all. Every decompression failure (garbage,
-truncation) becomes a :class:`GraphFormatError` naming the file.
+truncation) becomes a :class:`GraphFormatError` naming the file. Every decompressed byte is
+charged to the source's :class:`~kernels.graph.io.budget.ExpansionBudget` when it has one
+(``read_graph`` gives it one for the format it reads), so no reader can be made to expand a
+small file into gigabytes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import zlib
 from pathlib import Path
 
 from kernels.errors import GraphFormatError, UnsupportedFormatError
+from kernels.graph.io.budget import ExpansionBudget
 
 MAGIC = {
     "gzip": b"\x1f\x8b",
@@ -83,13 +87,16 @@ class _CountingFile(io.RawIOBase):
 
 
 class _SafeReader:
-    """Reads decompressed bytes and turns every decompression failure into a format error."""
+    """Reads decompressed bytes, charges them to a budget, and turns every decompression
+    failure into a format error."""
 
-    def __init__(self, stream, raw: _CountingFile, path: str, compression: str | None):
+    def __init__(self, stream, raw: _CountingFile, path: str, compression: str | None,
+                 budget: ExpansionBudget | None = None):
         self._stream = stream
         self._raw = raw
         self._path = path
         self._compression = compression
+        self._budget = budget
 
     @property
     def consumed(self) -> int:
@@ -97,13 +104,21 @@ class _SafeReader:
         return self._raw.consumed
 
     def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:  # "everything" is read in steps, so that the budget is checked between them
+            parts = []
+            while chunk := self.read(RAW_BUFFER_BYTES):
+                parts.append(chunk)
+            return b"".join(parts)
         try:
-            return self._stream.read(n)
+            data = self._stream.read(n)
         except _DECOMPRESSION_ERRORS as exc:
             what = f"{self._compression} data" if self._compression else "the file"
             raise GraphFormatError(f"could not read {what}: {exc}", self._path,
                                    expected=f"a complete, valid {self._compression} stream"
                                    if self._compression else None) from None
+        if self._budget is not None:
+            self._budget.charge(len(data))
+        return data
 
     def close(self) -> None:
         try:
@@ -142,9 +157,15 @@ class GraphSource:
         self.suffix = format_suffix(self.path)
         self._head: bytes | None = None
         self._head_asked = 0
+        self.budget: ExpansionBudget | None = None
 
-    def open(self) -> _SafeReader:
-        """A fresh reader of the decompressed content (close it, or use ``with``)."""
+    def limit_expansion(self, budget: ExpansionBudget | None) -> None:
+        """Charge every later read of the content to ``budget`` (None: no limit)."""
+        self.budget = budget
+
+    def open(self, *, charged: bool = True) -> _SafeReader:
+        """A fresh reader of the decompressed content (close it, or use ``with``); its bytes are
+        charged to the source's budget unless ``charged`` is False (for short peeks)."""
         raw = _CountingFile(open(self.path, "rb"))  # noqa: SIM115 - closed by _SafeReader
         buffered = io.BufferedReader(raw, buffer_size=RAW_BUFFER_BYTES)
         if self.compression == "gzip":
@@ -155,12 +176,12 @@ class GraphSource:
             stream = lzma.LZMAFile(buffered, mode="rb")  # noqa: SIM115
         else:
             stream = buffered
-        return _SafeReader(stream, raw, self.display, self.compression)
+        return _SafeReader(stream, raw, self.display, self.compression, self.budget if charged else None)
 
     def head(self, n: int = HEAD_BYTES) -> bytes:
         """The first ``n`` decompressed bytes (what the format sniffers look at)."""
         if self._head is None or (len(self._head) < n and len(self._head) == self._head_asked):
-            with self.open() as r:
+            with self.open(charged=False) as r:
                 self._head = _read_exactly(r, n)
             self._head_asked = n
         return self._head[:n]
