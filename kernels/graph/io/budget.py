@@ -59,7 +59,7 @@ class ExpansionBudget:
             raise self.refusal()
 
     def refusal(self) -> FileTooLargeError:
-        needs = format_bytes(self.limit * self.memory_per_byte)
+        needs = format_bytes(self.headroom * self.available if self.limited_by_machine else self.allowance)
         what = f" as {self.format_name}" if self.format_name else ""
         if self.limited_by_machine:
             why = f"but only {format_bytes(self.available)} of memory is available"
