@@ -19,9 +19,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from kernels.graph.io import read_graph
+    from kernels.graph.io import check_fits_memory, read_graph
     from kernels.graph.stats import graph_info
 
+    check_fits_memory(args.file, format=args.format)  # the GUI's check: refuses before any allocation
     g = read_graph(args.file, format=args.format, **read_options(args))
     info = graph_info(g, page_size=args.page_size)
     if args.json:

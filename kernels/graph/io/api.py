@@ -12,10 +12,10 @@ from pathlib import Path
 
 from kernels.errors import GraphKernelsError, ParameterError, UnsupportedFormatError
 from kernels.graph.csr import CSRGraph
-from kernels.graph.io.budget import DEFAULT_HEADROOM, ExpansionBudget
+from kernels.graph.io.budget import budget_for, size_unknown_before_reading
 from kernels.graph.io.compression import COMPRESSION_SUFFIXES, GraphSource, format_suffix, graph_name
 from kernels.graph.io.context import FileTooLargeError, LoadContext
-from kernels.graph.io.registry import FormatSpec, format_for_extension, formats, get_format, sniff
+from kernels.graph.io.registry import format_for_extension, formats, get_format, sniff
 from kernels.memory import available_memory
 
 
@@ -43,7 +43,8 @@ def read_graph(path, *, format: str | None = None, name: str | None = None,
             takers = sorted(s.name for s in formats().values() if option in s.options)
             raise ParameterError(option, value, f"only with the formats {', '.join(takers)}",
                                  detail=f"{Path(path).name} is read as '{spec.name}', which declares it itself")
-    source.limit_expansion(expansion_budget(source, spec))
+    available = available_memory() if size_unknown_before_reading(source, spec) else None
+    source.limit_expansion(budget_for(source, spec, available))
     ctx = LoadContext(str(path), progress, cancel, name=name or graph_name(path))
     ctx.report(0.0)
     ctx.check_cancel()
@@ -51,17 +52,6 @@ def read_graph(path, *, format: str | None = None, name: str | None = None,
         return spec.read(source, ctx, **options)
     except MemoryError:
         raise FileTooLargeError("not enough memory to load this file", str(path)) from None
-
-
-def expansion_budget(source: GraphSource, spec: FormatSpec, available: int | None = None,
-                     headroom: float = DEFAULT_HEADROOM) -> ExpansionBudget:
-    """The budget of decompressed bytes for reading ``source`` as ``spec``: the promise's limit
-    always, the available memory too where the size cannot be known before reading."""
-    unknown_size = (source.compression is not None or spec.expands) and not spec.bounded_by_header
-    if unknown_size and available is None:
-        available = available_memory()
-    return ExpansionBudget(source.display, source.file_bytes, spec.memory_per_byte, format_name=spec.name,
-                           available=available if unknown_size else None, headroom=headroom)
 
 
 # each opener returns the stream that ``write_graph`` closes with ``with``

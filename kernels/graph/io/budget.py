@@ -67,3 +67,18 @@ class ExpansionBudget:
             why = f"more than a file of {format_bytes(self.file_bytes)} may use (is it a decompression bomb?)"
         return FileTooLargeError(f"expands to more than {format_bytes(self.limit)} when decompressed, and "
                                  f"reading it{what} would need more than {needs} of memory: {why}", self.path)
+
+
+def size_unknown_before_reading(source, spec) -> bool:
+    """Whether the machine's memory must be checked as the bytes stream: the decompressed size of
+    a compressed file or of zip members cannot be trusted before reading, unless the reader is
+    bounded by a header that the pre-check has already judged."""
+    return (source.compression is not None or spec.expands) and not spec.bounded_by_header
+
+
+def budget_for(source, spec, available: int | None, headroom: float = DEFAULT_HEADROOM) -> ExpansionBudget:
+    """The budget for reading ``source`` (a ``GraphSource``) as ``spec`` (a ``FormatSpec``);
+    ``available`` counts only where :func:`size_unknown_before_reading`."""
+    return ExpansionBudget(source.display, source.file_bytes, spec.memory_per_byte, format_name=spec.name,
+                           available=available if size_unknown_before_reading(source, spec) else None,
+                           headroom=headroom)

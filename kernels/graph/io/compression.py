@@ -35,6 +35,10 @@ COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bz2", ".xz": "x
 HEAD_BYTES = 64 * 1024
 # reads from disk go through a buffer this big: it is also the step of the progress reports
 RAW_BUFFER_BYTES = 1 << 20
+# the pre-check decompresses (and counts) compressed files up to this size on disk rather than
+# believe what they say about themselves; bounded by the expansion budget, that is well under a second
+MEASURE_UP_TO = 32 << 20
+TYPICAL_RATIO = 5
 
 _DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
 
@@ -201,21 +205,31 @@ class GraphSource:
                     ctx.report(0.5 * r.consumed / self.file_bytes)
         return b"".join(parts)
 
-    def uncompressed_size(self) -> tuple[int, bool]:
-        """(bytes, exact): exact for plain files and single-member gzip under 4 GiB, else a guess."""
+    def uncompressed_size(self, budget: ExpansionBudget | None = None) -> tuple[int, bool]:
+        """(bytes, exact). A compressed file up to ``MEASURE_UP_TO`` on disk is decompressed and
+        counted (charged to ``budget``, which refuses a bomb); a larger one gets a guess: gzip's
+        trailer is only a hint (anyone can write it, and it holds the size modulo 2**32)."""
         if self.compression is None:
             return self.file_bytes, True
+        if self.file_bytes <= MEASURE_UP_TO:
+            return self.measure(budget), True
+        guess = self.file_bytes * TYPICAL_RATIO  # text graphs compress about 5 : 1
         if self.compression == "gzip" and self.file_bytes >= 18:
-            # gzip's trailer holds the uncompressed size modulo 2**32
             with open(self.path, "rb") as fh:
                 fh.seek(-4, os.SEEK_END)
                 isize = int.from_bytes(fh.read(4), "little")
-            ratio_guess = self.file_bytes * 4
-            if isize >= self.file_bytes // 2 and ratio_guess < 2**32:
-                return isize, True
-            return max(isize, ratio_guess), False
-        # bz2 and xz record no size: text graphs compress about 5 : 1
-        return self.file_bytes * 5, False
+            return max(isize, guess), False
+        return guess, False
+
+    def measure(self, budget: ExpansionBudget | None = None) -> int:
+        """The decompressed size, counted by decompressing (nothing is kept)."""
+        total = 0
+        with self.open(charged=False) as r:
+            while chunk := r.read(RAW_BUFFER_BYTES):
+                total += len(chunk)
+                if budget is not None:
+                    budget.charge(len(chunk))
+        return total
 
 
 def _read_exactly(r, n: int) -> bytes:

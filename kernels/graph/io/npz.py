@@ -20,12 +20,12 @@ import zipfile
 
 import numpy as np
 
-from kernels.errors import GraphKernelsError
+from kernels.errors import GraphFormatError, GraphKernelsError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io.assemble import MAX_INDEX, check_dimensions
 from kernels.graph.io.budget import ExpansionBudget
-from kernels.graph.io.compression import RAW_BUFFER_BYTES, GraphSource
-from kernels.graph.io.context import LoadContext
+from kernels.graph.io.compression import MEASURE_UP_TO, RAW_BUFFER_BYTES, GraphSource
+from kernels.graph.io.context import FileTooLargeError, LoadContext
 from kernels.graph.io.registry import FormatSpec, Head
 from kernels.graph.io.text import show
 
@@ -90,6 +90,14 @@ class _Archive:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def size(self, name: str, *, measure: bool) -> int:
+        """The member's decompressed size: counted by decompressing it if ``measure`` (charged to the
+        budget), else as its directory entry declares it (which a crafted file can get wrong)."""
+        info = self.members[name]
+        if not measure or info.compress_type == zipfile.ZIP_STORED:
+            return info.file_size
+        return len(self._bytes(name))
 
     def _bytes(self, name: str) -> bytes:
         """The member's decompressed bytes, charged to the budget as they come."""
@@ -272,20 +280,27 @@ def write_npz(graph: CSRGraph, stream) -> None:
 
 
 def estimate_npz(source: GraphSource) -> dict | None:
+    """Sizes from the members' sizes; deflated members of a file small enough are decompressed
+    and counted (through the budget, which refuses a bomb) rather than believed."""
     if source.compression:
         return None
     try:
-        with zipfile.ZipFile(source.path) as zf:
-            sizes = {info.filename: info.file_size for info in zf.infolist()}
-    except (zipfile.BadZipFile, OSError):
-        return None
-    if "indices.npy" not in sizes or "indptr.npy" not in sizes:
+        with _Archive(source, LoadContext(source.display)) as archive:
+            measure = source.file_bytes <= MEASURE_UP_TO
+            sizes = {name: archive.size(name, measure=measure) for name in ("indices", "indptr")
+                     if name in archive.members}
+            weighted = "weights" in archive.members or "data" in archive.members
+    except FileTooLargeError:
+        raise
+    except GraphFormatError:
+        return None  # the reader will say precisely what is wrong
+    if len(sizes) < 2:
         return None
     header = 128  # an .npy header is 64..128 bytes; negligible next to the data
-    rows = max((sizes["indptr.npy"] - header) // 8 - 1, 0)
-    entries = max((sizes["indices.npy"] - header) // 4, 0)
+    rows = max((sizes["indptr"] - header) // 8 - 1, 0)
+    entries = max((sizes["indices"] - header) // 4, 0)
     return {"rows": rows, "cols": None, "entries": entries, "entries_exact": False,
-            "weighted": "weights.npy" in sizes or "data.npy" in sizes, "directed": None}
+            "weighted": weighted, "directed": None}
 
 
 SPEC = FormatSpec(
