@@ -200,3 +200,24 @@ def _inflated_bytes(data: bytes, wbits: int, stop_at: int) -> int:
         if produced >= stop_at:
             break
     return produced
+
+
+LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lolololololololololololololololololololololololololololol">
+""" + b"".join(b' <!ENTITY lol%d "%s">\n' % (k, (b"&lol%d;" % (k - 1) if k > 1 else b"&lol;") * 10)
+               for k in range(1, 10)) + b"""]>
+<graphml><graph edgedefault="directed"><node id="&lol9;"/></graph></graphml>
+"""
+
+
+def test_xml_entity_expansion_is_refused_on_one_line(tmp_path):
+    """The "billion laughs": 1 KB of entity definitions that expand to gigabytes (expat refuses)."""
+    from kernels.errors import GraphFormatError
+    from kernels.graph.io import read_graph
+
+    path = tmp_path / "laughs.graphml"
+    path.write_bytes(LAUGHS)
+    with pytest.raises(GraphFormatError, match="amplification") as info:
+        read_graph(path)
+    assert "\n" not in str(info.value)
