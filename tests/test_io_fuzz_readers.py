@@ -177,10 +177,14 @@ def _mutated_members(rng: random.Random) -> dict[str, np.ndarray]:
             del members[key]
         elif op == 2 and key in members and members[key].ndim == 1 and len(members[key]):
             arr = members[key].copy()
-            arr[rng.randrange(len(arr))] = rng.choice([-1, 0, 1, 4, 5, 100, 2**30])
+            try:
+                arr[rng.randrange(len(arr))] = rng.choice([-1, 0, 1, 4, 5, 100, 2**30])
+            except (OverflowError, ValueError, TypeError):
+                continue  # the value does not fit this dtype: no mutation this time
             members[key] = arr
         elif key in members and members[key].dtype.kind in "iuf":
-            members[key] = members[key].astype(rng.choice(["i1", "u2", "i8", "u8", "f4", "f8", "?"]))
+            with np.errstate(invalid="ignore", over="ignore"):
+                members[key] = members[key].astype(rng.choice(["i1", "u2", "i8", "u8", "f4", "f8", "?"]))
     return members
 
 

@@ -16,7 +16,9 @@ name the file ``.npz.gz`` to trade speed for size.
 from __future__ import annotations
 
 import io
+import lzma
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -115,7 +117,7 @@ class _Archive:
         except GraphKernelsError:
             raise
         except (OSError, EOFError, zipfile.BadZipFile, ValueError, NotImplementedError, RuntimeError,
-                OverflowError, IndexError, KeyError, UnicodeError, ImportError) as exc:
+                OverflowError, IndexError, KeyError, UnicodeError, ImportError, zlib.error, lzma.LZMAError) as exc:
             # CRC mismatch, truncated or encrypted member, unknown compression, broken local header
             raise self._ctx.error(f"member '{name}' is unreadable ({_one_line(exc)})",
                                   expected=ARCHIVE_EXPECTED) from None
