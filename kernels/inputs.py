@@ -9,8 +9,9 @@ from kernels.errors import GraphKernelsError
 def load_input(spec: str, *, format: str | None = None):
     if spec.startswith("gen:"):
         return _generate(spec)
-    from kernels.graph.io import read_graph
+    from kernels.graph.io import check_fits_memory, read_graph
 
+    check_fits_memory(spec, format=format)  # the GUI's check: refuses before any allocation
     return read_graph(spec, format=format)
 
 

@@ -7,7 +7,7 @@ import gzip
 import numpy as np
 import pytest
 
-from kernels.errors import ResourceLimitError
+from kernels.errors import GraphFormatError, ResourceLimitError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import (
     LoadCancelled,
@@ -38,11 +38,21 @@ def test_header_estimates_of_matrix_market_files(name):
     assert est["peak_bytes"] > est["csr_bytes"] >= g.memory_bytes()
 
 
-def test_gzip_size_comes_from_the_trailer():
+def test_gzip_size_is_counted_by_decompressing():
     est = estimate_load(data_path("delaunay_n15.mtx"))
     assert est["compression"] == "gzip" and est["uncompressed_exact"]
     with gzip.open(data_path("delaunay_n15.mtx")) as fh:
         assert est["uncompressed_bytes"] == len(fh.read())
+
+
+def test_a_forged_gzip_trailer_does_not_fool_the_estimate(tmp_path):
+    content = b"0 1\n" * 200_000
+    forged = gzip.compress(content)[:-4] + (100).to_bytes(4, "little")  # claims 100 bytes
+    path = tmp_path / "forged.txt.gz"
+    path.write_bytes(forged)
+    # the estimate decompresses and counts, so it finds the trailer wrong instead of believing it
+    with pytest.raises(GraphFormatError, match="Incorrect length"):
+        estimate_load(path)
 
 
 @pytest.mark.parametrize("name, entries, rows", [

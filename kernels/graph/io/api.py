@@ -12,9 +12,11 @@ from pathlib import Path
 
 from kernels.errors import GraphKernelsError, ParameterError, UnsupportedFormatError
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io.budget import budget_for, size_unknown_before_reading
 from kernels.graph.io.compression import COMPRESSION_SUFFIXES, GraphSource, format_suffix, graph_name
 from kernels.graph.io.context import FileTooLargeError, LoadContext
 from kernels.graph.io.registry import format_for_extension, formats, get_format, sniff
+from kernels.memory import available_memory
 
 
 def read_graph(path, *, format: str | None = None, name: str | None = None,
@@ -41,6 +43,8 @@ def read_graph(path, *, format: str | None = None, name: str | None = None,
             takers = sorted(s.name for s in formats().values() if option in s.options)
             raise ParameterError(option, value, f"only with the formats {', '.join(takers)}",
                                  detail=f"{Path(path).name} is read as '{spec.name}', which declares it itself")
+    available = available_memory() if size_unknown_before_reading(source, spec) else None
+    source.limit_expansion(budget_for(source, spec, available))
     ctx = LoadContext(str(path), progress, cancel, name=name or graph_name(path))
     ctx.report(0.0)
     ctx.check_cancel()

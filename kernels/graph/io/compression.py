@@ -2,7 +2,10 @@
 
 A file called ``graph.mtx`` that is really gzip-compressed (browsers do this) reads fine, and so
 does ``graph.mtx.gz`` that is not compressed at all. Every decompression failure (garbage,
-truncation) becomes a :class:`GraphFormatError` naming the file.
+truncation) becomes a :class:`GraphFormatError` naming the file. Every decompressed byte is
+charged to the source's :class:`~kernels.graph.io.budget.ExpansionBudget` when it has one
+(``read_graph`` gives it one for the format it reads), so no reader can be made to expand a
+small file into gigabytes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import zlib
 from pathlib import Path
 
 from kernels.errors import GraphFormatError, UnsupportedFormatError
+from kernels.graph.io.budget import ExpansionBudget
 
 MAGIC = {
     "gzip": b"\x1f\x8b",
@@ -31,6 +35,10 @@ COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".bz2": "bz2", ".xz": "x
 HEAD_BYTES = 64 * 1024
 # reads from disk go through a buffer this big: it is also the step of the progress reports
 RAW_BUFFER_BYTES = 1 << 20
+# the pre-check decompresses (and counts) compressed files up to this size on disk rather than
+# believe what they say about themselves; bounded by the expansion budget, that is well under a second
+MEASURE_UP_TO = 32 << 20
+TYPICAL_RATIO = 5
 
 _DECOMPRESSION_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
 
@@ -83,13 +91,16 @@ class _CountingFile(io.RawIOBase):
 
 
 class _SafeReader:
-    """Reads decompressed bytes and turns every decompression failure into a format error."""
+    """Reads decompressed bytes, charges them to a budget, and turns every decompression
+    failure into a format error."""
 
-    def __init__(self, stream, raw: _CountingFile, path: str, compression: str | None):
+    def __init__(self, stream, raw: _CountingFile, path: str, compression: str | None,
+                 budget: ExpansionBudget | None = None):
         self._stream = stream
         self._raw = raw
         self._path = path
         self._compression = compression
+        self._budget = budget
 
     @property
     def consumed(self) -> int:
@@ -97,13 +108,21 @@ class _SafeReader:
         return self._raw.consumed
 
     def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:  # "everything" is read in steps, so that the budget is checked between them
+            parts = []
+            while chunk := self.read(RAW_BUFFER_BYTES):
+                parts.append(chunk)
+            return b"".join(parts)
         try:
-            return self._stream.read(n)
+            data = self._stream.read(n)
         except _DECOMPRESSION_ERRORS as exc:
             what = f"{self._compression} data" if self._compression else "the file"
             raise GraphFormatError(f"could not read {what}: {exc}", self._path,
                                    expected=f"a complete, valid {self._compression} stream"
                                    if self._compression else None) from None
+        if self._budget is not None:
+            self._budget.charge(len(data))
+        return data
 
     def close(self) -> None:
         try:
@@ -142,9 +161,15 @@ class GraphSource:
         self.suffix = format_suffix(self.path)
         self._head: bytes | None = None
         self._head_asked = 0
+        self.budget: ExpansionBudget | None = None
 
-    def open(self) -> _SafeReader:
-        """A fresh reader of the decompressed content (close it, or use ``with``)."""
+    def limit_expansion(self, budget: ExpansionBudget | None) -> None:
+        """Charge every later read of the content to ``budget`` (None: no limit)."""
+        self.budget = budget
+
+    def open(self, *, charged: bool = True) -> _SafeReader:
+        """A fresh reader of the decompressed content (close it, or use ``with``); its bytes are
+        charged to the source's budget unless ``charged`` is False (for short peeks)."""
         raw = _CountingFile(open(self.path, "rb"))  # noqa: SIM115 - closed by _SafeReader
         buffered = io.BufferedReader(raw, buffer_size=RAW_BUFFER_BYTES)
         if self.compression == "gzip":
@@ -155,12 +180,12 @@ class GraphSource:
             stream = lzma.LZMAFile(buffered, mode="rb")  # noqa: SIM115
         else:
             stream = buffered
-        return _SafeReader(stream, raw, self.display, self.compression)
+        return _SafeReader(stream, raw, self.display, self.compression, self.budget if charged else None)
 
     def head(self, n: int = HEAD_BYTES) -> bytes:
         """The first ``n`` decompressed bytes (what the format sniffers look at)."""
         if self._head is None or (len(self._head) < n and len(self._head) == self._head_asked):
-            with self.open() as r:
+            with self.open(charged=False) as r:
                 self._head = _read_exactly(r, n)
             self._head_asked = n
         return self._head[:n]
@@ -180,21 +205,31 @@ class GraphSource:
                     ctx.report(0.5 * r.consumed / self.file_bytes)
         return b"".join(parts)
 
-    def uncompressed_size(self) -> tuple[int, bool]:
-        """(bytes, exact): exact for plain files and single-member gzip under 4 GiB, else a guess."""
+    def uncompressed_size(self, budget: ExpansionBudget | None = None) -> tuple[int, bool]:
+        """(bytes, exact). A compressed file up to ``MEASURE_UP_TO`` on disk is decompressed and
+        counted (charged to ``budget``, which refuses a bomb); a larger one gets a guess: gzip's
+        trailer is only a hint (anyone can write it, and it holds the size modulo 2**32)."""
         if self.compression is None:
             return self.file_bytes, True
+        if self.file_bytes <= MEASURE_UP_TO:
+            return self.measure(budget), True
+        guess = self.file_bytes * TYPICAL_RATIO  # text graphs compress about 5 : 1
         if self.compression == "gzip" and self.file_bytes >= 18:
-            # gzip's trailer holds the uncompressed size modulo 2**32
             with open(self.path, "rb") as fh:
                 fh.seek(-4, os.SEEK_END)
                 isize = int.from_bytes(fh.read(4), "little")
-            ratio_guess = self.file_bytes * 4
-            if isize >= self.file_bytes // 2 and ratio_guess < 2**32:
-                return isize, True
-            return max(isize, ratio_guess), False
-        # bz2 and xz record no size: text graphs compress about 5 : 1
-        return self.file_bytes * 5, False
+            return max(isize, guess), False
+        return guess, False
+
+    def measure(self, budget: ExpansionBudget | None = None) -> int:
+        """The decompressed size, counted by decompressing (nothing is kept)."""
+        total = 0
+        with self.open(charged=False) as r:
+            while chunk := r.read(RAW_BUFFER_BYTES):
+                total += len(chunk)
+                if budget is not None:
+                    budget.charge(len(chunk))
+        return total
 
 
 def _read_exactly(r, n: int) -> bytes:

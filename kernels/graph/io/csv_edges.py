@@ -155,6 +155,7 @@ SPEC = FormatSpec(
     description="CSV edge table with a header row (source,target[,weight]; labels or integer ids)",
     extensions=(".csv",),
     priority=40,
+    memory_per_byte=64.0,  # measured 41 on 'a,b' rows
     sniff=_sniff,
     read=read_csv_edges,
     options=frozenset({"directed", "base", "relabel"}),

@@ -172,6 +172,7 @@ SPEC = FormatSpec(
     description="edge list, one 'u v [weight]' per line (SNAP style; '#'/'%' comments)",
     extensions=(".txt", ".tsv", ".edges", ".el", ".wel", ".edgelist", ".dat"),
     priority=20,
+    memory_per_byte=32.0,  # measured 20 on 'u v' lines
     sniff=_sniff,
     read=read_edgelist,
     write=write_edgelist,

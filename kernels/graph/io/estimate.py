@@ -3,7 +3,8 @@
 Formats with a size header (Matrix Market, METIS, DIMACS, our .npz) give vertices and entries
 exactly or as a tight bound; for the others the number of records is extrapolated from the
 first 64 KiB (bytes per line, or per ``<edge`` / ``edge [`` record) and the uncompressed size
-(exact for gzip, from its trailer; guessed at 5 : 1 for bz2/xz).
+(counted by decompressing for compressed files up to 32 MiB, under the expansion budget;
+guessed for larger ones: gzip's trailer is a hint only, since anyone can write it).
 
 Two figures come out: ``csr_bytes``, what the loaded graph occupies, and ``peak_bytes``, what
 loading needs at its worst moment (the coordinate lists, sort keys and the CSR arrays live at
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 
 from kernels.errors import ResourceLimitError
+from kernels.graph.io.budget import DEFAULT_HEADROOM, budget_for, size_unknown_before_reading
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.registry import get_format, sniff
 from kernels.graph.io.text import strip_comment
@@ -42,7 +44,6 @@ NETWORKX_BYTES_PER_NODE = 400
 RECORD_MARKERS = {"graphml": re.compile(rb"<edge\b"), "gml": re.compile(rb"\bedge\s*\[")}
 UNDIRECTED_BY_DEFAULT = {"edgelist", "csv", "dimacs-clq", "metis"}
 NETWORKX_FORMATS = {"graphml", "gml", "pajek"}
-DEFAULT_HEADROOM = 0.8
 
 
 def _from_sample(source: GraphSource, spec_name: str, uncompressed: int) -> dict:
@@ -79,15 +80,20 @@ def _from_sample(source: GraphSource, spec_name: str, uncompressed: int) -> dict
             "weighted": weighted, "directed": hints.directed}
 
 
-def estimate_load(path, *, format: str | None = None) -> dict:
+def estimate_load(path, *, format: str | None = None, available: int | None = None) -> dict:
     """Sizes and memory of a graph file without loading it.
 
     Keys: path, format, compression, file_bytes, uncompressed_bytes, uncompressed_exact,
     basis ('header' or 'file size'), rows, cols, vertices, entries, entries_exact, weighted,
-    directed, csr_bytes, peak_bytes."""
+    directed, csr_bytes, peak_bytes. A compressed file (or deflated .npz members) up to 32 MiB
+    on disk is decompressed and counted, under the same expansion budget as a read: a
+    decompression bomb raises :class:`FileTooLargeError` here, before any allocation."""
     source = GraphSource(path)
     spec = get_format(format) if format else sniff(source)
-    uncompressed, size_exact = source.uncompressed_size()
+    if available is None and size_unknown_before_reading(source, spec):
+        available = available_memory()
+    uncompressed, size_exact = source.uncompressed_size(budget_for(source, spec, available))
+    source.limit_expansion(budget_for(source, spec, available))  # what spec.estimate reads
     header = spec.estimate(source) if spec.estimate is not None else None
     basis = "header" if header is not None else "file size"
     if header is None:
@@ -142,8 +148,8 @@ def check_fits_memory(path, *, format: str | None = None, available: int | None 
                       headroom: float = DEFAULT_HEADROOM) -> dict:
     """The estimate of :func:`estimate_load`, or :class:`ResourceLimitError` if loading would
     need more than ``headroom`` of the available memory. ``available`` overrides the probe."""
-    estimate = estimate_load(path, format=format)
     free = available if available is not None else available_memory()
+    estimate = estimate_load(path, format=format, available=free)
     estimate["available_bytes"] = free
     if free is not None and estimate["peak_bytes"] > headroom * free:
         how = "from its header" if estimate["basis"] == "header" else "extrapolated from its size"

@@ -283,6 +283,7 @@ SPEC = FormatSpec(
     description="METIS / DIMACS10 graph ('n m [fmt [ncon]]' header, one adjacency line per vertex)",
     extensions=(".graph", ".metis", ".chaco"),
     priority=30,
+    memory_per_byte=32.0,
     sniff=_sniff,
     read=read_metis,
     estimate=estimate_metis,

@@ -139,6 +139,7 @@ SPEC = FormatSpec(
     description="GraphML (XML; via NetworkX)",
     extensions=(".graphml",),
     priority=90,
+    memory_per_byte=64.0,  # measured 38 on '<node id="n"/>' and '<edge .../>'
     sniff=_sniff_graphml,
     read=_reader(_read_graphml, "a GraphML document"),
 )
@@ -148,6 +149,7 @@ GML_SPEC = FormatSpec(
     description="GML, Graph Modelling Language (via NetworkX)",
     extensions=(".gml",),
     priority=80,
+    memory_per_byte=64.0,  # measured 20 on 'node [ id n ]' and 'edge [ ... ]'
     sniff=_sniff_gml,
     read=_reader(_read_gml, "a GML 'graph [ ... ]' document"),
 )
@@ -157,6 +159,7 @@ PAJEK_SPEC = FormatSpec(
     description="Pajek .net (*Vertices, *Arcs / *Edges; via NetworkX)",
     extensions=(".net", ".pajek"),
     priority=80,
+    memory_per_byte=96.0,  # measured 60 on 'u v' arcs
     sniff=_sniff_pajek,
     read=_reader(_read_pajek, "a Pajek network (*Vertices, then *Arcs or *Edges)"),
 )

@@ -72,6 +72,14 @@ class FormatSpec:
     write: Callable | None = None         # write(graph, binary_stream) -> None
     estimate: Callable | None = None      # estimate(source) -> dict | None (from the header)
     options: frozenset[str] = field(default_factory=frozenset)  # reader keyword options
+    # peak memory of a read per decompressed byte, on the format's densest valid content (minimal
+    # lines); it turns memory limits into byte limits (see kernels.graph.io.budget)
+    memory_per_byte: float = 96.0
+    # the reader refuses more entries than the header declares, so the pre-check's estimate
+    # from the header bounds its memory, compressed or not
+    bounded_by_header: bool = False
+    # the format compresses its own content (zip members), so even a plain file can expand
+    expands: bool = False
 
     @property
     def readable(self) -> bool:

@@ -23,6 +23,9 @@ from kernels.graph.io.context import LoadContext
 BLOCK_BYTES = 16 * 1024 * 1024
 READ_BYTES = 4 * 1024 * 1024
 MAX_HEADER_LINE = 1024 * 1024
+# no body line of a graph file is this long (a METIS line of 8 M neighbours is ~64 MiB); a longer
+# one is refused as it grows, instead of being gathered whole into memory
+MAX_LINE_BYTES = 64 * 1024 * 1024
 # share of the progress bar spent reading and parsing; the rest is building the CSR arrays
 PARSE_SHARE = 0.9
 
@@ -52,8 +55,10 @@ class Block:
 class TextReader:
     """Reads a decompressed stream: ``readline()`` for headers, then ``blocks()`` for the body."""
 
-    def __init__(self, stream, ctx: LoadContext, total_bytes: int, *, block_bytes: int = BLOCK_BYTES):
+    def __init__(self, stream, ctx: LoadContext, total_bytes: int, *, block_bytes: int = BLOCK_BYTES,
+                 max_line: int = MAX_LINE_BYTES):
         self._stream = stream
+        self._max_line = max_line
         self._ctx = ctx
         self._total = max(int(total_bytes), 1)
         self._block_bytes = block_bytes
@@ -139,8 +144,12 @@ class TextReader:
                 self._buf, self._pos = b"", 0
             else:
                 cut = self._buf.rfind(b"\n", self._pos, self._pos + self._block_bytes)
-                while cut < 0:  # a line longer than a block: take it whole
+                while cut < 0:  # a line longer than a block: take it whole, up to MAX_LINE_BYTES
                     cut = self._buf.find(b"\n", self._pos + self._block_bytes)
+                    if cut < 0 and len(self._buf) - self._pos > self._max_line:
+                        raise self._ctx.error(f"a line longer than {self._max_line // 2**20} MiB "
+                                              "(is this a binary file?)", self.line_no + 1,
+                                              "a text file with lines of at most that length")
                     if cut < 0 and not self._fill(len(self._buf) - self._pos + READ_BYTES):
                         cut = len(self._buf) - 1
                 data = self._buf[self._pos:cut + 1]

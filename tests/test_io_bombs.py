@@ -1,0 +1,223 @@
+"""Decompression bombs: a file of about a megabyte that expands to gigabytes is refused, quickly,
+with the project's one-line error, and reading it never needs much memory.
+
+The bombs are built at test time without writing gigabytes anywhere: a compressed segment is made
+once and repeated (deflate after a full flush restarts with an empty window, so identical
+segments can follow each other; bz2 and xz streams can be concatenated). gzip trailers and zip
+directories are forged where that makes the attack stronger (a small declared size). Every bomb
+is read in one child process whose address space is limited to its baseline (after importing
+NumPy, SciPy, NetworkX, numba and the readers) plus 1.5 GiB: a regression shows as a failed
+test, not as a machine out of memory.
+"""
+
+from __future__ import annotations
+
+import bz2
+import json
+import lzma
+import struct
+import subprocess
+import sys
+import zlib
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS and /proc are Linux's")
+
+SEGMENT = 8 << 20  # bytes of content per repeated compressed segment
+GZIP_HEADER = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff"
+LIMIT_ABOVE_BASELINE = 3 << 29  # 1.5 GiB
+CHILD_TIMEOUT_S = 300  # a hang guard only: every refusal comes within seconds
+
+
+def _repeat_to(unit: bytes, size: int) -> bytes:
+    return unit * (size // len(unit))
+
+
+def _deflate(prefix: bytes, unit: bytes, total: int, suffix: bytes) -> bytes:
+    """A raw deflate stream of ``prefix + unit * k + suffix`` (about ``total`` bytes of content)."""
+    co = zlib.compressobj(9, zlib.DEFLATED, -15)
+    head = co.compress(prefix) + co.flush(zlib.Z_FULL_FLUSH)
+    chunk = _repeat_to(unit, SEGMENT)
+    segment = co.compress(chunk) + co.flush(zlib.Z_FULL_FLUSH)
+    tail = co.compress(suffix) + co.flush()
+    return head + segment * max(total // len(chunk), 1) + tail
+
+
+def gzip_bomb(prefix: bytes, unit: bytes, total: int, suffix: bytes = b"", declared: int = 1 << 20) -> bytes:
+    """gzip whose trailer claims ``declared`` bytes (and a CRC nobody reaches)."""
+    return GZIP_HEADER + _deflate(prefix, unit, total, suffix) + struct.pack("<II", 0, declared)
+
+
+def bz2_bomb(unit: bytes, total: int) -> bytes:
+    piece = 1 << 20  # bz2 compresses text slowly: many small streams rather than one big one
+    stream = bz2.compress(_repeat_to(unit, piece))
+    return stream * (total // piece)
+
+
+def xz_bomb(unit: bytes, total: int) -> bytes:
+    piece = 4 << 20
+    stream = lzma.compress(_repeat_to(unit, piece))
+    return stream * (total // piece)
+
+
+def _npy_header(dtype: str, count: int) -> bytes:
+    text = f"{{'descr': '{dtype}', 'fortran_order': False, 'shape': ({count},), }}"
+    text += " " * (63 - (10 + len(text)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(text)) + text.encode()
+
+
+def zip_archive(members: list[tuple[str, bytes, int, int, int]]) -> bytes:
+    """A zip of (name, stored bytes, method, declared size, crc) members, directory and all."""
+    local, central = b"", b""
+    for name, data, method, size, crc in members:
+        offset = len(local)
+        fields = struct.pack("<HHHHHIIIHH", 20, 0, method, 0, 0x21, crc, len(data), size, len(name), 0)
+        local += b"PK\x03\x04" + fields + name.encode() + data
+        central += (b"PK\x01\x02" + struct.pack("<H", 20) + fields + struct.pack("<HHHII", 0, 0, 0, 0, offset)
+                    + name.encode())
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, len(members), len(members), len(central), len(local), 0)
+    return local + central + end
+
+
+def npz_bomb(declared_size: int | None) -> bytes:
+    """An .npz whose deflated 'indices' member expands to 2 GiB (declared honestly, or as a lie)."""
+    count = 2 << 30 >> 2
+    header = _npy_header("<i4", count)
+    deflated = _deflate(header, b"\x00" * 4096, count * 4, b"")
+    small = [("indptr.npy", _npy_header("<i8", 2) + struct.pack("<qq", 0, count)),
+             ("shape.npy", _npy_header("<i8", 2) + struct.pack("<qq", 1, 1))]
+    members = [(name, data, 0, len(data), zlib.crc32(data)) for name, data in small]
+    size = len(header) + count * 4 if declared_size is None else declared_size
+    members.append(("indices.npy", deflated, 8, size, 0))
+    return zip_archive(members)
+
+
+GIB = 1 << 30
+MTX_BANNER = b"%%MatrixMarket matrix coordinate real general\n"
+BOMBS = {
+    "nodes.gml.gz": lambda: gzip_bomb(b"graph [\n", b"node [ id 1 ]\n", GIB // 2, b"]\n"),
+    "nodes.graphml.gz": lambda: gzip_bomb(b'<?xml version="1.0"?><graphml><graph edgedefault="directed">',
+                                          b'<node id="n"/>', GIB // 2, b"</graph></graphml>"),
+    "one_line.mtx.gz": lambda: gzip_bomb(MTX_BANNER + b"3 3 1\n", b"1" * 4096, GIB),
+    "entries.mtx.gz": lambda: gzip_bomb(MTX_BANNER + b"3 3 268435456\n", b"1 1 1\n", GIB),
+    "edges.txt.gz": lambda: gzip_bomb(b"", b"1 2\n", GIB),
+    "edges.txt.bz2": lambda: bz2_bomb(b"1 2\n", 4 * GIB),
+    "edges.txt.xz": lambda: xz_bomb(b"1 2\n", 2 * GIB),
+    "arcs.gr.gz": lambda: gzip_bomb(b"p sp 3 1\n", b"a 1 2 1\n", GIB),
+    "rows.csv.gz": lambda: gzip_bomb(b"source,target\n", b"a,b\n", GIB),
+    "deflated.npz": lambda: npz_bomb(None),
+    "deflated_lying.npz": lambda: npz_bomb(1000),
+}
+# zipfile never inflates past a member's declared size, so a member that declares less than it
+# holds is cut there and fails its CRC: a format error, and nothing for the pre-check to see
+CUT_AT_DECLARED_SIZE = {"deflated_lying.npz"}
+
+CHILD = r"""
+import json, resource, sys, time
+import numba, networkx, numpy, scipy.sparse  # noqa: F401  (imported before the limit is measured)
+from kernels.graph.io import check_fits_memory, formats, read_graph
+from kernels.errors import GraphKernelsError
+formats()
+
+def vm_size():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+
+limit = vm_size() + int(sys.argv[1])
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+for path in sys.argv[2:]:
+    out = {"path": path}
+    for what, call in (("precheck", check_fits_memory), ("read", read_graph)):
+        start = time.perf_counter()
+        try:
+            call(path)
+            out[what] = "accepted"
+        except GraphKernelsError as exc:
+            out[what] = f"{type(exc).__name__}|{exc}"
+        except BaseException as exc:
+            out[what] = f"ESCAPED {type(exc).__name__}|{exc}"
+        out[what + "_s"] = time.perf_counter() - start
+    print(json.dumps(out), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def bomb_results(tmp_path_factory) -> dict[str, dict]:
+    folder = tmp_path_factory.mktemp("bombs")
+    paths = []
+    for name, build in BOMBS.items():
+        path = folder / name
+        path.write_bytes(build())
+        paths.append(str(path))
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(LIMIT_ABOVE_BASELINE), *paths], capture_output=True,
+                          text=True, timeout=CHILD_TIMEOUT_S, cwd=root)
+    results = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("{"):
+            item = json.loads(line)
+            results[Path(item["path"]).name] = item
+    results["_child"] = {"returncode": proc.returncode, "stderr": proc.stderr[-2000:]}
+    return results
+
+
+@pytest.mark.parametrize("name", sorted(BOMBS))
+def test_bomb_is_refused_with_a_one_line_limit_error_under_a_memory_cap(bomb_results, name, tmp_path):
+    assert name in bomb_results, f"the child died before this bomb: {bomb_results['_child']}"
+    result = bomb_results[name]
+    size = Path(result["path"]).stat().st_size
+    assert size <= 3 << 20, f"the bomb is {size} bytes: it should be about a megabyte"
+    for what in ("precheck", "read"):
+        if name in CUT_AT_DECLARED_SIZE and (what == "precheck" or "Bad CRC" in result[what]):
+            assert result[what] == "accepted" or result[what].startswith("GraphFormatError|"), result[what]
+            continue
+        kind, _, message = result[what].partition("|")
+        assert kind in ("FileTooLargeError", "GraphFormatError", "ResourceLimitError"), result[what]
+        assert "\n" not in message and result["path"] in message, message
+        # the budget or the line bound refused it, not a MemoryError caught late
+        assert "expands to more than" in message or "a line longer than" in message, message
+    assert result["read"] != "accepted"
+
+
+def test_the_bombs_do_expand_to_gigabytes():
+    """The bombs are what they claim (else the test above proves nothing): a decompressor fed
+    one of them keeps producing past 1 GiB."""
+    data = BOMBS["edges.txt.gz"]()
+    assert _inflated_bytes(data[len(GZIP_HEADER):], -15, stop_at=GIB) >= GIB  # raw: the forged CRC is never reached
+    npz = BOMBS["deflated.npz"]()
+    start = npz.index(b"indices.npy") + len(b"indices.npy")
+    assert _inflated_bytes(npz[start:], -15, stop_at=2 * GIB) >= 2 * GIB
+
+
+def _inflated_bytes(data: bytes, wbits: int, stop_at: int) -> int:
+    d = zlib.decompressobj(wbits)
+    produced = 0
+    for k in range(0, len(data), 1 << 16):
+        produced += len(d.decompress(data[k:k + (1 << 16)]))
+        if produced >= stop_at:
+            break
+    return produced
+
+
+LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [
+ <!ENTITY lol "lolololololololololololololololololololololololololololol">
+""" + b"".join(b' <!ENTITY lol%d "%s">\n' % (k, (b"&lol%d;" % (k - 1) if k > 1 else b"&lol;") * 10)
+               for k in range(1, 10)) + b"""]>
+<graphml><graph edgedefault="directed"><node id="&lol9;"/></graph></graphml>
+"""
+
+
+def test_xml_entity_expansion_is_refused_on_one_line(tmp_path):
+    """The "billion laughs": 1 KB of entity definitions that expand to gigabytes (expat refuses)."""
+    from kernels.errors import GraphFormatError
+    from kernels.graph.io import read_graph
+
+    path = tmp_path / "laughs.graphml"
+    path.write_bytes(LAUGHS)
+    with pytest.raises(GraphFormatError, match="amplification") as info:
+        read_graph(path)
+    assert "\n" not in str(info.value)
