@@ -281,7 +281,8 @@ def test_a_kernel_fault_and_a_hang_past_the_time_limit_restart_the_worker(qtbot,
     run.choose("faulty", "cpu-serial", {"mode": "hang"}, repeat=1)
     run.time_limit_box.setValue(2)
     task = run_and_wait(qtbot, run.run())
-    assert task.state == "failed" and "did not answer within the time limit" in task.error
+    assert task.state == "failed" and "stopped after 2 s, the time limit set in the Run dock" in task.error
+    assert sum("stopped after 2 s" in m for m in w.log_dock.messages()) == 1      # said once
     assert ComputeClient.for_window(w).restarts == 2
     run.choose("faulty", "cpu-serial", {"mode": "ok"}, repeat=1)
     assert run_and_wait(qtbot, run.run()).state == "finished"

@@ -179,19 +179,24 @@ class ComputeClient(QObject):
 
     def _replace_worker(self, client: WorkerClient, control: JobControl, what: str, exc: Exception,
                         timed_out: bool) -> JobFailed:
-        if timed_out:
-            cause = f"did not answer within the time limit ({exc})"
-        else:
-            how = describe_exit(str(exc))
-            cause = f"died ({how})" if how else f"died ({exc})"
         client.kill()
         try:
             client.start()
             fresh = f"a fresh worker (pid {client.pid}) was started"
         except OSError as start_exc:
             fresh = f"a fresh worker could not be started ({start_exc}); the next run tries again"
-        message = (f"The worker process {cause} while running {what}: a kernel fault, a hang or an outside "
-                   f"kill. {fresh[0].upper() + fresh[1:]}; your graphs and edits are safe.")
+        if timed_out and getattr(exc, "started", True):
+            limit = getattr(exc, "limit_s", None)
+            after = f"after {limit:g} s, " if limit is not None else ""
+            message = (f"{what} was stopped {after}the time limit set in the Run dock; {fresh}, "
+                       "your graphs and edits are safe.")
+        elif timed_out:
+            message = f"{what} did not start: {exc}; {fresh}, your graphs and edits are safe."
+        else:
+            how = describe_exit(str(exc))
+            cause = f"died ({how})" if how else f"died ({exc})"
+            message = (f"The worker process {cause} while running {what}: a kernel fault or an outside kill. "
+                       f"{fresh[0].upper() + fresh[1:]}; your graphs and edits are safe.")
         control.worker_replaced(message)
         return JobFailed(message, worker_replaced=True)
 

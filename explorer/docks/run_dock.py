@@ -543,7 +543,8 @@ class RunDock(QDockWidget):
         self.window_.statusBar().showMessage(text, 10000)
 
     def _on_worker_restarted(self, message: str) -> None:
-        self.window_.log("warning", message)
+        # the job's failure carries the same sentence to the log: say it once there
+        self.window_.statusBar().showMessage(message, 15000)
 
     def _on_done(self) -> None:
         self._elapsed_timer.stop()

@@ -18,6 +18,9 @@ from kernels.compute.local.launch import neutral_directory, worker_command, work
 from kernels.compute.local.protocol import ProtocolError, read_frame, write_frame
 from kernels.errors import GraphKernelsError
 
+# a fresh worker imports numba and the families; a job is only timed once it has started
+START_TIMEOUT_S = 300.0
+
 
 class WorkerDied(GraphKernelsError):
     """The worker process ended (crash, kill) before answering."""
@@ -29,6 +32,11 @@ class _SendFailed(WorkerDied):
 
 class WorkerTimeout(GraphKernelsError):
     """The worker did not answer within the time limit; it has been killed."""
+
+    def __init__(self, message: str, *, limit_s: float | None = None, started: bool = True):
+        super().__init__(message)
+        self.limit_s = limit_s
+        self.started = started
 
 
 class WorkerError(GraphKernelsError):
@@ -47,6 +55,7 @@ class WorkerClient:
         self._replies: queue.Queue = queue.Queue()
         self._graphs: dict = {}
         self._loaded: set = set()
+        self._prepared: set = set()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.restarts = 0
@@ -66,6 +75,7 @@ class WorkerClient:
                                       cwd=neutral_directory(), bufsize=0)
         self._replies = queue.Queue()
         self._loaded = set()
+        self._prepared = set()
         threading.Thread(target=self._read_loop, args=(self._proc, self._replies), daemon=True).start()
 
     @staticmethod
@@ -94,6 +104,7 @@ class WorkerClient:
                     stream.close()
         self._proc = None
         self._loaded = set()
+        self._prepared = set()
 
     def restart(self) -> None:
         self.kill()
@@ -117,8 +128,13 @@ class WorkerClient:
         self.close()
 
     # ---- requests -----------------------------------------------------------------------
-    def request(self, message: dict, timeout: float | None = None, cancel=None) -> dict:
-        """Send one request and wait for its reply; kill the worker on timeout or cancel."""
+    def request(self, message: dict, timeout: float | None = None, cancel=None,
+                start_timeout: float | None = None) -> dict:
+        """Send one request and wait for its reply; kill the worker on timeout or cancel.
+
+        With ``start_timeout``, ``timeout`` counts from the worker's "started" progress frame
+        (sent when the job begins), and until then ``start_timeout`` applies: a time limit set
+        for a run is not spent on a busy machine's scheduling or on reading the request."""
         with self._lock:
             self.start()
             try:
@@ -128,7 +144,8 @@ class WorkerClient:
                 self.restarts += 1
                 self.kill()
                 raise _SendFailed("the worker process ended before the request could be sent") from None
-            deadline = None if timeout is None else time.monotonic() + timeout
+            limit = start_timeout if (start_timeout is not None and timeout is not None) else timeout
+            deadline = None if limit is None else time.monotonic() + limit
             while True:
                 wait = 0.1 if deadline is None else max(0.0, min(0.1, deadline - time.monotonic()))
                 try:
@@ -139,14 +156,19 @@ class WorkerClient:
                         raise WorkerDied("cancelled: the worker was stopped") from None
                     if deadline is not None and time.monotonic() >= deadline:
                         self.kill()
-                        raise WorkerTimeout(f"no answer within {timeout:g} s: the worker was stopped "
-                                            "(a hang or a very long run)") from None
+                        if limit is not timeout:
+                            raise WorkerTimeout(f"the job did not start within {limit:g} s: the worker was "
+                                                "stopped", limit_s=limit, started=False) from None
+                        raise WorkerTimeout(f"stopped after {timeout:g} s, the time limit", limit_s=timeout) from None
                     continue
                 if reply is None:
                     code = self._proc.wait() if self._proc else None
                     self.kill()
                     raise WorkerDied(f"the worker process died (exit status {code}) while running the job")
                 if reply.get("op") == "progress":
+                    if reply.get("stage") == "started" and limit is not timeout:
+                        limit = timeout
+                        deadline = time.monotonic() + timeout
                     continue
                 if reply.get("op") == "error":
                     raise WorkerError(reply.get("kind", "Error"), reply.get("message", "unknown error"))
@@ -154,6 +176,14 @@ class WorkerClient:
 
     def ping(self, timeout: float = 120) -> dict:
         return self.request({"op": "ping"}, timeout=timeout)
+
+    def _ensure_prepared(self, family: str, variant: str, target: str | None, timeout) -> None:
+        """Have the worker import the variant's family (and gather the environment a record carries)
+        before the timed request, once per process."""
+        if (family, variant, target) not in self._prepared:
+            self.request({"op": "prepare", "family": family, "variant": variant, "target": target},
+                         timeout=timeout)
+            self._prepared.add((family, variant, target))
 
     def add_graph(self, key: str, graph) -> None:
         """Remember a graph; it is (re)sent to the worker before a job needs it."""
@@ -172,10 +202,12 @@ class WorkerClient:
         msg = {"op": "run", "id": next(self._ids), "key": key, "family": family, "variant": variant,
                "params": params or {}, "target": target, "repeat": repeat, "warmup": warmup,
                "seed": seed, "want_output": want_output}
+        setup_timeout = max(timeout or 0, START_TIMEOUT_S)
         for attempt in (1, 2):
             try:
-                self._ensure_loaded(key, timeout=max(timeout or 0, 300))
-                return self.request(msg, timeout=timeout, cancel=cancel)
+                self._ensure_loaded(key, timeout=setup_timeout)
+                self._ensure_prepared(family, variant, target, timeout=setup_timeout)
+                return self.request(msg, timeout=timeout, cancel=cancel, start_timeout=setup_timeout)
             except _SendFailed:
                 if attempt == 2:
                     raise

@@ -55,8 +55,18 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
             elif op == "forget":
                 graphs.pop(msg["key"], None)
                 reply = {"op": "forgotten", "key": msg["key"]}
+            elif op == "prepare":    # import the variant's family now, outside the run's time limit
+                from kernels.algorithms.registry import get_variant
+
+                from kernels.measure.environment import environment
+
+                get_variant(msg["family"], msg["variant"])
+                environment(msg.get("target") or "cpu")     # library versions, device: cached after this
+                reply = {"op": "prepared"}
             elif op == "run":
                 graph = graphs[msg["key"]]
+                # the client's time limit counts from here: the run, not the worker's start
+                write_frame(frames_out, {"op": "progress", "stage": "started", "id": msg.get("id")})
                 result = run_variant(graph, msg["family"], msg["variant"], msg.get("params"),
                                      target=msg.get("target"), repeat=msg.get("repeat", 5),
                                      warmup=msg.get("warmup", 1), seed=msg.get("seed", 0))
