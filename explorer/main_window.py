@@ -72,6 +72,12 @@ GRAPH_FILE_FILTER = ("Graph files (*.mtx *.mm *.npz *.graphml *.gml *.net *.paje
                      "*.graph *.metis *.chaco *.txt *.tsv *.edges *.el *.wel *.edgelist *.dat *.gz *.bz2 *.xz);;"
                      "All files (*)")
 MAX_CLOSED_KEPT = 10
+DEFAULT_WINDOW = (1600, 1000)      # the first start (a remembered geometry replaces it), within the screen
+# default shares of the window (View ▸ Reset Layout and the first start): the Results area gets
+# room for a readable chart, the side docks for their forms without clipping
+BOTTOM_SHARE = 0.46
+SIDE_WIDTHS = (0.19, 0.25)          # Graph (left), Structure/Run (right), of the window's width
+SIDE_MIN = (250, 350)
 
 
 def _with_platform_keys(main: str, standard: QKeySequence.StandardKey) -> list[QKeySequence]:
@@ -131,12 +137,17 @@ class MainWindow(QMainWindow):
         self.log_dock = LogDock(self)
         self.graph_dock = GraphDock(self)
         self.structure_dock = StructureDock(self)
+        # the right docks (Structure | Run) take the full height: their forms are long
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.graph_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.structure_dock)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_dock)
-        self.resizeDocks([self.graph_dock, self.structure_dock], [330, 330], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.log_dock], [140], Qt.Orientation.Vertical)
+        # the log sits under the Graph dock, so the Results dock has the bottom's width to itself
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.log_dock)
+        self.splitDockWidget(self.graph_dock, self.log_dock, Qt.Orientation.Vertical)
         self._default_state = self.saveState()
+        self._layout_restored = False
+        self._sized = False
 
         self.graph_dock.openRequested.connect(self.open_dialog)
         self.graph_dock.generateRequested.connect(self.generate_dialog)
@@ -148,7 +159,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_menus()
         self._restore_enabled = restore_layout
-        self.resize(1400, 900)            # the first start; a remembered geometry replaces it
+        self.resize(*self._first_size())     # the first start; a remembered geometry replaces it
         if restore_layout:
             self._restore_layout()
         self._update_actions()
@@ -213,14 +224,36 @@ class MainWindow(QMainWindow):
         for d in right:
             self.tabifyDockWidget(self.structure_dock, d)
         self.structure_dock.raise_()
-        bottom = [d for d in self.compute_docks if self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
-        for d in bottom:
-            self.splitDockWidget(d, self.log_dock, Qt.Orientation.Horizontal)
-            self.resizeDocks([d, self.log_dock], [700, 350], Qt.Orientation.Horizontal)
         self._default_state = self.saveState()
         if self._restore_enabled:
             self._restore_layout()         # the compute docks' remembered places
         return self.compute_docks
+
+    @staticmethod
+    def _first_size() -> tuple[int, int]:
+        screen = QApplication.primaryScreen()
+        if screen is None:
+            return DEFAULT_WINDOW
+        room = screen.availableGeometry()
+        return min(DEFAULT_WINDOW[0], room.width()), min(DEFAULT_WINDOW[1], room.height())
+
+    def apply_default_sizes(self) -> None:
+        """Give the docks their default shares of the window's current size."""
+        w, h = self.width(), self.height()
+        bottom = [d for d in self.docks() if self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea
+                  and not d.isFloating() and d.isVisible()]
+        if bottom:
+            self.resizeDocks(bottom[:1], [int(h * BOTTOM_SHARE)], Qt.Orientation.Vertical)
+        left = max(SIDE_MIN[0], int(w * SIDE_WIDTHS[0]))
+        right = max(SIDE_MIN[1], int(w * SIDE_WIDTHS[1]))
+        self.resizeDocks([self.graph_dock, self.structure_dock], [left, right], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.graph_dock, self.log_dock], [int(h * 0.68), int(h * 0.32)], Qt.Orientation.Vertical)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self._sized and not self._layout_restored:
+            self._sized = True
+            self.apply_default_sizes()
 
     def docks(self) -> list[QDockWidget]:
         return [self.graph_dock, self.structure_dock, self.log_dock, *self.compute_docks]
@@ -921,12 +954,13 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         state = self.settings.window_state()
         if state is not None:
-            self.restoreState(state)
+            self._layout_restored = self.restoreState(state) or self._layout_restored
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state)
         for dock in self.docks():
             dock.show()
+        self.apply_default_sizes()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.settings.save_window(self.saveGeometry(), self.saveState())

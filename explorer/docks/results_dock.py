@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.compute import ComputeClient, ComputeTask
-from explorer.plots.export import save_picture
+from explorer.plots.export import save_offscreen
 from explorer.plots.heatmap_view import HeatmapView
 from explorer.plots.history_table import HistoryModel, HistoryTable
 from explorer.plots.timing_chart import TimingChart
@@ -43,6 +43,7 @@ from kernels.errors import GraphFormatError, GraphKernelsError
 from kernels.results import dumps, load_sweep, read_records, records_to_csv, save_sweep, sweep_to_csv
 
 LATEST_RUNS_SHOWN = 12
+HISTORY_SHARE = 0.44          # of the dock's width: ✓, run, median, target and parameters in view
 NO_BASELINE = "no speedup view"
 
 
@@ -132,6 +133,8 @@ class ResultsDock(QDockWidget):
         splitter.addWidget(self.tabs)
         splitter.setStretchFactor(0, 5)
         splitter.setStretchFactor(1, 6)
+        splitter.setChildrenCollapsible(False)
+        splitter.setSizes([int(HISTORY_SHARE * 1000), int((1 - HISTORY_SHARE) * 1000)])
         self.splitter = splitter
         outer.addWidget(splitter, 1)
         self.setWidget(body)
@@ -471,14 +474,15 @@ class ResultsDock(QDockWidget):
         if not self.timing_chart.records:
             self.window_.show_error("Export failed", "the timing chart is empty: run something or select runs first")
             return False
-        return self._exported("timing chart", path, lambda: save_picture(self.timing_chart, path,
-                                                                          "GPU Graph Explorer: timing chart"))
+        return self._exported("timing chart", path, lambda: save_offscreen(self.timing_chart.clone(), path,
+                                                                            "GPU Graph Explorer: timing chart"))
 
     def export_heatmap(self, path) -> bool:
         if self.heatmap.table is None:
             self.window_.show_error("Export failed", "no heatmap to export: run or open a sweep first")
             return False
-        return self._exported("heatmap", path, lambda: save_picture(self.heatmap, path, "GPU Graph Explorer: heatmap"))
+        return self._exported("heatmap", path, lambda: save_offscreen(self.heatmap.clone(), path,
+                                                                       "GPU Graph Explorer: heatmap"))
 
     def export_heatmap_csv(self, path) -> bool:
         from kernels.heatmap import write_csv
