@@ -64,7 +64,7 @@ from explorer.loading import (
 from explorer.settings import AppSettings
 from explorer.views.graph_tab import GraphTab
 from kernels.errors import GraphKernelsError
-from kernels.measure.targets import default_target, target_label
+from kernels.measure.targets import target_label
 from kernels.memory import format_bytes
 
 RESULT_SUFFIXES = (".json", ".jsonl")
@@ -88,6 +88,20 @@ def _with_platform_keys(main: str, standard: QKeySequence.StandardKey) -> list[Q
         if k.toString() not in {x.toString() for x in keys}:
             keys.append(k)
     return keys
+
+
+def targets_text() -> str:
+    """The status bar's words for where kernels can run: the same list the Run dock offers
+    (:func:`explorer.compute.targets.machine_targets`), so the two never disagree."""
+    from explorer.compute.targets import machine_targets
+
+    try:
+        here = machine_targets()
+    except GraphKernelsError as exc:
+        return f"no target ({exc})"
+    names = {"cuda": target_label("cuda"), "sim": "CUDA simulator", "cpu": "CPU"}
+    text = "targets: " + ", ".join(names[t] for t in here)
+    return text + ("" if "cuda" in here else " (no GPU)")
 
 
 def _session_suffix() -> str:
@@ -271,12 +285,9 @@ class MainWindow(QMainWindow):
         for w in (self.progress_label, self.progress_bar, self.cancel_button):
             w.setVisible(False)
             bar.addPermanentWidget(w)
-        try:
-            label = target_label(default_target())
-        except GraphKernelsError as exc:
-            label = f"no target ({exc})"
-        self.target_label = QLabel(f"target: {label}")
-        self.target_label.setToolTip("where kernels run (GRAPH_KERNELS_TARGET=cuda|sim|cpu forces one)")
+        self.target_label = QLabel(targets_text())
+        self.target_label.setToolTip("where kernels can run here, as the Run dock offers them "
+                                     "(GRAPH_KERNELS_TARGET=cuda|sim|cpu forces one)")
         bar.addPermanentWidget(self.target_label)
 
     def _update_progress(self) -> None:
