@@ -193,6 +193,16 @@ class MainWindow(QMainWindow):
         self.log("error", message)
         self.statusBar().showMessage(message, 15000)
         if self.dialogs and self.isVisible():
+            open_box = next((b for b in self._message_boxes if b.isVisible()), None)
+            if open_box is not None:
+                # one error window at a time, on the window: the latest error, and how many came before
+                open_box.earlier = getattr(open_box, "earlier", 0) + 1
+                open_box.setWindowTitle(title)
+                open_box.setText(message)
+                open_box.setInformativeText(f"{open_box.earlier} earlier error(s) since this window opened: "
+                                            "all are in the log (View ▸ Show Log, Ctrl+L)")
+                open_box.raise_()
+                return
             box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             box.setWindowModality(Qt.WindowModality.NonModal)
@@ -973,9 +983,34 @@ class MainWindow(QMainWindow):
             dock.show()
         self.apply_default_sizes()
 
+    def ask_unsaved(self, unsaved: list[GraphDocument]) -> str:
+        """Ask what to do with unsaved edits on quitting: "save", "discard" or "cancel"."""
+        names = ", ".join(d.name for d in unsaved[:5]) + (" …" if len(unsaved) > 5 else "")
+        box = QMessageBox(QMessageBox.Icon.Question, "Unsaved edits",
+                          f"{len(unsaved)} graph(s) have edits not saved in a session: {names}.", parent=self)
+        box.setInformativeText("Save the session before quitting? Closing without saving keeps the edits for "
+                               "File ▸ Recover Autosaved Session until the next time.")
+        box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                               | QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Discard).setText("Close Without Saving")
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        self._quit_box = box
+        answer = box.exec()
+        return {QMessageBox.StandardButton.Save: "save",
+                QMessageBox.StandardButton.Discard: "discard"}.get(QMessageBox.StandardButton(answer), "cancel")
+
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self.settings.save_window(self.saveGeometry(), self.saveState())
         unsaved = self.unsaved_documents()
+        if unsaved and self.dialogs and self.isVisible():
+            choice = self.ask_unsaved(unsaved)
+            if choice == "cancel":
+                event.ignore()
+                return
+            if choice == "save" and not self._save_before_quitting():
+                event.ignore()
+                return
+            unsaved = self.unsaved_documents()
+        self.settings.save_window(self.saveGeometry(), self.saveState())
         if unsaved:
             # never lose edits: keep them in the autosave session (File ▸ Recover Autosaved Session)
             try:
@@ -987,6 +1022,29 @@ class MainWindow(QMainWindow):
                 self.log("error", f"could not keep the unsaved edits: {describe_error(exc)}")
         self.shutdown()
         super().closeEvent(event)
+
+    def _save_before_quitting(self) -> bool:
+        """Save the session now (not in the background: the window is closing)."""
+        from explorer import session
+
+        path = self.session_path
+        if not path:
+            suffix = _session_suffix()
+            path, _ = QFileDialog.getSaveFileName(self, "Save session", str(Path(self.settings.last_directory())
+                                                                             / f"session{suffix}"),
+                                                  f"Sessions (*{suffix})")
+            if not path:
+                return False
+            path = path if path.endswith(suffix) else path + suffix
+        try:
+            session.write(self.collect_session(), path)
+        except (GraphKernelsError, OSError) as exc:
+            self.show_error("Session not saved", f"{path}: {describe_error(exc)}")
+            return False
+        self.session_path = path
+        for d in self._documents:
+            d.undo_stack.setClean()
+        return True
 
     def shutdown(self) -> None:
         """Stop everything that runs in the background (tasks, layouts, compute docks)."""
@@ -1007,14 +1065,21 @@ class MainWindow(QMainWindow):
             box.close()
 
     # ==== help and pictures ==========================================================================
-    def shortcuts_dialog(self) -> None:
-        rows = []
+    def shortcut_list(self) -> list[tuple[str, str]]:
+        """(command, keys) of every menu command with a shortcut, each once (an action in two
+        menus, like Open Results…, is listed once)."""
+        rows, seen = [], set()
         for menu_action in self.menuBar().actions():
             menu = menu_action.menu()
             for act in menu.actions():
-                if act.shortcut().toString():
-                    rows.append(f"<tr><td>{html.escape(act.text().replace('&', ''))}</td>"
-                                f"<td><b>{act.shortcut().toString()}</b></td></tr>")
+                if act.shortcut().toString() and id(act) not in seen:
+                    seen.add(id(act))
+                    rows.append((act.text().replace("&", ""), act.shortcut().toString()))
+        return rows
+
+    def shortcuts_dialog(self) -> None:
+        rows = [f"<tr><td>{html.escape(text)}</td><td><b>{html.escape(keys)}</b></td></tr>"
+                for text, keys in self.shortcut_list()]
         QMessageBox.information(self, "Keyboard shortcuts", "<table>" + "".join(rows) + "</table>")
 
     def about_dialog(self) -> None:

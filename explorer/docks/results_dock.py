@@ -40,7 +40,15 @@ from explorer.plots.heatmap_view import HeatmapView
 from explorer.plots.history_table import HistoryModel, HistoryTable
 from explorer.plots.timing_chart import TimingChart
 from kernels.errors import GraphFormatError, GraphKernelsError
-from kernels.results import dumps, load_sweep, read_records, records_to_csv, save_sweep, sweep_to_csv
+from kernels.results import (
+    dumps,
+    load_sweep,
+    read_records,
+    records_to_csv,
+    save_sweep,
+    share_like_other_files,
+    sweep_to_csv,
+)
 
 LATEST_RUNS_SHOWN = 12
 HISTORY_SHARE = 0.44          # of the dock's width: ✓, run, median, target and parameters in view
@@ -303,6 +311,8 @@ class ResultsDock(QDockWidget):
 
     # ==== sweeps ========================================================================================
     def add_sweep(self, sweep: dict, source: str = "") -> int:
+        if not source:            # a sweep starting here: its label (and sessions) keep when it ran
+            sweep.setdefault("started", _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
         label = self._sweep_label(sweep, source)
         self.sweeps.append({"sweep": sweep, "source": source, "label": label})
         self.sweep_box.addItem(label)
@@ -314,7 +324,7 @@ class ResultsDock(QDockWidget):
     def _sweep_label(sweep: dict, source: str) -> str:
         inp = (sweep.get("input") or {}).get("name", "?")
         axes = " × ".join(sweep.get("grid", {}))
-        when = Path(source).name if source else _dt.datetime.now().strftime("%H:%M:%S")
+        when = _sweep_time(sweep) or (Path(source).name if source else _dt.datetime.now().strftime("%H:%M:%S"))
         return f"{sweep.get('family')}/{sweep.get('variant')} on {inp} ({sweep.get('target')}): {axes} — {when}"
 
     def current_sweep(self) -> dict | None:
@@ -561,11 +571,26 @@ class ResultsDock(QDockWidget):
         self.client.shutdown()
 
 
+def _sweep_time(sweep: dict) -> str:
+    """When the sweep ran (its ``started`` stamp, in local time), not when it was opened here."""
+    stamp = sweep.get("started")
+    if not stamp:
+        return ""
+    try:
+        t = _dt.datetime.fromisoformat(str(stamp))
+    except ValueError:
+        return str(stamp)
+    if t.tzinfo is not None:
+        t = t.astimezone()
+    return t.strftime("%H:%M:%S") if t.date() == _dt.date.today() else t.strftime("%Y-%m-%d %H:%M")
+
+
 def _write_jsonl(records: list[dict], path) -> None:
     """Write records as JSON lines, atomically (a temporary file renamed over the target)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     try:
+        share_like_other_files(fd)           # 0644 like other exports, not mkstemp's 0600
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             for rec in records:
                 fh.write(dumps(rec) + "\n")

@@ -60,6 +60,9 @@ class RunDock(QDockWidget):
         self.document = None
         self.task: ComputeTask | None = None
         self._job_label = ""
+        # launch parameters as last set, per variant: switching variant and back keeps them
+        self._kept_params: dict[tuple[str, str], dict] = {}
+        self._shown: tuple[str, str] | None = None
         self._building = False
 
         body = QWidget()
@@ -265,8 +268,13 @@ class RunDock(QDockWidget):
         fam, var = self.family, self.variant
         if fam is None or var is None:
             return
+        if self._shown is not None and self.form.fields:
+            self._kept_params[self._shown] = self.form.texts()
+        self._shown = (fam.name, var.name)
         params = fam.all_params(var)
         self.form.set_params(params)
+        if self._shown in self._kept_params:
+            self.form.set_texts(self._kept_params[self._shown])
         self.sweep_panel.set_params(params)
         text = f"<b>{html.escape(fam.title)}</b><br>{html.escape(var.description)}"
         if fam.needs:

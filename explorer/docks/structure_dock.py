@@ -33,6 +33,8 @@ from explorer import commands
 from kernels.errors import GraphEditError, GraphKernelsError
 
 PAGE_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+ZERO_BASED = ("Vertex ids count from 0, as in the node-link view and the page inspector. Matrix Market "
+              "(.mtx) files count from 1: vertex k of the file is id k − 1 here.")
 
 
 class GraphShortcutRouter(QObject):
@@ -93,7 +95,8 @@ class StructureDock(QDockWidget):
         self.state_label.setWordWrap(True)
         layout.addWidget(self.state_label)
 
-        ids = QGroupBox("vertices and edges")
+        ids = QGroupBox("vertices and edges (ids from 0)")
+        ids.setToolTip(ZERO_BASED)
         grid = QGridLayout(ids)
         validator = QIntValidator(0, 2**31 - 2, self)
         self.u_edit = QLineEdit()
@@ -103,8 +106,8 @@ class StructureDock(QDockWidget):
                        (self.v_edit, "target vertex v"),
                        (self.new_v_edit, "new target for 'Edit edge' (u, v) -> (u, new v)")):
             w.setValidator(validator)
-            w.setToolTip(tip)
-            w.setPlaceholderText("id")
+            w.setToolTip(f"{tip}<br>{ZERO_BASED}")
+            w.setPlaceholderText("id, from 0")
         self.weight_edit = QLineEdit()
         self.weight_edit.setPlaceholderText("1.0")
         self.weight_edit.setToolTip("weight of an added edge (weighted graphs only)")
