@@ -32,7 +32,8 @@ def _parse(argv):
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="render the main window offscreen to a PNG and exit")
     p.add_argument("--view", choices=VIEWS, help="with --screenshot: what the window shows")
-    p.add_argument("--size", default="1500x950", metavar="WxH", help="with --screenshot: window size in pixels")
+    p.add_argument("--size", default="1600x1000", metavar="WxH",
+                   help="with --screenshot: window size in pixels (default 1600x1000, the first start's size)")
     p.add_argument("--random-edits", type=int, default=0, metavar="N",
                    help="with --screenshot: apply a random batch of N edge edits to the current graph first "
                         "(shows the pages an edit writes)")
