@@ -185,7 +185,7 @@ def _screenshot(args, tmp: str) -> int:
     try:
         width, height = (int(x) for x in args.size.lower().split("x"))
     except ValueError:
-        print(f"gpu-graph-explorer: --size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1500x950", file=sys.stderr)
+        print(f"gpu-graph-explorer: --size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1600x1000", file=sys.stderr)
         return 2
     window = _make_window(args, settings=AppSettings.ephemeral(tmp), restore_layout=False, dialogs=False)
     failures: list[str] = []
