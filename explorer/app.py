@@ -32,7 +32,8 @@ def _parse(argv):
     p.add_argument("--screenshot", metavar="OUT.png",
                    help="render the main window offscreen to a PNG and exit")
     p.add_argument("--view", choices=VIEWS, help="with --screenshot: what the window shows")
-    p.add_argument("--size", default="1500x950", metavar="WxH", help="with --screenshot: window size in pixels")
+    p.add_argument("--size", default="1600x1000", metavar="WxH",
+                   help="with --screenshot: window size in pixels (default 1600x1000, the first start's size)")
     p.add_argument("--random-edits", type=int, default=0, metavar="N",
                    help="with --screenshot: apply a random batch of N edge edits to the current graph first "
                         "(shows the pages an edit writes)")
@@ -184,7 +185,7 @@ def _screenshot(args, tmp: str) -> int:
     try:
         width, height = (int(x) for x in args.size.lower().split("x"))
     except ValueError:
-        print(f"gpu-graph-explorer: --size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1500x950", file=sys.stderr)
+        print(f"gpu-graph-explorer: --size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1600x1000", file=sys.stderr)
         return 2
     window = _make_window(args, settings=AppSettings.ephemeral(tmp), restore_layout=False, dialogs=False)
     failures: list[str] = []

@@ -192,13 +192,10 @@ AUTO_PAGE_SIZE = 0     # "choose by graph size"
 
 
 def auto_page_size(csr: CSRGraph) -> int:
-    """The page size the thesis found best for a graph of this size: 256 words for small
-    graphs, 512 for mid-size ones, 1024 (its ~1280, rounded to a power of two) for large."""
-    if csr.nnz < 200_000:
-        return 256
-    if csr.nnz < 20_000_000:
-        return 512
-    return 1024
+    """The page size for a graph of this size: the core's one rule (``graph-kernels info`` uses it too)."""
+    from kernels.graph.stats import page_size_for
+
+    return page_size_for(csr)
 
 
 def finish_loaded(csr: CSRGraph, page_size: int, control: TaskControl, source: str = "") -> LoadedGraph:

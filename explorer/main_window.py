@@ -64,7 +64,7 @@ from explorer.loading import (
 from explorer.settings import AppSettings
 from explorer.views.graph_tab import GraphTab
 from kernels.errors import GraphKernelsError
-from kernels.measure.targets import default_target, target_label
+from kernels.measure.targets import target_label
 from kernels.memory import format_bytes
 
 RESULT_SUFFIXES = (".json", ".jsonl")
@@ -72,6 +72,12 @@ GRAPH_FILE_FILTER = ("Graph files (*.mtx *.mm *.npz *.graphml *.gml *.net *.paje
                      "*.graph *.metis *.chaco *.txt *.tsv *.edges *.el *.wel *.edgelist *.dat *.gz *.bz2 *.xz);;"
                      "All files (*)")
 MAX_CLOSED_KEPT = 10
+DEFAULT_WINDOW = (1600, 1000)      # the first start (a remembered geometry replaces it), within the screen
+# default shares of the window (View ▸ Reset Layout and the first start): the Results area gets
+# room for a readable chart, the side docks for their forms without clipping
+BOTTOM_SHARE = 0.46
+SIDE_WIDTHS = (0.19, 0.25)          # Graph (left), Structure/Run (right), of the window's width
+SIDE_MIN = (250, 350)
 
 
 def _with_platform_keys(main: str, standard: QKeySequence.StandardKey) -> list[QKeySequence]:
@@ -82,6 +88,20 @@ def _with_platform_keys(main: str, standard: QKeySequence.StandardKey) -> list[Q
         if k.toString() not in {x.toString() for x in keys}:
             keys.append(k)
     return keys
+
+
+def targets_text() -> str:
+    """The status bar's words for where kernels can run: the same list the Run dock offers
+    (:func:`explorer.compute.targets.machine_targets`), so the two never disagree."""
+    from explorer.compute.targets import machine_targets
+
+    try:
+        here = machine_targets()
+    except GraphKernelsError as exc:
+        return f"no target ({exc})"
+    names = {"cuda": target_label("cuda"), "sim": "CUDA simulator", "cpu": "CPU"}
+    text = "targets: " + ", ".join(names[t] for t in here)
+    return text + ("" if "cuda" in here else " (no GPU)")
 
 
 def _session_suffix() -> str:
@@ -131,12 +151,17 @@ class MainWindow(QMainWindow):
         self.log_dock = LogDock(self)
         self.graph_dock = GraphDock(self)
         self.structure_dock = StructureDock(self)
+        # the right docks (Structure | Run) take the full height: their forms are long
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.graph_dock)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.structure_dock)
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.log_dock)
-        self.resizeDocks([self.graph_dock, self.structure_dock], [330, 330], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.log_dock], [140], Qt.Orientation.Vertical)
+        # the log sits under the Graph dock, so the Results dock has the bottom's width to itself
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.log_dock)
+        self.splitDockWidget(self.graph_dock, self.log_dock, Qt.Orientation.Vertical)
         self._default_state = self.saveState()
+        self._layout_restored = False
+        self._sized = False
 
         self.graph_dock.openRequested.connect(self.open_dialog)
         self.graph_dock.generateRequested.connect(self.generate_dialog)
@@ -148,7 +173,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_menus()
         self._restore_enabled = restore_layout
-        self.resize(1400, 900)            # the first start; a remembered geometry replaces it
+        self.resize(*self._first_size())     # the first start; a remembered geometry replaces it
         if restore_layout:
             self._restore_layout()
         self._update_actions()
@@ -168,6 +193,16 @@ class MainWindow(QMainWindow):
         self.log("error", message)
         self.statusBar().showMessage(message, 15000)
         if self.dialogs and self.isVisible():
+            open_box = next((b for b in self._message_boxes if b.isVisible()), None)
+            if open_box is not None:
+                # one error window at a time, on the window: the latest error, and how many came before
+                open_box.earlier = getattr(open_box, "earlier", 0) + 1
+                open_box.setWindowTitle(title)
+                open_box.setText(message)
+                open_box.setInformativeText(f"{open_box.earlier} earlier error(s) since this window opened: "
+                                            "all are in the log (View ▸ Show Log, Ctrl+L)")
+                open_box.raise_()
+                return
             box = QMessageBox(QMessageBox.Icon.Warning, title, message, QMessageBox.StandardButton.Ok, self)
             box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             box.setWindowModality(Qt.WindowModality.NonModal)
@@ -213,14 +248,36 @@ class MainWindow(QMainWindow):
         for d in right:
             self.tabifyDockWidget(self.structure_dock, d)
         self.structure_dock.raise_()
-        bottom = [d for d in self.compute_docks if self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea]
-        for d in bottom:
-            self.splitDockWidget(d, self.log_dock, Qt.Orientation.Horizontal)
-            self.resizeDocks([d, self.log_dock], [700, 350], Qt.Orientation.Horizontal)
         self._default_state = self.saveState()
         if self._restore_enabled:
             self._restore_layout()         # the compute docks' remembered places
         return self.compute_docks
+
+    @staticmethod
+    def _first_size() -> tuple[int, int]:
+        screen = QApplication.primaryScreen()
+        if screen is None:
+            return DEFAULT_WINDOW
+        room = screen.availableGeometry()
+        return min(DEFAULT_WINDOW[0], room.width()), min(DEFAULT_WINDOW[1], room.height())
+
+    def apply_default_sizes(self) -> None:
+        """Give the docks their default shares of the window's current size."""
+        w, h = self.width(), self.height()
+        bottom = [d for d in self.docks() if self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea
+                  and not d.isFloating() and d.isVisible()]
+        if bottom:
+            self.resizeDocks(bottom[:1], [int(h * BOTTOM_SHARE)], Qt.Orientation.Vertical)
+        left = max(SIDE_MIN[0], int(w * SIDE_WIDTHS[0]))
+        right = max(SIDE_MIN[1], int(w * SIDE_WIDTHS[1]))
+        self.resizeDocks([self.graph_dock, self.structure_dock], [left, right], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.graph_dock, self.log_dock], [int(h * 0.68), int(h * 0.32)], Qt.Orientation.Vertical)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if not self._sized and not self._layout_restored:
+            self._sized = True
+            self.apply_default_sizes()
 
     def docks(self) -> list[QDockWidget]:
         return [self.graph_dock, self.structure_dock, self.log_dock, *self.compute_docks]
@@ -238,12 +295,9 @@ class MainWindow(QMainWindow):
         for w in (self.progress_label, self.progress_bar, self.cancel_button):
             w.setVisible(False)
             bar.addPermanentWidget(w)
-        try:
-            label = target_label(default_target())
-        except GraphKernelsError as exc:
-            label = f"no target ({exc})"
-        self.target_label = QLabel(f"target: {label}")
-        self.target_label.setToolTip("where kernels run (GRAPH_KERNELS_TARGET=cuda|sim|cpu forces one)")
+        self.target_label = QLabel(targets_text())
+        self.target_label.setToolTip("where kernels can run here, as the Run dock offers them "
+                                     "(GRAPH_KERNELS_TARGET=cuda|sim|cpu forces one)")
         bar.addPermanentWidget(self.target_label)
 
     def _update_progress(self) -> None:
@@ -921,16 +975,42 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         state = self.settings.window_state()
         if state is not None:
-            self.restoreState(state)
+            self._layout_restored = self.restoreState(state) or self._layout_restored
 
     def reset_layout(self) -> None:
         self.restoreState(self._default_state)
         for dock in self.docks():
             dock.show()
+        self.apply_default_sizes()
+
+    def ask_unsaved(self, unsaved: list[GraphDocument]) -> str:
+        """Ask what to do with unsaved edits on quitting: "save", "discard" or "cancel"."""
+        names = ", ".join(d.name for d in unsaved[:5]) + (" …" if len(unsaved) > 5 else "")
+        box = QMessageBox(QMessageBox.Icon.Question, "Unsaved edits",
+                          f"{len(unsaved)} graph(s) have edits not saved in a session: {names}.", parent=self)
+        box.setInformativeText("Save the session before quitting? Closing without saving keeps the edits for "
+                               "File ▸ Recover Autosaved Session until the next time.")
+        box.setStandardButtons(QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                               | QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Discard).setText("Close Without Saving")
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        self._quit_box = box
+        answer = box.exec()
+        return {QMessageBox.StandardButton.Save: "save",
+                QMessageBox.StandardButton.Discard: "discard"}.get(QMessageBox.StandardButton(answer), "cancel")
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self.settings.save_window(self.saveGeometry(), self.saveState())
         unsaved = self.unsaved_documents()
+        if unsaved and self.dialogs and self.isVisible():
+            choice = self.ask_unsaved(unsaved)
+            if choice == "cancel":
+                event.ignore()
+                return
+            if choice == "save" and not self._save_before_quitting():
+                event.ignore()
+                return
+            unsaved = self.unsaved_documents()
+        self.settings.save_window(self.saveGeometry(), self.saveState())
         if unsaved:
             # never lose edits: keep them in the autosave session (File ▸ Recover Autosaved Session)
             try:
@@ -942,6 +1022,29 @@ class MainWindow(QMainWindow):
                 self.log("error", f"could not keep the unsaved edits: {describe_error(exc)}")
         self.shutdown()
         super().closeEvent(event)
+
+    def _save_before_quitting(self) -> bool:
+        """Save the session now (not in the background: the window is closing)."""
+        from explorer import session
+
+        path = self.session_path
+        if not path:
+            suffix = _session_suffix()
+            path, _ = QFileDialog.getSaveFileName(self, "Save session", str(Path(self.settings.last_directory())
+                                                                             / f"session{suffix}"),
+                                                  f"Sessions (*{suffix})")
+            if not path:
+                return False
+            path = path if path.endswith(suffix) else path + suffix
+        try:
+            session.write(self.collect_session(), path)
+        except (GraphKernelsError, OSError) as exc:
+            self.show_error("Session not saved", f"{path}: {describe_error(exc)}")
+            return False
+        self.session_path = path
+        for d in self._documents:
+            d.undo_stack.setClean()
+        return True
 
     def shutdown(self) -> None:
         """Stop everything that runs in the background (tasks, layouts, compute docks)."""
@@ -962,14 +1065,21 @@ class MainWindow(QMainWindow):
             box.close()
 
     # ==== help and pictures ==========================================================================
-    def shortcuts_dialog(self) -> None:
-        rows = []
+    def shortcut_list(self) -> list[tuple[str, str]]:
+        """(command, keys) of every menu command with a shortcut, each once (an action in two
+        menus, like Open Results…, is listed once)."""
+        rows, seen = [], set()
         for menu_action in self.menuBar().actions():
             menu = menu_action.menu()
             for act in menu.actions():
-                if act.shortcut().toString():
-                    rows.append(f"<tr><td>{html.escape(act.text().replace('&', ''))}</td>"
-                                f"<td><b>{act.shortcut().toString()}</b></td></tr>")
+                if act.shortcut().toString() and id(act) not in seen:
+                    seen.add(id(act))
+                    rows.append((act.text().replace("&", ""), act.shortcut().toString()))
+        return rows
+
+    def shortcuts_dialog(self) -> None:
+        rows = [f"<tr><td>{html.escape(text)}</td><td><b>{html.escape(keys)}</b></td></tr>"
+                for text, keys in self.shortcut_list()]
         QMessageBox.information(self, "Keyboard shortcuts", "<table>" + "".join(rows) + "</table>")
 
     def about_dialog(self) -> None:

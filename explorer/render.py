@@ -23,13 +23,13 @@ def _parse(argv):
     h.add_argument("out", help="OUT.png or OUT.svg")
     h.add_argument("--rows", help="the swept parameter along the rows (default: the first)")
     h.add_argument("--cols", help="the swept parameter along the columns (default: the second)")
-    h.add_argument("--size", default="900x620", metavar="WxH", help="picture size in pixels (default 900x620)")
+    h.add_argument("--size", default="1200x800", metavar="WxH", help="picture size in pixels (default 1200x800)")
     t = sub.add_parser("timing", help="a timing chart of run records")
     t.add_argument("records", help="run records (.jsonl) written by graph-kernels run --record or the GUI")
     t.add_argument("out", help="OUT.png or OUT.svg")
     t.add_argument("--baseline", help="variant to compute speedups against")
     t.add_argument("--linear", action="store_true", help="a linear time axis (default: logarithmic)")
-    t.add_argument("--size", default="900x620", metavar="WxH")
+    t.add_argument("--size", default="1200x800", metavar="WxH", help="picture size in pixels (default 1200x800)")
     return p.parse_args(argv)
 
 

@@ -263,6 +263,9 @@ def write(data: SessionData, path: str | os.PathLike, progress: Callable[[float]
     remove_stale_temporaries(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=str(path.parent))
     try:
+        from kernels.results import share_like_other_files
+
+        share_like_other_files(fd)           # 0644 like other exports, not mkstemp's 0600
         with os.fdopen(fd, "wb") as fh:
             with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
                 checksums = {}

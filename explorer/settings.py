@@ -20,6 +20,8 @@ _STATE = "window/state"
 _RECENT = "files/recent"
 _LAST_DIR = "files/last_dir"
 _PAGE_SIZE = "structure/default_page_size"
+_SIM_ASK = "run/simulator_ask_above_s"
+DEFAULT_SIM_ASK_S = 60.0
 
 
 class AppSettings:
@@ -99,4 +101,16 @@ class AppSettings:
 
     def set_default_page_size(self, size: int) -> None:
         self._qs.setValue(_PAGE_SIZE, int(size))
+        self._qs.sync()
+
+    # ---- running -------------------------------------------------------------------
+    def simulator_ask_above(self) -> float:
+        """Seconds of estimated simulator time above which a run or sweep asks first."""
+        try:
+            return float(self._qs.value(_SIM_ASK, DEFAULT_SIM_ASK_S))
+        except (TypeError, ValueError):
+            return DEFAULT_SIM_ASK_S
+
+    def set_simulator_ask_above(self, seconds: float) -> None:
+        self._qs.setValue(_SIM_ASK, float(seconds))
         self._qs.sync()

@@ -69,12 +69,28 @@ def read_records(path) -> list[dict]:
     return out
 
 
+def new_file_mode() -> int:
+    """The mode an ordinary new file gets here (0666 less the umask, usually 0644).
+
+    ``tempfile.mkstemp`` creates its file 0600; a result renamed into place from it would be
+    the only file of an export that others cannot read."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def share_like_other_files(fd: int) -> None:
+    """Give a temporary file (from ``mkstemp``) the mode of an ordinary new file, before the rename."""
+    os.fchmod(fd, new_file_mode())
+
+
 def write_json_atomic(path, data) -> None:
     """Write to a temporary file beside the target, then rename: never a half-written file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     try:
+        share_like_other_files(fd)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(dumps(data, indent=1))
         os.replace(tmp, path)

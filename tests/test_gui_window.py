@@ -22,7 +22,7 @@ from explorer.docks.graph_dock import GenerateDialog
 from explorer.main_window import MainWindow
 from explorer.settings import AppSettings
 from kernels.graph.generators import GENERATORS
-from kernels.measure.targets import default_target, target_label
+from kernels.measure.targets import target_label
 from tests.conftest import data_path, reference_table
 
 pytestmark = pytest.mark.gui
@@ -74,8 +74,20 @@ def stats_value(window, key):
     return window.graph_dock.statistics.value(key) or ""
 
 
-def test_status_bar_names_the_execution_target(window):
-    assert window.target_label.text() == f"target: {target_label(default_target())}"
+def test_status_bar_names_the_targets_the_run_dock_offers(window):
+    from explorer.compute.targets import describe_target, machine_targets
+
+    text = window.target_label.text()
+    assert text.startswith("targets: ")
+    names = {"cuda": target_label("cuda"), "sim": "CUDA simulator", "cpu": "CPU"}
+    for t in ("cuda", "sim", "cpu"):
+        assert (names[t] in text) == (t in machine_targets()), t
+    run = next((d for d in window.compute_docks if d.objectName() == "RunDock"), None)
+    if run is not None:                 # a GPU variant: every target offered is named in the status bar
+        run.choose("spmv", "gpu-naive")
+        offered = [run.target_box.itemData(i) for i in range(run.target_box.count())]
+        assert offered and all(names[t] in text for t in offered)
+        assert all(describe_target(t) == run.target_box.itemText(i) for i, t in enumerate(offered))
 
 
 def test_dropping_mtx_files_opens_a_tab_each_with_the_right_counts(qtbot, window):

@@ -35,14 +35,23 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.compute import ComputeClient, ComputeTask
-from explorer.plots.export import save_picture
+from explorer.plots.export import save_offscreen
 from explorer.plots.heatmap_view import HeatmapView
 from explorer.plots.history_table import HistoryModel, HistoryTable
 from explorer.plots.timing_chart import TimingChart
 from kernels.errors import GraphFormatError, GraphKernelsError
-from kernels.results import dumps, load_sweep, read_records, records_to_csv, save_sweep, sweep_to_csv
+from kernels.results import (
+    dumps,
+    load_sweep,
+    read_records,
+    records_to_csv,
+    save_sweep,
+    share_like_other_files,
+    sweep_to_csv,
+)
 
 LATEST_RUNS_SHOWN = 12
+HISTORY_SHARE = 0.44          # of the dock's width: ✓, run, median, target and parameters in view
 NO_BASELINE = "no speedup view"
 
 
@@ -132,6 +141,8 @@ class ResultsDock(QDockWidget):
         splitter.addWidget(self.tabs)
         splitter.setStretchFactor(0, 5)
         splitter.setStretchFactor(1, 6)
+        splitter.setChildrenCollapsible(False)
+        splitter.setSizes([int(HISTORY_SHARE * 1000), int((1 - HISTORY_SHARE) * 1000)])
         self.splitter = splitter
         outer.addWidget(splitter, 1)
         self.setWidget(body)
@@ -300,6 +311,8 @@ class ResultsDock(QDockWidget):
 
     # ==== sweeps ========================================================================================
     def add_sweep(self, sweep: dict, source: str = "") -> int:
+        if not source:            # a sweep starting here: its label (and sessions) keep when it ran
+            sweep.setdefault("started", _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
         label = self._sweep_label(sweep, source)
         self.sweeps.append({"sweep": sweep, "source": source, "label": label})
         self.sweep_box.addItem(label)
@@ -311,7 +324,7 @@ class ResultsDock(QDockWidget):
     def _sweep_label(sweep: dict, source: str) -> str:
         inp = (sweep.get("input") or {}).get("name", "?")
         axes = " × ".join(sweep.get("grid", {}))
-        when = Path(source).name if source else _dt.datetime.now().strftime("%H:%M:%S")
+        when = _sweep_time(sweep) or (Path(source).name if source else _dt.datetime.now().strftime("%H:%M:%S"))
         return f"{sweep.get('family')}/{sweep.get('variant')} on {inp} ({sweep.get('target')}): {axes} — {when}"
 
     def current_sweep(self) -> dict | None:
@@ -474,14 +487,15 @@ class ResultsDock(QDockWidget):
         if not self.timing_chart.records:
             self.window_.show_error("Export failed", "the timing chart is empty: run something or select runs first")
             return False
-        return self._exported("timing chart", path, lambda: save_picture(self.timing_chart, path,
-                                                                          "GPU Graph Explorer: timing chart"))
+        return self._exported("timing chart", path, lambda: save_offscreen(self.timing_chart.clone(), path,
+                                                                            "GPU Graph Explorer: timing chart"))
 
     def export_heatmap(self, path) -> bool:
         if self.heatmap.table is None:
             self.window_.show_error("Export failed", "no heatmap to export: run or open a sweep first")
             return False
-        return self._exported("heatmap", path, lambda: save_picture(self.heatmap, path, "GPU Graph Explorer: heatmap"))
+        return self._exported("heatmap", path, lambda: save_offscreen(self.heatmap.clone(), path,
+                                                                       "GPU Graph Explorer: heatmap"))
 
     def export_heatmap_csv(self, path) -> bool:
         from kernels.heatmap import write_csv
@@ -560,11 +574,26 @@ class ResultsDock(QDockWidget):
         self.client.shutdown()
 
 
+def _sweep_time(sweep: dict) -> str:
+    """When the sweep ran (its ``started`` stamp, in local time), not when it was opened here."""
+    stamp = sweep.get("started")
+    if not stamp:
+        return ""
+    try:
+        t = _dt.datetime.fromisoformat(str(stamp))
+    except ValueError:
+        return str(stamp)
+    if t.tzinfo is not None:
+        t = t.astimezone()
+    return t.strftime("%H:%M:%S") if t.date() == _dt.date.today() else t.strftime("%Y-%m-%d %H:%M")
+
+
 def _write_jsonl(records: list[dict], path) -> None:
     """Write records as JSON lines, atomically (a temporary file renamed over the target)."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     try:
+        share_like_other_files(fd)           # 0644 like other exports, not mkstemp's 0600
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             for rec in records:
                 fh.write(dumps(rec) + "\n")

@@ -37,6 +37,7 @@ from explorer.compute.targets import default_target_for, describe_target, target
 from explorer.docks.run_form import ParamForm, SweepPanel, check_params
 from kernels.algorithms.registry import families, plugin_problems
 from kernels.errors import GraphKernelsError
+from kernels.measure.sim_estimate import SECONDS_PER_THREAD_LAUNCH, estimate, format_duration
 
 ERROR_COLOUR = "#b01010"
 
@@ -60,6 +61,10 @@ class RunDock(QDockWidget):
             window.log("warning", problem)
         self.document = None
         self.task: ComputeTask | None = None
+        self._job_label = ""
+        # launch parameters as last set, per variant: switching variant and back keeps them
+        self._kept_params: dict[tuple[str, str], dict] = {}
+        self._shown: tuple[str, str] | None = None
         self._building = False
 
         body = QWidget()
@@ -205,6 +210,8 @@ class RunDock(QDockWidget):
         action("Show Run &Panel", lambda: (self.show(), self.raise_(), self.family_box.setFocus()), "Ctrl+Alt+R")
         action("Restart &Worker", self.restart_worker, None,
                "stop the worker processes; the next run starts a fresh one")
+        action("Simulator &Time Before Asking…", self.simulator_limit_dialog, None,
+               "runs and sweeps on the CUDA simulator estimated to take longer ask first")
 
     # ==== the current graph ==========================================================================
     def set_document(self, document) -> None:
@@ -263,8 +270,13 @@ class RunDock(QDockWidget):
         fam, var = self.family, self.variant
         if fam is None or var is None:
             return
+        if self._shown is not None and self.form.fields:
+            self._kept_params[self._shown] = self.form.texts()
+        self._shown = (fam.name, var.name)
         params = fam.all_params(var)
         self.form.set_params(params)
+        if self._shown in self._kept_params:
+            self.form.set_texts(self._kept_params[self._shown])
         self.sweep_panel.set_params(params)
         text = f"<b>{html.escape(fam.title)}</b><br>{html.escape(var.description)}"
         if fam.needs:
@@ -387,6 +399,49 @@ class RunDock(QDockWidget):
         slot = f"graph-{getattr(d, 'doc_id', id(d))}"
         return d.csr(), d.key, slot
 
+    # ==== the simulator's time, said before it runs =============================================
+    def simulator_ask_above(self) -> float:
+        settings = getattr(self.window_, "settings", None)
+        return settings.simulator_ask_above() if settings is not None else float("inf")
+
+    def simulator_limit_dialog(self) -> None:
+        from PySide6.QtWidgets import QInputDialog
+
+        value, ok = QInputDialog.getInt(self, "Simulator time", "Ask before simulator runs estimated to take more "
+                                        "than (seconds):", int(self.simulator_ask_above()), 1, 7 * 86400)
+        if ok:
+            self.window_.settings.set_simulator_ask_above(value)
+
+    def simulator_go_ahead(self, what: str, seconds: float, detail: str) -> bool:
+        """Say the estimate; above the user's limit ask (a dialog), or refuse without dialogs."""
+        limit = self.simulator_ask_above()
+        self.window_.log("info", f"{what}: {detail}")
+        self.progress_label.setText(f"{what}: {detail}")
+        if seconds <= limit:
+            return True
+        question = (f"{what} will take {detail}, more than the {format_duration(limit)} after which you asked "
+                    "to be asked (Run ▸ Simulator Time Before Asking…). The simulator runs one Python thread per "
+                    "CUDA thread; a smaller graph or launch runs faster. Run it anyway?")
+        if getattr(self.window_, "dialogs", False) and self.window_.isVisible():
+            from PySide6.QtWidgets import QMessageBox
+
+            answer = QMessageBox.question(self, "Slow on the simulator", question)
+            if answer == QMessageBox.StandardButton.Yes:
+                return True
+        self._refuse(f"{what} not started: estimated {format_duration(seconds)} on the simulator, above the "
+                     f"{format_duration(limit)} limit (Run ▸ Simulator Time Before Asking… raises it)")
+        return False
+
+    def _simulator_estimate(self, graph, params_list: list[dict]) -> tuple[float, str]:
+        fam, var = self.family, self.variant
+        estimates = [estimate(fam.name, var.name, graph, p, repeat=self.repeat_box.value()) for p in params_list]
+        seconds = sum(e.seconds for e in estimates)
+        if len(estimates) == 1:
+            return seconds, estimates[0].describe()
+        threads = sum(e.threads * e.launches * e.runs for e in estimates)
+        return seconds, (f"about {format_duration(seconds)} on the CUDA simulator ({len(estimates)} configurations, "
+                         f"{threads:,} simulated thread-launches at ~{SECONDS_PER_THREAD_LAUNCH * 1e3:.0f} ms each)")
+
     # ==== commands =================================================================================
     def run(self) -> ComputeTask | None:
         """Run the chosen variant once on the current graph (refused, with the reason, if invalid)."""
@@ -406,6 +461,10 @@ class RunDock(QDockWidget):
         except GraphKernelsError as exc:
             self._refuse(f"the graph could not be prepared: {exc}")
             return None
+        if self.target_box.currentData() == "sim" and var.is_gpu:
+            seconds, detail = self._simulator_estimate(graph, [params])
+            if not self.simulator_go_ahead(f"{fam.name}/{var.name} on {self.document.name}", seconds, detail):
+                return None
         request = RunRequest(graph=graph, graph_key=key, graph_slot=slot, family=fam.name, variant=var.name,
                              params=params, target=self.target_box.currentData(), repeat=self.repeat_box.value(),
                              time_limit=self.time_limit_box.value())
@@ -430,6 +489,17 @@ class RunDock(QDockWidget):
             self._refuse(problem)
             return None
         graph, key, _slot = self._graph()
+        if self.target_box.currentData() == "sim" and var.is_gpu:
+            import itertools
+
+            names = list(grid)
+            cells = [p for p in ({**fixed, **dict(zip(names, combo, strict=True))}
+                                 for combo in itertools.product(*(grid[n] for n in names)))
+                     if not fam.constraint_violation(var, p)]
+            seconds, detail = self._simulator_estimate(graph, [fam.resolve_params(var, p) for p in cells] or [])
+            if cells and not self.simulator_go_ahead(f"sweep of {fam.name}/{var.name} on {self.document.name}",
+                                                     seconds, detail):
+                return None
         request = SweepRequest(graph=graph, graph_key=key, family=fam.name, variant=var.name, grid=grid,
                                fixed=fixed, target=self.target_box.currentData(), repeat=self.repeat_box.value(),
                                time_limit=self.time_limit_box.value())
@@ -466,7 +536,9 @@ class RunDock(QDockWidget):
             self.progress.setValue(0)
         else:
             self.progress.setRange(0, 0)
-        self.progress_label.setText(f"{request.title}: starting")
+        # the progress line names the graph: several tabs may hold graphs of the same family of inputs
+        self._job_label = f"{request.title} on {self.document.name}" if self.document is not None else request.title
+        self.progress_label.setText(f"{self._job_label}: starting")
         task.progressed.connect(self._on_progress)
         task.cellsArrived.connect(self._on_cells)
         task.finished.connect(lambda result, t=task: self._on_finished(t, result))
@@ -481,12 +553,12 @@ class RunDock(QDockWidget):
         if fraction >= 0 and self.task is not None and self.task.kind == "sweep":
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(fraction * 1000))
-        self.progress_label.setText(text)
+        self.progress_label.setText(f"{self._job_label}: {text}" if text else self._job_label)
 
     def _show_elapsed(self) -> None:
         task = self.task
         if task is not None and task.running:
-            self.progress_label.setText(f"{task.text or task.title} — {task.elapsed_s:.0f} s")
+            self.progress_label.setText(f"{self._job_label}: {task.text or 'running'} — {task.elapsed_s:.0f} s")
 
     def _on_cells(self, cells: list) -> None:
         for cell in cells:
@@ -551,7 +623,7 @@ class RunDock(QDockWidget):
         self.progress.setVisible(False)
         task = self.task
         if task is not None:
-            self.progress_label.setText(f"{task.title}: {task.state} after {task.elapsed_s:.1f} s")
+            self.progress_label.setText(f"{self._job_label or task.title}: {task.state} after {task.elapsed_s:.1f} s")
         self._update_buttons()
 
     # ==== window integration ===========================================================================

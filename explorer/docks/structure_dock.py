@@ -8,7 +8,7 @@ is Qt's ``QUndoView`` of the document's undo stack: clicking an entry goes back 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QIntValidator, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -33,6 +33,8 @@ from explorer import commands
 from kernels.errors import GraphEditError, GraphKernelsError
 
 PAGE_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+ZERO_BASED = ("Vertex ids count from 0, as in the node-link view and the page inspector. Matrix Market "
+              "(.mtx) files count from 1: vertex k of the file is id k − 1 here.")
 
 
 class GraphShortcutRouter(QObject):
@@ -63,6 +65,18 @@ class GraphShortcutRouter(QObject):
         return False
 
 
+class HistoryView(QUndoView):
+    """The edit history; it asks for little height and takes what the dock has left.
+
+    A scroll area whose content wraps text sizes that content to its preferred height, and a
+    list view prefers 192 px: the dock then scrolled at 1366 × 768 although everything fit."""
+
+    MIN_HEIGHT = 110            # a few entries always show, whatever layout was restored
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(super().sizeHint().width(), self.MIN_HEIGHT)
+
+
 class StructureDock(QDockWidget):
     """Edit tools; emits :attr:`editRequested` with a ready command factory result."""
 
@@ -81,7 +95,8 @@ class StructureDock(QDockWidget):
         self.state_label.setWordWrap(True)
         layout.addWidget(self.state_label)
 
-        ids = QGroupBox("vertices and edges")
+        ids = QGroupBox("vertices and edges (ids from 0)")
+        ids.setToolTip(ZERO_BASED)
         grid = QGridLayout(ids)
         validator = QIntValidator(0, 2**31 - 2, self)
         self.u_edit = QLineEdit()
@@ -91,8 +106,8 @@ class StructureDock(QDockWidget):
                        (self.v_edit, "target vertex v"),
                        (self.new_v_edit, "new target for 'Edit edge' (u, v) -> (u, new v)")):
             w.setValidator(validator)
-            w.setToolTip(tip)
-            w.setPlaceholderText("id")
+            w.setToolTip(f"{tip}<br>{ZERO_BASED}")
+            w.setPlaceholderText("id, from 0")
         self.weight_edit = QLineEdit()
         self.weight_edit.setPlaceholderText("1.0")
         self.weight_edit.setToolTip("weight of an added edge (weighted graphs only)")
@@ -104,12 +119,13 @@ class StructureDock(QDockWidget):
         grid.addWidget(self.new_v_edit, 1, 1)
         grid.addWidget(QLabel("weight"), 1, 2)
         grid.addWidget(self.weight_edit, 1, 3)
-        self.pick_box = QCheckBox("pick u, v by clicking vertices in the node-link view")
+        self.pick_box = QCheckBox("pick u, v in the node-link view")
+        self.pick_box.setToolTip("clicking a vertex in the node-link view fills u, the next click v")
         self.pick_box.setChecked(True)
         grid.addWidget(self.pick_box, 2, 0, 1, 4)
         self.add_vertex_button = QPushButton("Add vertex")
         self.remove_vertex_button = QPushButton("Remove vertex u")
-        self.clean_box = QCheckBox("also remove edges pointing to it")
+        self.clean_box = QCheckBox("remove edges to it too")
         self.clean_box.setChecked(True)
         self.clean_box.setToolTip("unchecked: keep the thesis' behaviour (other lists still hold the removed id)")
         self.add_edge_button = QPushButton("Add edge u–v")
@@ -158,14 +174,18 @@ class StructureDock(QDockWidget):
         self.last_edit_label.setWordWrap(True)
         layout.addWidget(self.last_edit_label)
         layout.addWidget(QLabel("<b>history</b> (click an entry to go back to it)"))
-        self.history = QUndoView()
+        self.history = HistoryView()
         self.history.setEmptyLabel("loaded")
+        self.history.setMinimumHeight(HistoryView.MIN_HEIGHT)
         layout.addWidget(self.history, 1)
         # scrollable, so that the dock never forces the window taller than the screen
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        # never sideways: the fields and buttons shrink to the dock's width instead of being clipped
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(body)
+        self.scroll = scroll
         self.setWidget(scroll)
 
         self.add_vertex_button.clicked.connect(self.add_vertex)

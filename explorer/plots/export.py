@@ -12,7 +12,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from PySide6.QtCore import QRect, QSize
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QApplication, QWidget
@@ -21,6 +21,7 @@ from explorer.plots.svg_portable import make_portable
 from kernels.errors import GraphKernelsError
 
 PNG_SCALE = 2                 # pictures for papers: twice the on-screen resolution
+EXPORT_SIZE = (1200, 800)     # exports are drawn at this size, whatever the panel's size on screen
 
 
 def save_png(widget: QWidget, path, scale: int = PNG_SCALE) -> None:
@@ -80,3 +81,20 @@ def save_picture(widget: QWidget, path, title: str = "") -> None:
         save_svg(widget, path, title)
     else:
         raise GraphKernelsError(f"{path}: pictures are written as .png or .svg")
+
+
+def save_offscreen(view: QWidget, path, title: str = "", size: tuple[int, int] = EXPORT_SIZE) -> None:
+    """Write ``view`` - a fresh copy of a plot, never the one on screen - drawn at ``size``.
+
+    A picture for a paper must not depend on how large the user's Results panel happens to be:
+    at 20 px tall the chart on screen drops its labels. The copy is laid out at ``size``
+    without appearing on any screen, written, then closed."""
+    view.setAttribute(Qt.WidgetAttribute.WA_DontShowOnScreen)
+    view.resize(*size)
+    view.show()
+    QApplication.processEvents()
+    try:
+        save_picture(view, path, title)
+    finally:
+        view.close()
+        view.deleteLater()

@@ -53,10 +53,12 @@ def result_text(result: dict | None) -> str:
     return ", ".join(parts[:3])
 
 
-def log_ticks(lo: float, hi: float, scale: float = 1.0) -> list[list[tuple[float, str]]]:
+def log_ticks(lo: float, hi: float, scale: float = 1.0, max_labels: int | None = None) -> list[list[tuple[float, str]]]:
     """Ticks for an axis whose coordinate is ``log10(value)``: 1-2-5 labels per decade (only
     the decades when the range spans many), minor ticks at the other integers. ``scale``
-    multiplies values before they are labelled (seconds shown in ms, say)."""
+    multiplies values before they are labelled (seconds shown in ms, say). ``max_labels``:
+    at most that many labels (a short axis labels every second or third decade only, since
+    pyqtgraph draws every label of the first level even when they overlap)."""
     if not (math.isfinite(lo) and math.isfinite(hi)) or lo <= 0 or hi <= 0:
         return [[], []]
     lo, hi = min(lo, hi), max(lo, hi)
@@ -77,4 +79,10 @@ def log_ticks(lo: float, hi: float, scale: float = 1.0) -> list[list[tuple[float
     if len(major) < 2:           # a narrow range: label its ends too
         for v in (lo, hi):
             major.append((math.log10(v), f"{v * scale:.3g}"))
+    if max_labels is not None and len(major) > max(max_labels, 1):
+        decades_only = [t for t in major if abs(t[0] - round(t[0])) < 1e-9] or major
+        step = math.ceil(len(decades_only) / max(max_labels, 1))
+        kept = decades_only[::step]
+        minor = minor + [(pos, "") for pos, _t in major if (pos, _t) not in kept]
+        major = kept
     return [major, minor]

@@ -105,6 +105,13 @@ class HeatmapView(HoverLayoutWidget):
         self._draw(table)
         return table
 
+    def clone(self) -> HeatmapView:
+        """A new view of the same sweep and axes (exports draw it at a fixed size, offscreen)."""
+        copy = HeatmapView()
+        if self.sweep is not None and self.table is not None:
+            copy.set_sweep(self.sweep, self.table.row_param, self.table.col_param)
+        return copy
+
     def _draw(self, t: HeatmapTable) -> None:
         self._remove_overlays()
         n_rows, n_cols = t.shape

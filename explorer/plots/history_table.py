@@ -16,7 +16,10 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 from explorer.plots.format import format_number, format_seconds, params_text, result_text
 from explorer.plots.timing_chart import kernel_times
 
-COLUMNS = ("✓", "run", "target", "parameters", "graph", "median", "min – max", "metric", "result", "when")
+# what users compare first comes first: a narrow history still shows the run, its time and target
+COLUMNS = ("✓", "run", "median", "target", "parameters", "graph", "min – max", "metric", "result", "when")
+COLUMN_WIDTHS = (26, 150, 72, 46, 160, 90, 130, 120, 110, 70)
+MEDIAN, MIN_MAX, METRIC = COLUMNS.index("median"), COLUMNS.index("min – max"), COLUMNS.index("metric")
 WRONG_BACKGROUND = QColor(255, 214, 214)
 WRONG_TEXT = QColor(170, 0, 0)
 OK_TEXT = QColor(0, 130, 60)
@@ -53,34 +56,35 @@ class HistoryModel(QAbstractTableModel):
             return COLUMNS[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
             return {0: "verified against the reference: ✓ yes, ✗ NO (the row turns red)",
-                    5: "median kernel time", 6: "fastest and slowest repetition"}.get(section)
+                    MEDIAN: "median kernel time", MIN_MAX: "fastest and slowest repetition"}.get(section)
         if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
             return str(section + 1)
         return None
 
     def cell_text(self, rec: dict, col: int) -> str:
         times = kernel_times(rec)
-        if col == 0:
+        name = COLUMNS[col] if 0 <= col < len(COLUMNS) else ""
+        if name == "✓":
             return "✓" if rec.get("verified") else "✗"
-        if col == 1:
+        if name == "run":
             return f"{rec.get('family', '?')}/{rec.get('variant', '?')}"
-        if col == 2:
+        if name == "target":
             return str(rec.get("target", ""))
-        if col == 3:
+        if name == "parameters":
             return params_text(rec.get("params"))
-        if col == 4:
+        if name == "graph":
             return str((rec.get("input") or {}).get("name", ""))
-        if col == 5:
+        if name == "median":
             return format_seconds(times[0]) if times else "–"
-        if col == 6:
+        if name == "min – max":
             return f"{format_seconds(times[1])} – {format_seconds(times[2])}" if times else "–"
-        if col == 7:
+        if name == "metric":
             metric = rec.get("metric") or {}
             value = metric.get("value")
             return f"{format_number(value)} {metric.get('unit', '')}".strip() if value is not None else "–"
-        if col == 8:
+        if name == "result":
             return result_text(rec.get("result"))
-        if col == 9:
+        if name == "when":
             return _when(rec.get("timestamp"))
         return ""
 
@@ -103,7 +107,7 @@ class HistoryModel(QAbstractTableModel):
             font = QFont()
             font.setBold(True)
             return font
-        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 5, 6, 7):
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, MEDIAN, MIN_MAX, METRIC):
             return int(Qt.AlignmentFlag.AlignCenter if col == 0 else Qt.AlignmentFlag.AlignRight
                        | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -167,10 +171,12 @@ class HistoryTable(QTableView):
         self.setAlternatingRowColors(True)
         self.setWordWrap(False)
         self.verticalHeader().setDefaultSectionSize(22)
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setMinimumSize(240, 90)           # never collapses to nothing (a restored layout, a small window)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        for col, width in enumerate((28, 190, 52, 170, 90, 78, 130, 120, 110, 70)):
+        for col, width in enumerate(COLUMN_WIDTHS):
             self.setColumnWidth(col, width)
         self.setToolTip("select runs (Ctrl/Shift-click) to compare them in the timing chart")
 

@@ -7,10 +7,21 @@ decade, in one unit); bars start one step below the fastest run, so a bar's leng
 ratio between runs, as on paper. The speedup view uses the same rule around 1×: bars up are
 faster than the baseline, bars down slower. A run whose result failed verification is drawn
 hatched red with "✗" above it: its time means nothing.
+
+Simulator runs stand apart: numba's CUDA simulator runs one Python thread per CUDA thread, so
+its times say nothing about a GPU. They are drawn to the right of a dashed line, and a
+speedup is only computed between runs on the same side of it (a simulator run against a
+simulator baseline, anything else against a non-simulator one).
+
+A short chart degrades instead of overlapping: below :data:`SPEED_ROW_MIN_HEIGHT` the
+speedup row is left out (the title says so; hovering still gives the speedup), below
+:data:`VALUE_LABELS_MIN_HEIGHT` the numbers above the bars go, axis titles shorten to what
+fits, and log axes label only as many decades as there is room for.
 """
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
@@ -27,6 +38,16 @@ KIND_COLOURS = {
 }
 WRONG_COLOUR = QColor(210, 30, 30)
 BAR_WIDTH = 0.62
+SPEED_ROW_MIN_HEIGHT = 420     # widget pixels: the speedup row needs ~100 px of plot besides the times
+VALUE_LABELS_MIN_HEIGHT = 230  # below this, the numbers above the bars cover the bars and the ticks
+TICK_LABEL_SPACING = 24        # pixels per tick label on a vertical axis
+HOVER_HEIGHT = 24
+SIM_NOTE = ("simulator runs (right of the dashed line) are not compared with others: the CUDA simulator runs "
+            "one Python thread per CUDA thread, its times are not GPU times")
+
+
+def is_simulated(record: dict) -> bool:
+    return record.get("target") == "sim"
 
 
 def kernel_times(record: dict) -> tuple[float, float, float] | None:
@@ -56,7 +77,7 @@ def common_params(records: list[dict]) -> dict:
 
 
 def run_label(record: dict, with_input: bool = False, skip: dict | None = None,
-              line_chars: int = LABEL_LINE_CHARS) -> str:
+              line_chars: int = LABEL_LINE_CHARS, max_lines: int | None = None) -> str:
     skip = skip or {}
     lines = [str(record.get("variant", "?"))]
     line = ""
@@ -73,6 +94,9 @@ def run_label(record: dict, with_input: bool = False, skip: dict | None = None,
         lines.append(line)
     if with_input:
         lines.append(str((record.get("input") or {}).get("name", "")))
+    if max_lines is not None and len(lines) > max_lines:       # a short chart: the rest is in the hover text
+        lines = lines[:max_lines]
+        lines[-1] = lines[-1][: max(line_chars - 1, 1)] + "…"
     return "\n".join(lines)
 
 
@@ -85,7 +109,7 @@ def baseline_for(record: dict, candidates: list[dict], variant: str) -> dict | N
     fp = (record.get("input") or {}).get("fingerprint")
     same = [c for c in candidates if c.get("variant") == variant and c.get("family") == record.get("family")
             and (c.get("input") or {}).get("fingerprint") == fp and c.get("verified", True)
-            and kernel_times(c) is not None]
+            and is_simulated(c) == is_simulated(record) and kernel_times(c) is not None]
     return min(same, key=lambda c: kernel_times(c)[0]) if same else None
 
 
@@ -112,10 +136,18 @@ class TimingChart(HoverLayoutWidget):
         self.ci.layout.setRowStretchFactor(1, 3)
         self.ci.layout.setRowStretchFactor(2, 2)
         self.hover_label = self.addLabel("", row=3, col=0, size="10pt")
-        self.hover_label.setFixedHeight(24)             # hovering must not move the plot under the mouse
+        self.hover_label.setFixedHeight(HOVER_HEIGHT)   # hovering must not move the plot under the mouse
         self.log_scale = True
         self.records: list[dict] = []
+        self.pool: list[dict] | None = None
         self.baseline: str | None = None
+        self.compact = False                 # value labels hidden, short axis titles (a short chart)
+        self.speed_row_fits = True
+        self._value_labels: list = []
+        self._notes: list[str] = []
+        self._time_range: tuple[float, float] | None = None     # (lo, hi) of the time axis, for its ticks
+        self._speed_range: tuple[float, float] | None = None
+        self._title_html = ""
         self.medians: list[float] = []
         self.speedups: list[float | None] = []
         self.unit, self.scale = "s", 1.0
@@ -134,13 +166,18 @@ class TimingChart(HoverLayoutWidget):
         """Draw ``records`` (runs without a kernel time are left out); speedups against the
         fastest run of ``baseline`` on the same input, looked up in ``pool`` (default: the
         records shown)."""
-        self.records = [r for r in records if kernel_times(r) is not None]
+        kept = [r for r in records if kernel_times(r) is not None]
+        self.records = [r for r in kept if not is_simulated(r)] + [r for r in kept if is_simulated(r)]
         self.baseline = baseline or None
+        self.pool = pool
+        self._value_labels = []
+        self._time_range = self._speed_range = None
         for plot in (self.time_plot, self.speed_plot):
             plot.clear()
         self.medians = [kernel_times(r)[0] for r in self.records]
         if not self.records:
-            self.title_label.setText("no runs to show: run a variant in the Run dock, or select runs in the history")
+            self._title_html = "no runs to show: run a variant in the Run dock, or select runs in the history"
+            self.title_label.setText(self._title_html)
             self._show_speed_plot(False)
             self.time_plot.getAxis("bottom").setTicks([[]])
             self.time_plot.getAxis("left").setTicks(None)
@@ -155,11 +192,85 @@ class TimingChart(HoverLayoutWidget):
         common = {k: v for k, v in common_params(self.records).items() if k not in HIDDEN_PARAMS}
         if common:
             notes.append("all runs: " + params_text(common))
-        if "sim" in targets:
+        if "sim" in targets and len(targets) > 1:
+            notes.append("simulator times (right of the dashed line) are not GPU times: compared only with each other")
+        elif "sim" in targets:
             notes.append("simulator times are not GPU times")
-        # two short lines: a label wider than the view would widen the layout and clip the bars
-        self.title_label.setText(f"<b>{', '.join(families)}</b> on {', '.join(inputs[:3])}"
-                                 f"{' …' if len(inputs) > 3 else ''}<br><small>{'; '.join(notes)}</small>")
+        self._notes = notes
+        self._title_html = (f"<b>{', '.join(families)}</b> on {', '.join(inputs[:3])}"
+                            f"{' …' if len(inputs) > 3 else ''}")
+        self._fit()
+
+    def clone(self) -> TimingChart:
+        """A new chart showing the same runs (exports draw it at a fixed size, offscreen)."""
+        copy = TimingChart()
+        copy.log_scale = self.log_scale
+        copy.set_records(self.records, self.baseline, self.pool)
+        return copy
+
+    # ---- fitting the chart to its height -----------------------------------------------------------
+    def _fit(self) -> None:
+        """Show what fits the current height (see the module's docstring); called on resize."""
+        if not self.records:
+            return
+        height = self.height()
+        self.speed_row_fits = height >= SPEED_ROW_MIN_HEIGHT
+        self._show_speed_plot(bool(self.baseline) and self.speed_row_fits)
+        self.compact = height < VALUE_LABELS_MIN_HEIGHT
+        for item in self._value_labels:
+            item.setVisible(not self.compact)
+        # the hover line's room goes to the plot in a short chart (the tooltip says the same)
+        self.hover_label.setFixedHeight(0 if self.compact else HOVER_HEIGHT)
+        self.hover_label.setVisible(not self.compact)
+        time_px, speed_px = self._plot_heights()
+        self._set_axis_title(self.time_plot, [f"median kernel time ({self.unit})", f"time ({self.unit})",
+                                              self.unit], time_px)
+        if self._time_range is not None and self.log_scale:
+            self.time_plot.getAxis("left").setTicks(log_ticks(*self._time_range, max_labels=self._labels_for(time_px)))
+        if self._speed_range is not None:
+            major, minor = log_ticks(*self._speed_range, max_labels=self._labels_for(speed_px))
+            self.speed_plot.getAxis("left").setTicks([[(p, t + "×") for p, t in major], minor])
+        if self.baseline:
+            self._set_axis_title(self.speed_plot, [f"speedup vs {self.baseline}", "speedup", "×"], speed_px)
+        notes = list(self._notes)
+        if self.baseline and not self.speed_row_fits:
+            notes.append("speedups: make the chart taller, or hover a bar")
+        # short lines: a label wider than the view would widen the layout and clip the bars
+        text = self._title_html if self.compact else f"{self._title_html}<br><small>{self._fit_notes(notes)}</small>"
+        self.title_label.setText(text)
+
+    def _fit_notes(self, notes: list[str]) -> str:
+        """The notes on one line if it fits the width, else one per line, each cut to fit."""
+        font = QFont(self.font())
+        font.setPointSizeF(font.pointSizeF() * 0.83)          # <small>
+        metrics = QFontMetrics(font)
+        room = max(self.width() - 40, 120)
+        joined = "; ".join(notes)
+        if metrics.horizontalAdvance(joined) <= room:
+            return html.escape(joined)
+        return "<br>".join(html.escape(metrics.elidedText(n, Qt.TextElideMode.ElideRight, room)) for n in notes)
+
+    def _plot_heights(self) -> tuple[float, float]:
+        """Estimated pixels of the time and speedup plot areas at the current size."""
+        axis = self.time_plot.getAxis("bottom").height()
+        rows = 2 if self.speed_plot.isVisible() else 1
+        free = self.height() - 12 - (0 if self.compact else HOVER_HEIGHT) - (20 if self.compact else 40) \
+            - rows * (axis + 8)
+        if rows == 1:
+            return max(free, 0), 0.0
+        return max(free * 0.6, 0), max(free * 0.4, 0)
+
+    @staticmethod
+    def _labels_for(pixels: float) -> int:
+        return max(2, int(pixels // TICK_LABEL_SPACING))
+
+    @staticmethod
+    def _set_axis_title(plot, choices: list[str], pixels: float) -> None:
+        """The longest title of ``choices`` that fits along the axis (rotated text)."""
+        axis = plot.getAxis("left")
+        metrics = QFontMetrics(axis.label.font())
+        fitting = [c for c in choices if metrics.horizontalAdvance(c) + 8 <= pixels]
+        axis.setLabel(fitting[0] if fitting else "")
 
     # ---- drawing --------------------------------------------------------------------------------
     def _show_speed_plot(self, on: bool) -> None:
@@ -172,13 +283,19 @@ class TimingChart(HoverLayoutWidget):
         with_input = len({(r.get("input") or {}).get("fingerprint") for r in self.records}) > 1
         common = common_params(self.records)
         chars = self._line_chars()
-        ticks = [(i, run_label(r, with_input, common, chars)) for i, r in enumerate(self.records)]
+        max_lines = self._label_lines()
+        ticks = [(i, run_label(r, with_input, common, chars, max_lines)) for i, r in enumerate(self.records)]
         axis = plot.getAxis("bottom")
         axis.setTicks([ticks])
         # multi-line labels (variant, parameters, input): make room for every line
         lines = max((t.count("\n") + 1 for _, t in ticks), default=1)
         metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
         axis.setHeight(int(metrics.height() * lines * 1.05) + 14)
+
+    def _label_lines(self) -> int | None:
+        """Lines of a bar's label that the height allows (a short chart keeps the plot instead)."""
+        height = self.height()
+        return 1 if height < VALUE_LABELS_MIN_HEIGHT else 2 if height < SPEED_ROW_MIN_HEIGHT else None
 
     def _line_chars(self) -> int:
         """Characters per label line that fit under one bar at the current width."""
@@ -190,11 +307,14 @@ class TimingChart(HoverLayoutWidget):
         super().resizeEvent(event)
         if getattr(self, "closed", False):          # close() has deleted the plots already
             return
-        if getattr(self, "records", None) and getattr(self, "_drawn_chars", None) != self._line_chars():
-            self._drawn_chars = self._line_chars()
+        shape = (self._line_chars(), self._label_lines()) if getattr(self, "records", None) else None
+        if getattr(self, "records", None) and getattr(self, "_drawn_chars", None) != shape:
+            self._drawn_chars = shape
             self._set_x_ticks(self.time_plot)
             if self.baseline:
                 self._set_x_ticks(self.speed_plot)
+        if getattr(self, "records", None):
+            self._fit()
 
     def _draw_times(self) -> None:
         times = np.array([kernel_times(r) for r in self.records])     # n x (median, min, max)
@@ -206,7 +326,8 @@ class TimingChart(HoverLayoutWidget):
             y, lo, hi = np.log10(t[:, 0]), np.log10(t[:, 1]), np.log10(t[:, 2])
             floor = math.floor(float(lo.min()) * 2) / 2 - 0.25   # half a decade below the fastest
             base = np.full_like(y, floor)
-            left.setTicks(log_ticks(10 ** floor, float(t[:, 2].max()) * 3))
+            self._time_range = (10 ** floor, float(t[:, 2].max()) * 3)
+            left.setTicks(log_ticks(*self._time_range))
             top_pad = 0.1 * (float(hi.max()) - floor) + 0.15     # room for the value above the bar
         else:
             y, lo, hi = t[:, 0], t[:, 1], t[:, 2]
@@ -236,6 +357,11 @@ class TimingChart(HoverLayoutWidget):
             label.setFont(font)
             label.setPos(x[i], hi[i])
             self.time_plot.addItem(label)
+            self._value_labels.append(label)
+        sims = [i for i, r in enumerate(self.records) if is_simulated(r)]
+        if sims and len(sims) < len(self.records):           # simulator runs stand apart
+            pen = pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine)
+            self.time_plot.addItem(pg.InfiniteLine(sims[0] - 0.5, angle=90, pen=pen))
         left.setLabel(f"median kernel time ({self.unit})")
         self._set_x_ticks(self.time_plot)
         self.time_plot.setXRange(-0.6, len(t) - 0.4, padding=0)
@@ -246,6 +372,7 @@ class TimingChart(HoverLayoutWidget):
         self._show_speed_plot(bool(self.baseline))
         if not self.baseline:
             return
+        baseline_sim = [is_simulated(c) for c in pool if c.get("variant") == self.baseline]
         x, s = [], []
         for i, r in enumerate(self.records):
             ref = baseline_for(r, pool, self.baseline)
@@ -258,7 +385,11 @@ class TimingChart(HoverLayoutWidget):
         left.setLabel(f"speedup vs {self.baseline}")
         self._set_x_ticks(self.speed_plot)
         if not s:
-            label = pg.TextItem(f"no run of {self.baseline} on these inputs", color=(120, 120, 120), anchor=(0.5, 0.5))
+            mixed = any(is_simulated(r) != (baseline_sim[0] if baseline_sim else False) for r in self.records)
+            text = f"no run of {self.baseline} on these inputs"
+            if mixed and baseline_sim:
+                text = f"no run of {self.baseline} on the same kind of target (simulator or not) to compare with"
+            label = pg.TextItem(text, color=(120, 120, 120), anchor=(0.5, 0.5))
             label.setPos((len(self.records) - 1) / 2, 0)
             self.speed_plot.addItem(label)
             self.speed_plot.setYRange(-1, 1)
@@ -281,9 +412,21 @@ class TimingChart(HoverLayoutWidget):
             label.setFont(font)
             label.setPos(xi, lv)
             self.speed_plot.addItem(label)
+            self._value_labels.append(label)
+        missing = [i for i, v in enumerate(self.speedups) if v is None]
+        if missing and any(is_simulated(self.records[i]) != is_simulated(self.records[x[0]]) for i in missing):
+            for i in missing:                  # say why a bar has no speedup instead of leaving a gap
+                why = pg.TextItem("sim: not\ncompared" if is_simulated(self.records[i]) else "not\ncompared",
+                                  color=(120, 120, 120), anchor=(0.5, 0.5))
+                why.setFont(font)
+                why.setPos(i, 0)
+                why.setToolTip(SIM_NOTE)
+                self.speed_plot.addItem(why)
+                self._value_labels.append(why)
         lo, hi = min(float(logs.min()), 0.0), max(float(logs.max()), 0.0)
         pad = max(0.4, (hi - lo) * 0.3)                      # room for the labels beyond the bars
-        major, minor = log_ticks(10 ** (lo - pad), 10 ** (hi + pad))
+        self._speed_range = (10 ** (lo - pad), 10 ** (hi + pad))
+        major, minor = log_ticks(*self._speed_range)
         left.setTicks([[(p, t + "×") for p, t in major], minor])
         self.speed_plot.setYRange(lo - pad, hi + pad, padding=0)
 
@@ -300,6 +443,8 @@ class TimingChart(HoverLayoutWidget):
             text += " — VERIFICATION FAILED"
         if self.speedups and self.speedups[i] is not None:
             text += f"; {self.speedups[i]:.3g}× vs {self.baseline}"
+        elif self.baseline and is_simulated(r):
+            text += f"; no speedup: {SIM_NOTE}"
         return text
 
     def bar_center(self, i: int) -> QPointF:

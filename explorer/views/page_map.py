@@ -117,7 +117,10 @@ class PageMapView(QWidget):
             return
         stats = slotted.page_stats()
         n = len(stats["fill"])
-        first = self.stats is None or grid_columns(n) != self.columns
+        # refit when the picture's shape changes (a rebuild on other pages, pages added or freed)
+        shape = (slotted.page_size, grid_columns(n), -(-n // max(grid_columns(n), 1)))
+        first = self.stats is None or shape != getattr(self, "_shape", None)
+        self._shape = shape
         self.stats = stats
         self.columns = grid_columns(n)
         self._rendered = render_map(stats, self.columns)

@@ -46,7 +46,7 @@ def compute_statistics(csr, live: np.ndarray | None, pages: dict | None, one_sid
 
     ``live`` are the stored vertex ids of a slotted graph (removed ids are empty CSR rows and
     are left out of vertex counts and degrees); ``pages`` is the slotted summary."""
-    info = graph_info(csr, page_size=pages["page_size"] if pages else 1024)
+    info = graph_info(csr, page_size=pages["page_size"] if pages else None)     # None: the core's rule
     degrees = csr.degrees()
     removed = 0
     if live is not None and csr.is_square:

@@ -12,7 +12,9 @@ def register(sub) -> None:
     p.add_argument("file", help="graph file (any supported format, optionally .gz/.bz2)")
     p.add_argument("--format", help="force the input format instead of sniffing it")
     add_read_options(p)
-    p.add_argument("--page-size", type=int, default=1024, help="page size for the slotted-page estimate")
+    p.add_argument("--page-size", type=int, default=None,
+                   help="page size for the slotted-page estimate (default: by graph size, as the GUI chooses: "
+                        "256 words below 200 k entries, 512 below 20 M, else 1024)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 

@@ -83,6 +83,19 @@ def collect_params(args) -> dict:
     return params
 
 
+def _say_simulator_estimate(args, fam, var, graph, params) -> None:
+    """A GPU variant on the simulator can take minutes: say how long before it starts (stderr)."""
+    from kernels.measure.sim_estimate import estimate
+    from kernels.measure.targets import default_gpu_target
+
+    target = args.target or (default_gpu_target() if var.is_gpu else None)
+    if target != "sim" or not var.is_gpu:
+        return
+    est = estimate(fam.name, var.name, graph, fam.resolve_params(var, params), repeat=args.repeat,
+                   warmup=args.warmup)
+    print(f"graph-kernels: {fam.name}/{var.name} will take {est.describe()}", file=sys.stderr)
+
+
 def run(args) -> int:
     from kernels.inputs import load_input
     from kernels.measure.runner import run_variant
@@ -98,6 +111,7 @@ def run(args) -> int:
     if scheduler_from_args(args):
         result = run_on_cluster(args, graph, params)
     else:
+        _say_simulator_estimate(args, fam, var, graph, params)
         result = run_variant(graph, args.family, args.variant, params, target=args.target,
                              repeat=args.repeat, warmup=args.warmup, seed=args.seed)
     rec = result.record

@@ -57,7 +57,6 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
                 reply = {"op": "forgotten", "key": msg["key"]}
             elif op == "prepare":    # import the variant's family now, outside the run's time limit
                 from kernels.algorithms.registry import get_variant
-
                 from kernels.measure.environment import environment
 
                 get_variant(msg["family"], msg["variant"])
