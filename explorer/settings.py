@@ -21,6 +21,7 @@ _RECENT = "files/recent"
 _LAST_DIR = "files/last_dir"
 _PAGE_SIZE = "structure/default_page_size"
 _SIM_ASK = "run/simulator_ask_above_s"
+_CLUSTER = "cluster/"          # address, tls_ca, tls_cert, tls_key
 DEFAULT_SIM_ASK_S = 60.0
 
 
@@ -113,4 +114,18 @@ class AppSettings:
 
     def set_simulator_ask_above(self, seconds: float) -> None:
         self._qs.setValue(_SIM_ASK, float(seconds))
+        self._qs.sync()
+
+    # ---- cluster -------------------------------------------------------------------
+    def cluster(self) -> dict:
+        """The last cluster connected to: address and TLS file paths (empty strings when unset)."""
+        out = {}
+        for key in ("address", "tls_ca", "tls_cert", "tls_key"):
+            value = self._qs.value(_CLUSTER + key, "")
+            out[key] = value if isinstance(value, str) else ""
+        return out
+
+    def set_cluster(self, address: str, tls_ca: str = "", tls_cert: str = "", tls_key: str = "") -> None:
+        for key, value in (("address", address), ("tls_ca", tls_ca), ("tls_cert", tls_cert), ("tls_key", tls_key)):
+            self._qs.setValue(_CLUSTER + key, value or "")
         self._qs.sync()

@@ -21,6 +21,7 @@ import threading
 
 from PySide6.QtCore import QObject, Signal
 
+from explorer.compute.cluster import ClusterConnection, split_target
 from explorer.compute.requests import RunRequest, SweepRequest
 from explorer.compute.targets import worker_mode
 from explorer.compute.task import ComputeTask, JobCancelled, JobControl, JobFailed
@@ -75,6 +76,7 @@ class ComputeClient(QObject):
         self.current: ComputeTask | None = None
         self._finished_tasks: list[ComputeTask] = []
         self.restarts = 0
+        self.cluster = ClusterConnection(self)      # jobs whose target says "cluster:" go there
 
     # ---- workers ---------------------------------------------------------------------------
     def _worker(self, target: str) -> WorkerClient:
@@ -157,6 +159,7 @@ class ComputeClient(QObject):
         for client in workers:
             client.close()
         self._sent.clear()
+        self.cluster.disconnect()
 
     # ---- in the job thread -------------------------------------------------------------------
     def _start_worker(self, client: WorkerClient, control: JobControl) -> None:
@@ -200,7 +203,37 @@ class ComputeClient(QObject):
         control.worker_replaced(message)
         return JobFailed(message, worker_replaced=True)
 
+    def _cluster_backend(self):
+        backend = self.cluster.backend
+        if backend is None:
+            raise JobFailed("not connected to a cluster: use Compute ▸ Connect to Cluster… first")
+        return backend
+
+    def _run_on_cluster(self, request: RunRequest, target: str, control: JobControl) -> dict:
+        from kernels.compute.backend import Job
+
+        backend = self._cluster_backend()
+        backend.add_graph(request.graph_key, request.graph)      # sent once to a worker that needs it
+        control.progress(None, f"running {request.title} on {request.graph_name} on the cluster "
+                               f"({backend.address}, {target})")
+        job = Job(graph_key=request.graph_key, family=request.family, variant=request.variant,
+                  params=dict(request.params), target=target, repeat=request.repeat, warmup=request.warmup,
+                  time_limit=request.time_limit)
+        outcome = backend.run(job, cancel=control.cancelled)
+        if control.cancelled():
+            raise JobCancelled()
+        if not outcome.ok:
+            where = f" on {outcome.worker}" if outcome.worker else ""
+            raise JobFailed(f"{request.title} failed{where}: {outcome.reason}")
+        record = dict(outcome.record)
+        record["worker"] = {"address": outcome.worker, "device": outcome.device, "cluster": backend.address}
+        control.progress(1.0, f"{request.title} finished on {outcome.worker}")
+        return {"record": record}
+
     def _run_job(self, request: RunRequest, control: JobControl) -> dict:
+        where, target = split_target(request.target)
+        if where == "cluster":
+            return self._run_on_cluster(request, target, control)
         mode = worker_mode(request.target)
         client = self._worker(request.target)
         self._start_worker(client, control)
@@ -221,9 +254,36 @@ class ComputeClient(QObject):
         control.progress(1.0, f"{request.title} finished")
         return reply
 
+    def _sweep_on_cluster(self, request: SweepRequest, target: str, control: JobControl) -> dict:
+        from kernels.compute.sweep import run_sweep
+
+        backend = self._cluster_backend()
+        total = request.total_cells
+        control.progress(0.0, f"{request.title} on {request.graph_name} on the cluster: 0 of {total} configurations")
+
+        def progress(done: int, total: int, cell: dict) -> None:
+            control.cell(cell)
+            control.progress(done / max(total, 1), f"{request.title} on {request.graph_name} on the cluster: "
+                                                   f"{done} of {total} configurations")
+
+        try:
+            sweep = run_sweep(request.graph, request.family, request.variant, request.grid, fixed=request.fixed,
+                              target=target, repeat=request.repeat, warmup=request.warmup,
+                              time_limit=request.time_limit, progress=progress, cancel=control.cancelled,
+                              backend=backend)
+        except GraphKernelsError as exc:
+            raise JobFailed(f"{request.title} did not start: {exc}") from None
+        if sweep.get("cancelled") or control.cancelled():
+            sweep["cancelled"] = True
+            raise JobCancelled(sweep)
+        return sweep
+
     def _sweep_job(self, request: SweepRequest, control: JobControl) -> dict:
         from kernels.compute.sweep import run_sweep
 
+        where, target = split_target(request.target)
+        if where == "cluster":
+            return self._sweep_on_cluster(request, target, control)
         client = self._worker(request.target)
         self._start_worker(client, control)
         total = request.total_cells

@@ -32,6 +32,8 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.compute import ComputeClient, ComputeTask, RunRequest, SweepRequest
+from explorer.compute.cluster import CLUSTER_PREFIX, split_target
+from explorer.compute.cluster_ui import ClusterControls
 from explorer.compute.requests import DEFAULT_TIME_LIMIT_S
 from explorer.compute.targets import default_target_for, describe_target, targets_for, unavailable_reason
 from explorer.docks.run_form import ParamForm, SweepPanel, check_params
@@ -181,6 +183,7 @@ class RunDock(QDockWidget):
 
         window.currentDocumentChanged.connect(self.set_document)
         self._install_menu(window)
+        self.cluster_controls = ClusterControls(window, self.client.cluster, self._variant_chosen)
         self._family_chosen()
         self.set_document(window.current_document())
 
@@ -290,9 +293,14 @@ class RunDock(QDockWidget):
         previous = self.target_box.currentData()
         self.target_box.blockSignals(True)
         self.target_box.clear()
-        for t in targets_for(var):
+        offered = list(targets_for(var))
+        for t in offered:
             self.target_box.addItem(describe_target(t), t)
-        wanted = previous if previous in targets_for(var) else default_target_for(var)
+        cluster = self.client.cluster
+        for t in cluster.targets_for(var):          # a connected cluster's targets come after the local ones
+            self.target_box.addItem(cluster.describe_target(t), CLUSTER_PREFIX + t)
+            offered.append(CLUSTER_PREFIX + t)
+        wanted = previous if previous in offered else default_target_for(var)
         if wanted is not None:
             self.target_box.setCurrentIndex(self.target_box.findData(wanted))
         self.target_box.setEnabled(self.target_box.count() > 1)
@@ -461,7 +469,7 @@ class RunDock(QDockWidget):
         except GraphKernelsError as exc:
             self._refuse(f"the graph could not be prepared: {exc}")
             return None
-        if self.target_box.currentData() == "sim" and var.is_gpu:
+        if split_target(self.target_box.currentData())[1] == "sim" and var.is_gpu:
             seconds, detail = self._simulator_estimate(graph, [params])
             if not self.simulator_go_ahead(f"{fam.name}/{var.name} on {self.document.name}", seconds, detail):
                 return None
@@ -489,7 +497,7 @@ class RunDock(QDockWidget):
             self._refuse(problem)
             return None
         graph, key, _slot = self._graph()
-        if self.target_box.currentData() == "sim" and var.is_gpu:
+        if split_target(self.target_box.currentData())[1] == "sim" and var.is_gpu:
             import itertools
 
             names = list(grid)

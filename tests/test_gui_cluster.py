@@ -1,0 +1,122 @@
+"""The GUI on a Dask cluster: Compute ▸ Connect to Cluster…, the workers in the status bar and
+the log, the cluster's targets in the Run dock, a run and a live sweep there whose results
+appear as local ones do, refusals in words, and back to local after Disconnect.
+
+A real scheduler and two worker processes on the loopback (``LocalCluster(processes=True)``),
+the simulator target: no GPU needed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from explorer.compute import ComputeClient
+from tests.conftest import data_path
+from tests.test_gui_run import close_window, docks, open_window, run_and_wait
+
+distributed = pytest.importorskip("distributed")
+
+pytestmark = [pytest.mark.gui, pytest.mark.slow, pytest.mark.timeout(600)]
+ROOT = Path(__file__).resolve().parents[1]
+CONNECT_TIMEOUT_MS = 120_000
+JOB_TIMEOUT_MS = 240_000
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from distributed import LocalCluster
+
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None, env=env) as cl:
+        cl.wait_for_workers(2, timeout=120)
+        yield cl
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path, data_path("lp_afiro.mtx"))
+    yield w
+    close_window(w)
+
+
+def connect(qtbot, w, address: str):
+    run, _ = docks(w)
+    controls = run.cluster_controls
+    with qtbot.waitSignals([controls.connection.connected], timeout=CONNECT_TIMEOUT_MS):
+        controls.connect({"address": address})
+    return run, controls
+
+
+def test_connecting_lists_the_workers_and_offers_the_cluster_targets(qtbot, window, cluster):
+    run, controls = connect(qtbot, window, cluster.scheduler_address)
+    assert controls.label.isVisible()
+    assert f"cluster {cluster.scheduler_address}: 2 worker(s)" in controls.label.text()
+    assert window.settings.cluster()["address"] == cluster.scheduler_address      # remembered
+    assert any("connected: cluster" in m for m in window.log_dock.messages("info"))
+    run.choose("spmv", "gpu-tunable")
+    offered = [run.target_box.itemData(i) for i in range(run.target_box.count())]
+    assert "cluster:sim" in offered and "cluster:cuda" not in offered             # no GPU on these workers
+    assert "sim" in offered                                                       # local targets stay
+    controls.log_workers()
+    assert sum("numba" in m for m in window.log_dock.messages("info")) >= 2       # one line per worker
+    with qtbot.waitSignal(controls.connection.disconnected, timeout=30_000):
+        controls.disconnect()
+    offered = [run.target_box.itemData(i) for i in range(run.target_box.count())]
+    assert not any(str(t).startswith("cluster:") for t in offered)
+    assert not controls.label.isVisible()
+
+
+def test_a_run_and_a_sweep_on_the_cluster_land_in_the_results_like_local_ones(qtbot, window, cluster):
+    run, controls = connect(qtbot, window, cluster.scheduler_address)
+    _, results = docks(window)
+    workers = {w.address for w in controls.connection.workers}
+
+    run.choose("spmv", "gpu-tunable", {"wg": "32", "rows": "4"}, target="cluster:sim", repeat=1)
+    task = run_and_wait(qtbot, run.run(), timeout=JOB_TIMEOUT_MS)
+    assert task.state == "finished", task.error
+    record = results.model.records[-1]
+    assert record["verified"] and record["target"] == "sim"
+    assert record["worker"]["address"] in workers and record["worker"]["cluster"] == cluster.scheduler_address
+
+    run.sweep_panel.choose("wg", [1, 4], "rows", [1, 4])
+    task = run_and_wait(qtbot, run.sweep(), timeout=JOB_TIMEOUT_MS)
+    assert task.state == "finished", task.error
+    sweep = results.current_sweep()
+    ran = [c for c in sweep["cells"] if c["status"] != "invalid"]
+    assert {c["status"] for c in ran} == {"ok"} and len(ran) == 3                 # rows > wg is ruled out
+    assert all(c["worker"] in workers for c in ran)
+    assert results.heatmap.table.shape == (2, 2)
+    assert ComputeClient.for_window(window).cluster.is_connected
+
+
+def test_a_scheduler_that_is_not_there_is_one_sentence_and_nothing_is_lost(qtbot, window):
+    run, _ = docks(window)
+    controls = run.cluster_controls
+    doc = window.documents()[0]
+    with qtbot.waitSignal(controls.connection.connectFailed, timeout=CONNECT_TIMEOUT_MS) as failed:
+        controls.connect({"address": "tcp://127.0.0.1:9"})          # the discard port: nothing listens
+    message = failed.args[0]
+    assert "could not connect to tcp://127.0.0.1:9" in message and "\n" not in message
+    assert not controls.connection.is_connected and window.documents() == [doc]
+    run.choose("spmv", "gpu-tunable", target="sim")               # local running is unaffected
+    assert run.target_box.currentData() == "sim"
+
+
+def test_a_plain_text_address_off_the_loopback_is_warned_about_once(qtbot, window, monkeypatch):
+    from kernels.compute import backend
+    from kernels.errors import ClusterError
+
+    def refuse(address, **_kwargs):            # no packet leaves this machine: the connection is refused here
+        raise ClusterError(f"no scheduler answered at {address}")
+
+    monkeypatch.setattr(backend, "open_backend", refuse)
+    run, _ = docks(window)
+    controls = run.cluster_controls
+    with qtbot.waitSignal(controls.connection.connectFailed, timeout=CONNECT_TIMEOUT_MS):
+        controls.connect({"address": "tcp://gpu-server.example:8786"})
+    warnings = [m for m in window.log_dock.messages("warning") if "not encrypted and not authenticated" in m]
+    assert len(warnings) == 1
