@@ -161,13 +161,16 @@ def _send(channel: DocumentChannel, source: DocumentSource, name: str | None) ->
                 return DocumentSync("deltas", steps=len(deltas), bytes_sent=payload_bytes(deltas),
                                     seconds=time.perf_counter() - t0, revision=current, worker=channel.where)
             except UnknownDocument:
-                reason = "the worker no longer holds the replica (it was restarted)"
+                reason = channel.lost_reason or "the worker no longer holds the replica (it was restarted)"
             except ReplicaOutOfDate as exc:
                 reason = f"the deltas did not apply ({exc})"
             channel.revision = None
     arrays, revision = source.snapshot()
+    where = channel.where
     t0 = time.perf_counter()
     channel.open(arrays, revision, name)
+    if known is not None and channel.where != where:
+        reason += f"; the replica now lives on {channel.where}"
     channel.revision = revision
     channel.lost_reason = ""
     return DocumentSync("snapshot", reason=reason, bytes_sent=payload_bytes(arrays),
@@ -192,7 +195,7 @@ def run_on_channel(channel: DocumentChannel, source: DocumentSource, job, cancel
         outcome = channel.run(job, cancel)
         if outcome.failure == UnknownDocument.__name__ and attempt == 1:
             channel.revision = None
-            channel.lost_reason = "the worker lost the replica before the run (it was restarted)"
+            channel.lost_reason = channel.lost_reason or f"the worker lost the replica ({outcome.message})"
             continue
         if outcome.failure is not None and outcome.failure not in _REPLICA_KEEPING_FAILURES:
             channel.revision = None       # a crash, a time limit, a lost worker: the replica may be gone
