@@ -142,6 +142,11 @@ def crafted_records() -> list[tuple[str, bytes]]:
         "input-a-string": line(_set("input", "m.mtx")),
         "status-unknown": line(_set("status", "meh")),
         "metric-value-a-string": line(_set("metric.value", "lots")),
+        "structure-without-live": line(_set("structure", {"page_size": 256})),
+        "structure-sync-negative-bytes": line(_set("structure", {"live": True, "sync": {
+            "kind": "sync", "pages": 1, "bytes": -4, "seconds": 0.001}})),
+        "structure-sync-unknown-kind": line(_set("structure", {"live": True, "sync": {
+            "kind": "teleport", "pages": 1, "bytes": 4, "seconds": 0.001}})),
         "result-nested-500": line(_set("result", json.loads('{"a":' * 500 + "1" + "}" * 500))),
         "deeply-nested-line": good + b"[" * 100_000 + b"]" * 100_000 + b"\n",
         "truncated": good + good[: len(good) // 2],

@@ -204,6 +204,9 @@ class Problem:
     data: dict = field(default_factory=dict)
     size: dict = field(default_factory=dict)
     notices: list = field(default_factory=list)
+    #: the :class:`~kernels.graph.live_pages.LivePages` of an edited structure, when the run was
+    #: asked to use them and the variant declares ``live_pages`` (else ``None``)
+    live: Any = None
 
 
 def lazy_make(target: str) -> Callable[[Problem, dict, str], Any]:
@@ -229,7 +232,9 @@ class Variant:
     ``make(problem, params, target)`` returns an execution object with the stages
     ``compile()``, ``upload()``, ``launch()``, ``synchronize()``, ``download() -> output``
     (see :mod:`kernels.measure.runner`); ``available()`` returns ``None`` or the reason the variant
-    cannot run here (e.g. "CuPy is not installed")."""
+    cannot run here (e.g. "CuPy is not installed"). ``live_pages``: given the live slotted pages
+    of an edited document (``Problem.live``), the variant runs on their device mirror instead of
+    building its own data from the CSR snapshot (see :mod:`kernels.graph.live_pages`)."""
 
     name: str
     kind: str
@@ -240,6 +245,7 @@ class Variant:
     targets: tuple[str, ...] | None = None
     available: Callable[[], str | None] = lambda: None
     per_vertex: bool = False
+    live_pages: bool = False
     family: str = ""
 
     def __post_init__(self):
@@ -261,7 +267,9 @@ class Family:
     :class:`InputRequirementError` for an input the family cannot use);
     ``reference(problem, params) -> output`` is the oracle (SciPy/NetworkX);
     ``verify(output, reference_output, problem, params) -> Verification``;
-    ``summarize(output, problem) -> dict`` gives the short result stored in records."""
+    ``summarize(output, problem) -> dict`` gives the short result stored in records.
+    ``vertex_params`` name the parameters that are vertex ids: on a live structure the runner
+    refuses one naming a removed vertex (a CSR snapshot only knows the id range)."""
 
     name: str
     title: str
@@ -276,6 +284,7 @@ class Family:
     params: tuple[Param, ...] = ()
     variants: dict[str, Variant] = field(default_factory=dict)
     reference_key: Callable[[dict], tuple] = lambda params: ()
+    vertex_params: tuple[str, ...] = ()
 
     def add(self, variant: Variant) -> Variant:
         if variant.name in self.variants:
@@ -330,7 +339,7 @@ class Family:
                  "targets": list(v.targets), "params": [p.to_json() for p in v.params],
                  "constraints": [{"expression": c.expression, "explanation": c.explanation}
                                  for c in v.constraints],
-                 "per_vertex": v.per_vertex, "unavailable": v.available()}
+                 "per_vertex": v.per_vertex, "live_pages": v.live_pages, "unavailable": v.available()}
                 for v in self.variants.values()
             ],
         }

@@ -16,6 +16,10 @@ a ``cancel`` callable (polled, so a GUI thread can pass its task's flag); :meth:
 same from another thread.
 
 :func:`open_backend` picks the implementation: no scheduler → local, an address → dask.
+
+Live documents: :meth:`ComputeBackend.run_on_document` runs a job on the worker's replica of an
+edited slotted structure, sending only the page deltas since the replica's revision (see
+:mod:`kernels.compute.documents`, which defines ``DocumentSource`` and ``DocumentSync``).
 """
 
 from __future__ import annotations
@@ -174,6 +178,31 @@ class ComputeBackend(ABC):
         (``["dynamic", "--rounds", "3", ...]``; ``result_option`` names the option that writes its
         JSON result) and return ``{"result": ..., "worker": ...}``; a ``cuda`` command holds one
         GPU. Raises :class:`~kernels.compute.command.CommandFailed` or ``ClusterError``."""
+
+    # ---- live documents (kernels.compute.documents) ------------------------------------------
+    def run_on_document(self, doc_key: str, source, job: Job, cancel: Callable[[], bool] | None = None):
+        """Run ``job`` on this backend's replica of the document ``doc_key``.
+
+        ``source`` is the caller's :class:`~kernels.compute.documents.DocumentSource` (an
+        :class:`~kernels.compute.documents.EditJournal`, say). Before the run, the replica gets
+        the deltas since its revision (or a snapshot: the first time, after the worker lost it,
+        or when the deltas are no longer known); a ``live_pages`` variant (``gpu-slotted``
+        BFS/SSSP) then syncs only the dirty pages to the device and runs there. Returns
+        ``(Outcome, DocumentSync)``; ``job.graph_key`` is set to ``doc_key``."""
+        from kernels.compute.documents import run_on_channel
+
+        job.graph_key = doc_key
+        if job.target is None:
+            job.target = self.default_target(job.family, job.variant)
+        name = getattr(source, "name", None)
+        return run_on_channel(self._document_channel(doc_key, job), source, job, self._cancel_check(cancel),
+                              name=name)
+
+    def close_document(self, doc_key: str) -> None:  # noqa: B027 (a backend without documents has none)
+        """Drop the replicas of ``doc_key`` (the GUI closed its tab)."""
+
+    def _document_channel(self, doc_key: str, job: Job):
+        raise GraphKernelsError(f"the {self.kind} backend does not keep live documents")
 
     def cancel(self) -> None:
         """Stop the jobs of the running :meth:`run_many` (from any thread)."""

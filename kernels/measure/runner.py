@@ -80,15 +80,36 @@ def _translate(exc: BaseException) -> GraphKernelsError:
     return KernelFailure(f"the kernel failed: {type(exc).__name__}: {text}")
 
 
+def check_live_vertices(fam: Family, resolved: dict, live) -> None:
+    """Refuse a vertex parameter naming an id the live structure removed (a CSR snapshot keeps
+    removed ids as empty rows, so a traversal from one would 'verify' reaching only itself)."""
+    g = live.graph
+    for name in fam.vertex_params:
+        v = resolved.get(name)
+        if isinstance(v, int) and 0 <= v < g.next_vertex_id and not g.has_vertex(v):
+            raise ParameterError(name, v, "a vertex of the graph",
+                                 detail=f"vertex {v} was removed from '{g.name}'; it has {g.num_vertices} "
+                                        f"vertices among ids 0 .. {g.next_vertex_id - 1}")
+
+
 def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                 target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
-                verify: bool = True) -> RunResult:
-    """Run ``family/variant`` on ``graph`` and return its record and output."""
+                verify: bool = True, live=None) -> RunResult:
+    """Run ``family/variant`` on ``graph`` and return its record and output.
+
+    ``live`` (a :class:`~kernels.graph.live_pages.LivePages` whose structure ``graph`` is the
+    CSR snapshot of): a variant declaring ``live_pages`` runs on its device mirror, synced
+    before the run; the record's ``structure`` field says so, with the sync's cost. Other
+    variants run on ``graph`` and their record says ``"structure": {"live": false}``."""
     fam, var = get_variant(family, variant)
     resolved = fam.resolve_params(var, params)
     check_repetitions(repeat, warmup)
     target = choose_target(var, target)
+    if live is not None:
+        check_live_vertices(fam, resolved, live)
     problem = fam.prepare(graph, resolved, seed)
+    if live is not None and var.live_pages:
+        problem.live = live
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     try:
         execution = var.make(problem, resolved, target)
@@ -162,4 +183,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         "environment": env,
         "status": "ok" if verification.ok else "wrong",
     }
+    if live is not None:
+        record["structure"] = (live.record_json() if problem.live is not None else
+                               {"live": False, "reason": f"{var.name} runs on the CSR snapshot of the pages"})
     return RunResult(record=record, output=output)

@@ -8,7 +8,8 @@ see :mod:`.common`) and the time.
 Variants: ``cpu-serial`` (queue), ``cpu-parallel`` (level-synchronous, numba prange),
 ``scipy`` (the reference), ``gpu-csr`` and ``gpu-slotted`` (operators from
 :mod:`kernels.operators`; load balancing, direction and block size are parameters; the
-slotted variant runs on the device page pool of a slotted graph with the given page size).
+slotted variant runs on the device page pool of a slotted graph with the given page size, or
+on a document's live pages, see :mod:`kernels.graph.live_pages`).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ FAMILY = register_family(Family(
     reference_name="scipy",
     params=(SOURCE_PARAM,),
     reference_key=lambda params: (params["source"],),
+    vertex_params=("source",),
 ))
 
 
@@ -96,4 +98,4 @@ FAMILY.add(Variant(
 FAMILY.add(Variant(
     "gpu-slotted", "gpu", "the same operators on the device page pool of a slotted graph: each frontier vertex "
     "found by binary search over the page index and its page's slots; bottom-up steps walk the pages",
-    gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, BALANCE, DIRECTION, BLOCK)))
+    gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, BALANCE, DIRECTION, BLOCK), live_pages=True))

@@ -132,7 +132,9 @@ def prepare_traversal(graph, params: dict, *, weighted: bool, what: str) -> Prob
     nbytes = clean.indptr.nbytes + clean.indices.nbytes + (weights.nbytes if weights is not None else 0)
     nbytes += clean.n_rows * (8 if weighted else 4)
     return Problem(graph=graph, data={"graph": clean, "weights": weights, "source": source},
-                   size={"vertices": clean.n_rows, "entries": clean.nnz, "source": source,
+                   # no "source" here: the record's input.source is the graph's origin (the source
+                   # vertex is in params and result); a number there broke the record schema
+                   size={"vertices": clean.n_rows, "entries": clean.nnz,
                          "reached": reached, "traversed_edges": edges, "bytes": int(nbytes)},
                    notices=notices)
 

@@ -7,6 +7,10 @@
   ``prepare``), and its host->device stage is the device mirror's full upload of the page
   pool and index. The traversal then runs on the live pool, as the dynamic experiment does
   after each edit batch.
+* ``gpu-slotted`` given the live pages of an edited document (``problem.live``, see
+  :mod:`kernels.graph.live_pages`) builds nothing: its host->device stage is the sync of
+  that structure's persistent mirror (a full upload the first time, then the dirty pages),
+  and the ``page_size`` parameter does not apply (the structure has its own; a notice says so).
 
 Compile stage, on a real GPU: every kernel the run can take is compiled by a traversal of a
 tiny graph with the same array types (the bottom-up step and the frontier filter included:
@@ -76,12 +80,17 @@ class GpuTraversalExecution(Execution):
         self.source = d["source"]
         self.weighted = algorithm == "sssp" and self.graph.weights is not None
         self.slotted = None
+        self.live = problem.live if kind == "slotted" else None
         if algorithm == "bfs" and params.get("direction") == "optimizing" and self.graph.directed:
             problem.notices.append("direction-optimizing BFS needs an undirected graph (the bottom-up step "
                                    "reads a vertex's own list as its in-neighbours): ran top-down only")
         if algorithm == "sssp" and self.graph.weights is None:
             problem.notices.append("the GPU kernels use unit weights without reading a weight array")
-        if kind == "slotted":
+        if self.live is not None:
+            self.slotted = self.live.graph
+            problem.notices.append(f"ran on the document's live pages ({self.slotted.page_size} words each): "
+                                   f"the page_size parameter ({params['page_size']}) does not apply")
+        elif kind == "slotted":
             from kernels.graph.slotted import SlottedGraph
 
             csr = self.graph
@@ -109,6 +118,12 @@ class GpuTraversalExecution(Execution):
             if self.weighted:
                 csr = csr.with_(weights=self.problem.data["weights"])
             self.view = upload_csr(csr, weights=self.weighted)
+        elif self.live is not None:
+            self.live.sync()                        # the dirty pages only (all of them the first time)
+            self.mirror = self.live.mirror
+            self.view = self.live.view()
+            self.device_bytes = int(self.mirror.device_bytes + self.graph.n_rows * (4 if self.algorithm == "bfs"
+                                                                                     else 8))
         else:
             from kernels.graph.device import DeviceMirror
 

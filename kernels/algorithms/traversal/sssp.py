@@ -77,6 +77,7 @@ FAMILY = register_family(Family(
     reference_name="scipy",
     params=(SOURCE_PARAM,),
     reference_key=lambda params: (params["source"],),
+    vertex_params=("source",),
 ))
 
 
@@ -108,4 +109,4 @@ FAMILY.add(Variant(
     gpu_maker("sssp", "csr"), params=(BALANCE, BLOCK)))
 FAMILY.add(Variant(
     "gpu-slotted", "gpu", "frontier Bellman-Ford on the device page pool of a slotted graph (weights in the "
-    "parallel weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, BALANCE, BLOCK)))
+    "parallel weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, BALANCE, BLOCK), live_pages=True))

@@ -13,10 +13,17 @@
   that the job is a ``worker lost`` failure. If no worker able to run the remaining jobs is left
   for :data:`NO_WORKER_GRACE_S`, they fail with that reason. Cancel sets a Dask ``Event`` the
   running jobs poll (their children are killed) and cancels the pending ones.
+* Live documents (:meth:`DaskBackend.run_on_document`): a
+  :class:`~kernels.compute.dask.tasks.LiveDocumentActor` on one worker per document (a GPU
+  worker of the chosen kind for ``cuda``; the one holding fewest documents), chosen once and
+  kept; it forwards to the replica in that worker's kernels child. After the first snapshot only
+  page deltas cross the network. If that worker is lost, the next run creates the actor on
+  another worker and sends a snapshot, and its ``DocumentSync`` says why.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections import Counter
@@ -24,10 +31,13 @@ from collections.abc import Callable, Iterable, Iterator
 
 from kernels.compute.backend import CANCELLED, LOST, ComputeBackend, Job, Outcome, WorkerInfo
 from kernels.compute.dask.connect import connect
+from kernels.compute.documents import ChannelFailure, DocumentChannel
+from kernels.compute.live import ReplicaOutOfDate, UnknownDocument
 from kernels.errors import ClusterError, GraphKernelsError
 
 NO_WORKER_GRACE_S = 60.0      # a Nanny restarts a dead worker within seconds; after this, give up
 POLL_S = 0.1
+ACTOR_CALL_S = 600.0          # open / update of a live document (a snapshot of a large graph takes a while)
 COMPARED_VERSIONS = ("numpy", "numba", "numba-cuda", "gpu-graph-explorer")
 
 
@@ -84,6 +94,7 @@ class DaskBackend(ComputeBackend):
         self._graphs: dict = {}
         self._futures: dict = {}
         self._targets: dict = {}
+        self._channels: dict = {}       # (document key, target) -> DaskDocumentChannel
         from kernels.compute.dask.plugin import KernelsPlugin
 
         try:
@@ -239,6 +250,31 @@ class DaskBackend(ComputeBackend):
                 event.set()
                 self.client.cancel(list(pending))
 
+    # ---- live documents ----------------------------------------------------------------------
+    def _document_channel(self, doc_key: str, job: Job) -> DocumentChannel:
+        channel = self._channels.get((doc_key, job.target))
+        if channel is None:
+            channel = self._channels[(doc_key, job.target)] = DaskDocumentChannel(self, doc_key, job.target)
+        return channel
+
+    def close_document(self, doc_key: str) -> None:
+        for key in [k for k in self._channels if k[0] == doc_key]:
+            self._channels.pop(key).close()
+
+    def worker_for_document(self, target: str | None) -> str:
+        """The worker a new document's actor goes to: one that can run ``target`` (a GPU of the
+        chosen kind for cuda), holding the fewest documents of this backend."""
+        if target == "cuda":
+            chosen, notices = self.choose_workers("cuda")
+            self.notices = notices
+            able = chosen or [w.address for w in self.describe() if w.can_run_gpu]
+        else:
+            able = sorted(self._scheduler_workers())
+        if not able:
+            raise ClusterError(f"no worker at {self.address} can hold a live document")
+        load = Counter(c.address for c in self._channels.values() if c.actor is not None)
+        return min(sorted(able), key=lambda a: load[a])
+
     def run_command(self, graph, command: list[str], result_option: str, *, target: str | None = None,
                     time_limit: float | None = None) -> dict:
         from kernels.compute.dask.tasks import run_command_job
@@ -290,8 +326,123 @@ class DaskBackend(ComputeBackend):
         return Outcome(job, failure=LOST, message=f"the scheduler dropped the job ({status})")
 
     def close(self) -> None:
+        for channel in self._channels.values():
+            channel.close()
+        self._channels.clear()
         for future in self._futures.values():
             future.release()
         self._futures.clear()
         if self._own_client:
             self.client.close()
+
+
+class DaskDocumentChannel(DocumentChannel):
+    """A document's replica held by a :class:`~kernels.compute.dask.tasks.LiveDocumentActor`."""
+
+    def __init__(self, backend: DaskBackend, key: str, target: str | None):
+        super().__init__()
+        self.backend, self.key, self.target = backend, key, target
+        self.actor = None
+        self.future = None
+        self.address = ""
+
+    @property
+    def where(self) -> str:
+        return self.address or "no Dask worker yet"
+
+    def _alive(self) -> bool:
+        return (self.actor is not None and self.future.status == "finished"
+                and self.address in self.backend._scheduler_workers())
+
+    def _check(self) -> bool:
+        """Whether the actor is there; forgets it (and says why) when its worker was lost."""
+        if self.actor is not None and not self._alive():
+            self.lost_reason = f"the Dask worker {self.address} holding the replica was lost"
+            self._drop()
+        return self.actor is not None
+
+    def _drop(self) -> None:
+        if self.future is not None:
+            self.future.release()
+        self.actor = self.future = None
+
+    def _create(self) -> None:
+        from kernels.compute.dask.tasks import LiveDocumentActor
+
+        address = self.backend.worker_for_document(self.target)
+        future = self.backend.client.submit(LiveDocumentActor, self.key, self.target, actor=True, workers=[address],
+                                            allow_other_workers=False, pure=False,
+                                            key=f"graph-kernels-document-{uuid.uuid4().hex[:12]}")
+        try:
+            with self.backend.client.as_current():    # the actor proxy finds its client through it
+                self.actor = future.result(timeout=ACTOR_CALL_S)
+        except Exception as exc:
+            future.release()
+            raise ChannelFailure(LOST, f"could not place the document on {address}: {type(exc).__name__}: {exc}") \
+                from None
+        self.future, self.address = future, address
+
+    def _call(self, method: str, *args) -> dict:
+        try:
+            with self.backend.client.as_current():
+                answer = getattr(self.actor, method)(*args).result(timeout=ACTOR_CALL_S)
+        except Exception as exc:       # the worker went away, or the call could not reach it
+            self.lost_reason = f"the Dask worker {self.address} holding the replica did not answer"
+            self._drop()
+            raise UnknownDocument(f"{type(exc).__name__}: {exc}") from None
+        return answer
+
+    def open(self, arrays: dict, revision: int, name: str | None) -> None:
+        if not self._check():
+            self._create()
+        try:
+            answer = self._call("open", arrays, revision, name)
+        except UnknownDocument as exc:
+            raise ChannelFailure(LOST, str(exc)) from None
+        if "error" in answer:
+            raise ChannelFailure(answer["error"], answer["message"])
+
+    def update(self, deltas: list, revision: int) -> None:
+        if not self._check():
+            raise UnknownDocument(self.lost_reason or "no actor holds the document")
+        answer = self._call("update", deltas, revision)
+        if "error" in answer:
+            kind, message = answer["error"], answer["message"]
+            if kind == "UnknownDocument":
+                raise UnknownDocument(message)
+            if kind == "ReplicaOutOfDate":
+                raise ReplicaOutOfDate(message)
+            raise ChannelFailure(kind, message)
+
+    def run(self, job: Job, cancel) -> Outcome:
+        from distributed import Event
+
+        if not self._check():
+            return Outcome(job, failure=UnknownDocument.__name__, message=self.lost_reason, worker=self.where)
+        event_name = f"graph-kernels-cancel-{uuid.uuid4().hex[:12]}"
+        event = Event(event_name, client=self.backend.client)
+        with self.backend.client.as_current():
+            future = self.actor.run(job, event_name)
+        last_check = time.monotonic()
+        while not future.done():
+            time.sleep(POLL_S)
+            if cancel is not None and cancel():
+                event.set()
+                cancel = None              # the child is stopped; wait for its answer
+            if time.monotonic() - last_check > 2.0:
+                last_check = time.monotonic()
+                if not self._check():
+                    return Outcome(job, failure=UnknownDocument.__name__, message=self.lost_reason,
+                                   worker=self.address or "")
+        try:
+            return future.result()
+        except Exception as exc:
+            self.lost_reason = f"the Dask worker {self.address} holding the replica did not answer"
+            self._drop()
+            return Outcome(job, failure=UnknownDocument.__name__, message=f"{type(exc).__name__}: {exc}")
+
+    def close(self) -> None:
+        if self.actor is not None and self._alive():
+            with contextlib.suppress(Exception), self.backend.client.as_current():   # best effort
+                self.actor.close().result(timeout=30)
+        self._drop()

@@ -12,13 +12,19 @@ processes (:class:`~kernels.compute.local.client.WorkerClient`, one per mode: ``
 
 Jobs on one Dask worker are serialised by a lock, so a GPU runs one timed job at a time even
 where the worker has several threads. The child keeps graphs by content fingerprint: a graph
-crosses into it once, however many cells use it.
+crosses into it once, however many cells use it; beyond :data:`GRAPH_CACHE` graphs the oldest
+is forgotten (the child, and the live documents it holds, live on).
+
+:class:`LiveDocumentActor` is the Dask actor holding one live document on one worker: its
+replica lives in that worker's kernels child (the same one, under the same lock, as the jobs),
+and the client sends it page deltas (see :mod:`kernels.compute.documents`).
 
 Nothing here imports ``distributed`` at module level except through the functions Dask calls.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -76,11 +82,12 @@ class Children:
         if key in keys:
             return
         if len(keys) >= GRAPH_CACHE:
-            # a fresh child forgets the old graphs (the Dask worker still has them if needed)
-            client.close()
-            del self.clients[mode]
-            client = self.client(target)
-            keys = self.keys[mode]
+            # the child forgets the oldest graph (the Dask worker still has it if needed); a new
+            # child would also lose the live documents it holds
+            from kernels.compute.local.client import WorkerDied, WorkerTimeout
+
+            with contextlib.suppress(WorkerDied, WorkerTimeout):   # a dead child: the next request starts one
+                client.forget_graph(keys.pop(0))
         client.add_graph(key, graph)
         keys.append(key)
 
@@ -124,34 +131,107 @@ def run_job(graph, job: Job, cancel_event: str | None = None) -> Outcome:
     """The Dask task: run ``job`` on ``graph`` in this worker's kernels child process."""
     from distributed import get_worker
 
-    from kernels.compute.local.client import WorkerDied, WorkerError, WorkerTimeout
-
     worker = get_worker()
     children = _children(worker)
     cancelled = _cancel_checker(cancel_event)
     with children.lock:
-        if cancelled is not None and cancelled():
-            return Outcome(job, failure=CANCELLED, message="cancelled before it ran", worker=worker.address)
         key = f"graph-{graph.fingerprint}"     # by content: a caller's name may be reused for a new graph
-        children.ensure_graph(job.target, key, graph)
+        if cancelled is None or not cancelled():
+            children.ensure_graph(job.target, key, graph)
         client = children.client(job.target)
-        try:
-            reply = client.run(key, job.family, job.variant, job.params, target=job.target,
-                               repeat=job.repeat, warmup=job.warmup, seed=job.seed,
-                               want_output=job.want_output, timeout=job.time_limit, cancel=cancelled)
-        except WorkerDied as exc:
-            failure = CANCELLED if cancelled is not None and cancelled() else CRASHED
-            return Outcome(job, failure=failure, message=str(exc), worker=worker.address)
-        except WorkerTimeout as exc:
-            return Outcome(job, failure=TIMED_OUT, message=str(exc), worker=worker.address)
-        except WorkerError as exc:
-            return Outcome(job, failure=exc.kind, message=str(exc), worker=worker.address)
+        return _run_in_child(job, worker.address, cancelled, lambda: client.run(
+            key, job.family, job.variant, job.params, target=job.target, repeat=job.repeat, warmup=job.warmup,
+            seed=job.seed, want_output=job.want_output, timeout=job.time_limit, cancel=cancelled))
+
+
+def _run_in_child(job: Job, address: str, cancelled, request) -> Outcome:
+    """The outcome of a run request to a kernels child (called with the children's lock held)."""
+    from kernels.compute.local.client import WorkerDied, WorkerError, WorkerTimeout
+
+    if cancelled is not None and cancelled():
+        return Outcome(job, failure=CANCELLED, message="cancelled before it ran", worker=address)
+    try:
+        reply = request()
+    except WorkerDied as exc:
+        failure = CANCELLED if cancelled is not None and cancelled() else CRASHED
+        return Outcome(job, failure=failure, message=str(exc), worker=address)
+    except WorkerTimeout as exc:
+        return Outcome(job, failure=TIMED_OUT, message=str(exc), worker=address)
+    except WorkerError as exc:
+        return Outcome(job, failure=exc.kind, message=str(exc), worker=address)
     record = reply["record"]
     device = record["environment"]["device"]
     label = device.get("name", "")
     if job.target == "cuda" and os.environ.get("CUDA_VISIBLE_DEVICES"):
         label += f" (CUDA_VISIBLE_DEVICES={os.environ['CUDA_VISIBLE_DEVICES']})"
-    return Outcome(job, record=record, output=reply.get("output"), worker=worker.address, device=label)
+    return Outcome(job, record=record, output=reply.get("output"), worker=address, device=label)
+
+
+class LiveDocumentActor:
+    """A Dask actor: one live document on this worker (created by
+    :class:`~kernels.compute.dask.backend.DaskDocumentChannel`).
+
+    It holds nothing big itself: ``open`` / ``update`` / ``run`` are forwarded to the replica in
+    this worker's kernels child of the document's mode, under the lock the jobs take, so a GPU
+    still runs one timed thing at a time. Answers are plain values or ``{"error": kind,
+    "message": ...}`` (``UnknownDocument`` when the child was restarted and lost the replica)."""
+
+    def __init__(self, key: str, target: str | None):
+        from distributed import get_worker
+
+        self._worker = get_worker()
+        self.key = key
+        self.target = target
+        self.address = self._worker.address
+
+    def _call(self, fn):
+        from kernels.compute.local.client import WorkerDied, WorkerError, WorkerTimeout, _SendFailed
+        from kernels.errors import GraphKernelsError
+
+        children = _children(self._worker)
+        with children.lock:
+            try:
+                return {"ok": fn(children.client(self.target))}
+            except WorkerError as exc:
+                return {"error": exc.kind, "message": str(exc)}
+            except WorkerTimeout as exc:
+                return {"error": TIMED_OUT, "message": str(exc)}
+            except _SendFailed as exc:            # it had ended: its replacement holds no replica
+                return {"error": "UnknownDocument", "message": str(exc)}
+            except WorkerDied as exc:
+                return {"error": CRASHED, "message": str(exc)}
+            except GraphKernelsError as exc:      # UnknownDocument, ReplicaOutOfDate
+                return {"error": type(exc).__name__, "message": str(exc)}
+
+    def open(self, arrays: dict, revision: int, name: str | None) -> dict:
+        return self._call(lambda client: client.open_document(self.key, arrays, revision, name=name))
+
+    def update(self, deltas: list, revision: int) -> dict:
+        return self._call(lambda client: client.update_document(self.key, deltas, revision))
+
+    def run(self, job: Job, cancel_event: str | None = None) -> Outcome:
+        from kernels.compute.local.client import _SendFailed
+
+        children = _children(self._worker)
+        cancelled = _cancel_checker(cancel_event)
+        with children.lock:
+            client = children.client(self.target)
+
+            def request():
+                try:
+                    return client.run_document(self.key, job.family, job.variant, job.params, target=job.target,
+                                               repeat=job.repeat, warmup=job.warmup, seed=job.seed,
+                                               want_output=job.want_output, timeout=job.time_limit,
+                                               cancel=cancelled)
+                except _SendFailed as exc:     # the child had ended: a new one holds no replica
+                    from kernels.compute.local.client import WorkerError
+
+                    raise WorkerError("UnknownDocument", str(exc)) from None
+
+            return _run_in_child(job, self.address, cancelled, request)
+
+    def close(self) -> dict:
+        return self._call(lambda client: client.close_document(self.key))
 
 
 def run_command_job(graph, command: list[str], result_option: str, time_limit: float | None) -> dict:

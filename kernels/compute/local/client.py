@@ -212,3 +212,48 @@ class WorkerClient:
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
+
+    def forget_graph(self, key: str, timeout: float | None = 60) -> None:
+        """Drop a graph here and in the worker (its live documents stay)."""
+        self._graphs.pop(key, None)
+        if key in self._loaded and self.alive:
+            self._loaded.discard(key)
+            self.request({"op": "forget", "key": key}, timeout=timeout)
+
+    # ---- live documents (kernels.compute.live): the worker keeps the replica, this client
+    # keeps nothing of it, so after a restart the worker answers UnknownDocument and the caller
+    # re-opens it from a snapshot (kernels.compute.documents)
+    def open_document(self, key: str, arrays: dict, revision: int, *, name: str | None = None,
+                      verify_deltas: bool = False, timeout: float | None = 300) -> dict:
+        """Create the worker's replica of a document from ``SlottedGraph.to_arrays()``."""
+        return self.request({"op": "open_document", "key": key, "arrays": arrays, "revision": revision,
+                             "name": name, "verify_deltas": verify_deltas}, timeout=timeout)["summary"]
+
+    def update_document(self, key: str, deltas: list, revision: int, *, timeout: float | None = 300) -> dict:
+        """Apply ``[(PageDelta, forward), ...]`` to the replica; raises ``UnknownDocument`` or
+        ``ReplicaOutOfDate`` (kernels.compute.live) when the replica is gone or holds another state."""
+        from kernels.compute.live import ReplicaOutOfDate, UnknownDocument
+
+        try:
+            return self.request({"op": "update_document", "key": key, "deltas": deltas, "revision": revision},
+                                timeout=timeout)["summary"]
+        except WorkerError as exc:
+            if exc.kind == "UnknownDocument":
+                raise UnknownDocument(str(exc)) from None
+            if exc.kind == "ReplicaOutOfDate":
+                raise ReplicaOutOfDate(str(exc)) from None
+            raise
+
+    def run_document(self, key: str, family: str, variant: str, params: dict | None = None, *,
+                     target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
+                     want_output: bool = False, timeout: float | None = None, cancel=None) -> dict:
+        """Run on the replica (a ``live_pages`` variant syncs its dirty pages first); the reply
+        holds the record, whose ``structure`` field reports the sync."""
+        msg = {"op": "run_document", "id": next(self._ids), "key": key, "family": family, "variant": variant,
+               "params": params or {}, "target": target, "repeat": repeat, "warmup": warmup, "seed": seed,
+               "want_output": want_output}
+        return self.request(msg, timeout=timeout, cancel=cancel)
+
+    def close_document(self, key: str, timeout: float | None = 60) -> None:
+        if self.alive:
+            self.request({"op": "close_document", "key": key}, timeout=timeout)

@@ -1,7 +1,9 @@
 """The worker process: ``python -m kernels worker [--target cuda|sim|cpu]``.
 
-It owns the CUDA context (or the simulator), keeps the graphs it was sent, and runs jobs
-one at a time, answering on stdout with frames of :mod:`kernels.compute.local.protocol`. A kernel fault,
+It owns the CUDA context (or the simulator), keeps the graphs it was sent and the replicas
+of live documents (:class:`~kernels.compute.live.LiveDocument`: slotted pages brought up to
+date by page deltas, with their device mirror), and runs jobs one at a time, answering on
+stdout with frames of :mod:`kernels.compute.local.protocol`. A kernel fault,
 a hang or a sticky CUDA error kills only this process: the client restarts it.
 
 stdout carries frames only; anything a library prints goes to stderr (we swap the file
@@ -36,8 +38,16 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
     frames_out = stdout or _claim_stdout()
     frames_in = stdin or sys.stdin.buffer
     graphs: dict = {}
+    documents: dict = {}
 
     from kernels.measure.runner import run_variant
+
+    def document(key):
+        from kernels.compute.live import UnknownDocument
+
+        if key not in documents:
+            raise UnknownDocument(f"the worker holds no replica of document {key!r} (open it with a snapshot)")
+        return documents[key]
 
     while True:
         try:
@@ -71,6 +81,31 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
                                      warmup=msg.get("warmup", 1), seed=msg.get("seed", 0))
                 reply = {"op": "result", "id": msg.get("id"), "record": result.record,
                          "output": result.output if msg.get("want_output") else None}
+            elif op == "open_document":
+                from kernels.compute.live import LiveDocument
+
+                old = documents.pop(msg["key"], None)
+                if old is not None:
+                    old.close()
+                doc = LiveDocument(msg["key"], msg["arrays"], msg["revision"], name=msg.get("name"),
+                                   verify_deltas=bool(msg.get("verify_deltas", False)))
+                documents[msg["key"]] = doc
+                reply = {"op": "opened", "key": msg["key"], "summary": doc.summary()}
+            elif op == "update_document":
+                doc = document(msg["key"])
+                doc.apply(msg["deltas"], msg["revision"])
+                reply = {"op": "updated", "key": msg["key"], "summary": doc.summary()}
+            elif op == "run_document":
+                doc = document(msg["key"])
+                result = doc.run(msg["family"], msg["variant"], msg.get("params"), target=msg.get("target"),
+                                 repeat=msg.get("repeat", 5), warmup=msg.get("warmup", 1), seed=msg.get("seed", 0))
+                reply = {"op": "result", "id": msg.get("id"), "record": result.record,
+                         "output": result.output if msg.get("want_output") else None}
+            elif op == "close_document":
+                doc = documents.pop(msg["key"], None)
+                if doc is not None:
+                    doc.close()
+                reply = {"op": "closed", "key": msg["key"]}
             elif op == "sleep":  # for tests of hangs and kills; harmless otherwise
                 import time
 
