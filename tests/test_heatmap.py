@@ -24,7 +24,7 @@ def fake_sweep():
             else:
                 cells.append({"params": p, "status": "ok", "median_s": 1e-3 * (1 + abs(wg - 8) + rows / 100)})
     cells[0] = {"params": {"wg": 4, "rows": 1}, "status": "failed", "reason": "crashed"}
-    sweep = {"kind": "sweep", "family": "spmv", "variant": "gpu-tunable", "target": "sim",
+    sweep = {"kind": "sweep", "schema": 1, "family": "spmv", "variant": "gpu-tunable", "target": "sim",
              "input": {"name": "m"}, "grid": {"wg": [4, 8, 16], "rows": [1, 4, 16]}, "cells": cells}
     sweep.update(summarize_best(cells))
     return sweep
@@ -85,7 +85,7 @@ def triangular_sweep(n=8):
              {"params": {"wg": wg, "rows": rows}, "status": "ok",
               "median_s": 1e-4 * (1 + (math.log2(wg) - 5) ** 2 + (math.log2(wg / rows) - 2) ** 2)}
              for wg in values for rows in values]
-    sweep = {"kind": "sweep", "family": "spmv", "variant": "gpu-tunable", "target": "cuda",
+    sweep = {"kind": "sweep", "schema": 1, "family": "spmv", "variant": "gpu-tunable", "target": "cuda",
              "input": {"name": "stencil27"}, "grid": {"wg": values, "rows": values}, "cells": cells}
     sweep.update(summarize_best(cells))
     return sweep

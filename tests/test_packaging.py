@@ -223,6 +223,8 @@ def test_frozen_entry_serves_as_the_worker_process(tmp_path):
         assert read_frame(proc.stdout)["op"] == "loaded"
         write_frame(proc.stdin, {"op": "run", "id": 1, "key": "k", "family": "triangles", "variant": "cpu-serial",
                                  "params": {}, "target": "cpu", "repeat": 1, "warmup": 0})
+        started = read_frame(proc.stdout)          # the job began: a time limit counts from here
+        assert started == {"op": "progress", "stage": "started", "id": 1}, started
         reply = read_frame(proc.stdout)
         assert reply["op"] == "result", reply
         assert reply["record"]["result"]["triangles"] == 45 and reply["record"]["verified"]

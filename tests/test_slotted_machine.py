@@ -73,13 +73,11 @@ class GraphModel:
         self._need_alive(v)
         out = self.adj.pop(v)
         if clean:
-            if self.directed:
-                for nb in self.adj.values():
-                    nb.pop(v, None)
-            else:
-                for w in out:
-                    if w != v and w in self.adj:
-                        self.adj[w].pop(v, None)
+            # a clean removal leaves no entry to v anywhere: also the one-sided entries an earlier
+            # kept (clean=False) removal left behind, should v have been restored since
+            del out
+            for nb in self.adj.values():
+                nb.pop(v, None)
 
     def _add(self, u, v, w):
         self.adj[u][v] = w
