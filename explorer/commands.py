@@ -86,7 +86,8 @@ class StructureEdit(QUndoCommand):
             raise GraphEditError(f"'{self.document.name}' cannot be edited: {self.document.not_editable_reason}")
         if self.document.busy_reason:
             raise GraphEditError(f"'{self.document.name}' is busy: {self.document.busy_reason}")
-        self.result, self.delta = g.record_edit(self._edit, self._vertices)
+        with self.document.editing():
+            self.result, self.delta = g.record_edit(self._edit, self._vertices)
         self._structure = g
         if self._describe_result is not None:
             self.setText(self._describe_result(self.result))
@@ -100,16 +101,18 @@ class StructureEdit(QUndoCommand):
             return
         if self._fresh:                       # push() calls redo right after execute()
             self._fresh = False
-            self.document._structure_changed(self._summary("do"))
+            self.document._structure_changed(self._summary("do"), self.delta, forward=True)
             return
-        self._structure.apply_delta(self.delta, forward=True)
-        self.document._structure_changed(self._summary("redo"))
+        with self.document.editing():
+            self._structure.apply_delta(self.delta, forward=True)
+        self.document._structure_changed(self._summary("redo"), self.delta, forward=True)
 
     def undo(self) -> None:
         if self._silent:
             return
-        self._structure.apply_delta(self.delta, forward=False)
-        self.document._structure_changed(self._summary("undo"))
+        with self.document.editing():
+            self._structure.apply_delta(self.delta, forward=False)
+        self.document._structure_changed(self._summary("undo"), self.delta, forward=False)
 
 
 class ReplaceStructure(QUndoCommand):

@@ -13,11 +13,13 @@ revision.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
+from kernels.compute.documents import EditJournal
 from kernels.graph.csr import CSRGraph
 
 _ids = itertools.count(1)
@@ -56,6 +58,10 @@ class GraphDocument(QObject):
         self.last_edit = None
         self.busy_reason = ""            # set while a background rebuild owns the structure
         self.tab_order = 0               # where the window shows it among the tabs
+        # the deltas of every edit, numbered by revision: a run on the live pages sends the
+        # worker's replica only what it lacks (kernels.compute.documents)
+        self.journal = EditJournal(slotted, revision=0) if slotted is not None else None
+        self.last_sync = None            # (revision, DocumentSync as JSON) of the last run on the live pages
 
     # ---- identity -------------------------------------------------------------------
     @property
@@ -123,15 +129,43 @@ class GraphDocument(QObject):
         return self._slotted.num_edges if self._slotted is not None else self._base_csr.num_edges
 
     # ---- change notification (called by commands only) -------------------------------
-    def _structure_changed(self, summary=None) -> None:
-        self.revision += 1
+    def editing(self):
+        """Hold this while writing the structure: a run on another thread sending its pages to a
+        worker never sees half an edit."""
+        return self.journal.lock if self.journal is not None else contextlib.nullcontext()
+
+    def _structure_changed(self, summary=None, delta=None, forward: bool = True) -> None:
+        with self.editing():
+            self.revision += 1
+            if self.journal is not None and delta is not None:
+                self.journal.record(delta, forward, revision=self.revision)
         self.last_edit = summary
         self.changed.emit(summary)
 
     def _replace_structure(self, slotted, summary=None) -> None:
         """Swap in another slotted structure (page-size change, undo of one)."""
-        self._slotted = slotted
-        self._structure_changed(summary)
+        with self.editing():
+            self._slotted = slotted
+            self.revision += 1
+            if self.journal is not None:
+                self.journal.replace(slotted, revision=self.revision)
+        self.last_edit = summary
+        self.changed.emit(summary)
+
+    # ---- the live pages on a worker ----------------------------------------------------
+    def pending_pages(self) -> int | None:
+        """Pages written since the last run on the live pages (what its sync will send); ``None``
+        when the next run sends the whole structure (no run yet, or a page-size change since)."""
+        if self.journal is None or self.last_sync is None:
+            return None
+        return self.journal.pending_pages(self.last_sync[0])
+
+    def note_sync(self, revision: int, sync: dict) -> None:
+        """A run on the live pages brought a worker's replica to ``revision``."""
+        self.last_sync = (revision, sync)
+        if self._slotted is not None and revision == self.revision:
+            self._slotted.mark_synced()
+        self.syncedChanged.emit()
 
     # ---- device sync bookkeeping ------------------------------------------------------
     def mark_synced(self) -> None:

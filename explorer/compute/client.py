@@ -77,6 +77,7 @@ class ComputeClient(QObject):
         self._finished_tasks: list[ComputeTask] = []
         self.restarts = 0
         self.cluster = ClusterConnection(self)      # jobs whose target says "cluster:" go there
+        self._local_backends: dict = {}             # worker mode -> LocalBackend (live documents' replicas)
 
     # ---- workers ---------------------------------------------------------------------------
     def _worker(self, target: str) -> WorkerClient:
@@ -104,6 +105,7 @@ class ComputeClient(QObject):
         for client in self._workers.values():
             client.close()
         self._sent.clear()
+        self._local_backends.clear()          # their replicas went with the workers
 
     # ---- jobs -----------------------------------------------------------------------------
     @property
@@ -159,6 +161,7 @@ class ComputeClient(QObject):
         for client in workers:
             client.close()
         self._sent.clear()
+        self._local_backends.clear()
         self.cluster.disconnect()
 
     # ---- in the job thread -------------------------------------------------------------------
@@ -230,8 +233,56 @@ class ComputeClient(QObject):
         control.progress(1.0, f"{request.title} finished on {outcome.worker}")
         return {"record": record}
 
+    def _local_backend(self, target: str):
+        """A backend around the worker that serves ``target``: it remembers which revision of each
+        document that worker's replica holds."""
+        from kernels.compute.local.backend import LocalBackend
+
+        mode = worker_mode(target)
+        backend = self._local_backends.get(mode)
+        if backend is None:
+            backend = self._local_backends[mode] = LocalBackend(client=self._worker(target))
+        return backend
+
+    def _run_on_live_pages(self, request: RunRequest, where: str, target: str, control: JobControl) -> dict:
+        """Bring the worker's replica of the document up to date (deltas, or a snapshot), then run
+        on its pages: only the pages written since the last run cross to the device."""
+        from kernels.compute.backend import Job
+
+        if where == "cluster":
+            backend = self._cluster_backend()
+            place = f"the cluster ({backend.address})"
+        else:
+            client = self._worker(target)
+            self._start_worker(client, control)
+            backend = self._local_backend(target)
+            place = target
+        source = request.live_source
+        control.progress(None, f"syncing {request.graph_name}'s pages and running {request.title} on {place}")
+        job = Job(graph_key=request.live_key, family=request.family, variant=request.variant,
+                  params=dict(request.params), target=target, repeat=request.repeat, warmup=request.warmup,
+                  time_limit=request.time_limit)
+        outcome, sync = backend.run_on_document(request.live_key, source, job, cancel=control.cancelled)
+        if control.cancelled():
+            raise JobCancelled()
+        if not outcome.ok:
+            if where == "local" and outcome.failure in ("crashed", "timed out"):
+                exc = WorkerTimeout(outcome.message, limit_s=request.time_limit) if outcome.failure == "timed out" \
+                    else WorkerDied(outcome.message)
+                raise self._replace_worker(self._worker(target), control, request.title, exc,
+                                           timed_out=outcome.failure == "timed out")
+            raise JobFailed(f"{request.title} did not run: {outcome.message or outcome.reason}")
+        record = dict(outcome.record)
+        if where == "cluster":
+            record["worker"] = {"address": outcome.worker, "device": outcome.device, "cluster": backend.address}
+        control.progress(1.0, f"{request.title} finished; {sync.summary()}")
+        return {"record": record, "sync": sync.to_json(), "sync_summary": sync.summary(),
+                "revision": sync.revision, "live_key": request.live_key}
+
     def _run_job(self, request: RunRequest, control: JobControl) -> dict:
         where, target = split_target(request.target)
+        if request.on_live_pages:
+            return self._run_on_live_pages(request, where, target, control)
         if where == "cluster":
             return self._run_on_cluster(request, target, control)
         mode = worker_mode(request.target)

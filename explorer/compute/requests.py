@@ -29,10 +29,18 @@ class RunRequest:
     repeat: int = 5
     warmup: int = 1
     time_limit: float = DEFAULT_TIME_LIMIT_S
+    # a variant that runs on the live slotted pages: the document's edit journal (a
+    # DocumentSource) and its key; the worker keeps a replica and gets only what it lacks
+    live_source: object = None
+    live_key: str = ""
 
     @property
     def title(self) -> str:
         return f"{self.family}/{self.variant}"
+
+    @property
+    def on_live_pages(self) -> bool:
+        return self.live_source is not None
 
     @property
     def graph_name(self) -> str:

@@ -473,9 +473,11 @@ class RunDock(QDockWidget):
             seconds, detail = self._simulator_estimate(graph, [params])
             if not self.simulator_go_ahead(f"{fam.name}/{var.name} on {self.document.name}", seconds, detail):
                 return None
+        live = self.document.journal if (var.live_pages and self.document.editable) else None
         request = RunRequest(graph=graph, graph_key=key, graph_slot=slot, family=fam.name, variant=var.name,
                              params=params, target=self.target_box.currentData(), repeat=self.repeat_box.value(),
-                             time_limit=self.time_limit_box.value())
+                             time_limit=self.time_limit_box.value(), live_source=live,
+                             live_key=f"doc-{self.document.doc_id}" if live is not None else "")
         return self._submit(request)
 
     def sweep(self) -> ComputeTask | None:
@@ -574,10 +576,20 @@ class RunDock(QDockWidget):
                 where = ", ".join(f"{k}={v}" for k, v in cell["params"].items())
                 self.window_.log("warning", f"sweep configuration {where} failed: {cell.get('reason', '')}")
 
+    def _note_live_sync(self, request, result) -> None:
+        """The run synced a worker's replica of the document's pages: say what crossed."""
+        doc = next((d for d in self.window_.documents() if getattr(d, "journal", None) is request.live_source), None)
+        if doc is not None:
+            doc.note_sync(result["revision"], result["sync"])
+        self.window_.log("info", f"{request.title} on the live pages of {request.graph_name}: "
+                                 f"{result.get('sync_summary', '')}")
+
     def _on_finished(self, task: ComputeTask, result) -> None:
         req = task.request
         if task.kind == "run":
             rec = result["record"]
+            if result.get("sync") is not None:
+                self._note_live_sync(req, result)
             times = (rec.get("timing") or {}).get("kernel") or {}
             from explorer.plots.format import format_seconds, result_text
 

@@ -8,6 +8,8 @@ is Qt's ``QUndoView`` of the document's undo stack: clicking an entry goes back 
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QIntValidator, QKeySequence
 from PySide6.QtWidgets import (
@@ -35,6 +37,16 @@ from kernels.errors import GraphEditError, GraphKernelsError
 PAGE_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 ZERO_BASED = ("Vertex ids count from 0, as in the node-link view and the page inspector. Matrix Market "
               "(.mtx) files count from 1: vertex k of the file is id k − 1 here.")
+
+
+def sync_text(sync: dict) -> str:
+    """A DocumentSync (as JSON) in words: what crossed to the worker, then to the device."""
+    from kernels.compute.documents import DocumentSync
+
+    try:
+        return DocumentSync(**sync).summary()
+    except TypeError:                 # a field this version does not know: say the essentials
+        return f"sent {sync.get('sent', '?')}"
 
 
 class GraphShortcutRouter(QObject):
@@ -94,6 +106,12 @@ class StructureDock(QDockWidget):
         self.state_label = QLabel()
         self.state_label.setWordWrap(True)
         layout.addWidget(self.state_label)
+        self.sync_label = QLabel()          # the live pages on a worker: what waits to be synced
+        self.sync_label.setWordWrap(True)
+        self.sync_label.setToolTip("GPU runs on the live pages (gpu-slotted BFS/SSSP) keep a copy of this graph's "
+                                   "pages on the worker; before each run only the pages written since the last one "
+                                   "cross to it and to the device")
+        layout.addWidget(self.sync_label)
 
         ids = QGroupBox("vertices and edges (ids from 0)")
         ids.setToolTip(ZERO_BASED)
@@ -212,13 +230,33 @@ class StructureDock(QDockWidget):
     def set_document(self, document) -> None:
         if self.document is not None:
             self.document.changed.disconnect(self._on_changed)
+            self.document.syncedChanged.disconnect(self._show_sync)
         self.document = document
         self.history.setStack(document.undo_stack if document is not None else None)
         if document is not None:
             document.changed.connect(self._on_changed)
+            document.syncedChanged.connect(self._show_sync)
         self._on_changed(None)
 
+    def _show_sync(self) -> None:
+        """Pages waiting for the next run on the live pages, and what the last one's sync cost."""
+        d = self.document
+        if d is None or not d.editable:
+            self.sync_label.setText("")
+            return
+        if d.last_sync is None:
+            self.sync_label.setText("<small>live pages: not on a worker yet (the first GPU run on them sends "
+                                    "the whole structure)</small>")
+            return
+        pending = d.pending_pages()
+        waiting = ("the whole structure waits to be sent (its pages were rebuilt)" if pending is None
+                   else f"{pending:,} page(s) wait to be synced")
+        revision, sync = d.last_sync
+        self.sync_label.setText(f"<small>live pages: {waiting}; last sync (revision {revision}): "
+                                f"{html.escape(sync_text(sync))}</small>")
+
     def _on_changed(self, summary) -> None:
+        self._show_sync()
         d = self.document
         editable = d is not None and d.editable and not d.busy_reason
         for w in self._editors:

@@ -1,0 +1,106 @@
+"""GPU runs on the live slotted pages, from the GUI: edit, run gpu-slotted BFS on the simulator,
+and check from the record that exactly the pages the edits wrote were synced, that the levels
+match SciPy's on the edited graph, and that the Structure dock says what waits and what the
+last sync cost; edit again, run again, same checks. A removed source is refused in words."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse.csgraph as csgraph
+
+from explorer.main_window import MainWindow
+from explorer.settings import AppSettings
+from tests.conftest import data_path
+from tests.test_gui_run import close_window, docks, run_and_wait
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False, page_size=16)
+    qtbot.addWidget(w)
+    w.add_compute_docks()
+    w.resize(1400, 900)
+    w.show()
+    w.open_paths([str(data_path("karate.mtx"))])         # 16-word pages: edits split pages
+    qtbot.waitUntil(lambda: len(w.documents()) == 1 and not w.busy(), timeout=60_000)
+    yield w
+    close_window(w)
+
+
+def scipy_levels(doc, source: int) -> tuple[int, int]:
+    """(reached, depth) of a BFS from ``source`` on the document's current graph, by SciPy."""
+    csr = doc.csr().to_scipy()
+    order = csgraph.breadth_first_order(csr, source, directed=doc.directed, return_predecessors=False)
+    dist = csgraph.shortest_path(csr, unweighted=True, directed=doc.directed, indices=source)
+    return len(order), int(np.max(dist[np.isfinite(dist)]))
+
+
+def run_bfs(qtbot, window, source: int) -> dict:
+    run, results = docks(window)
+    run.choose("bfs", "gpu-slotted", {"source": str(source)}, target="sim", repeat=1)
+    task = run_and_wait(qtbot, run.run())
+    assert task.state == "finished", task.error
+    return results.model.records[-1]
+
+
+def absent_pairs(g, n: int) -> list[tuple[int, int]]:
+    pairs = []
+    for u in range(g.num_vertices):
+        for v in range(u + 1, g.num_vertices):
+            if not g.has_edge(u, v):
+                pairs.append((u, v))
+                if len(pairs) == n:
+                    return pairs
+    return pairs
+
+
+def test_runs_on_the_live_pages_sync_exactly_the_pages_the_edits_wrote(qtbot, window):
+    doc = window.documents()[0]
+    g = doc.slotted
+    dock = window.structure_dock
+    assert "not on a worker yet" in dock.sync_label.text()
+
+    record = run_bfs(qtbot, window, 0)                      # first run: the whole structure goes over
+    structure = record["structure"]
+    assert structure["live"] and structure["page_size"] == g.page_size
+    assert record["verified"]
+    assert (record["result"]["reached"], record["result"]["depth"]) == scipy_levels(doc, 0)
+    assert doc.last_sync is not None and doc.last_sync[1]["sent"] == "snapshot"
+    assert len(g.dirty_physical_pages()) == 0                # the GUI's marks follow the sync
+    assert "0 page(s) wait to be synced" in dock.sync_label.text()
+
+    for round_ in range(2):
+        for u, v in absent_pairs(g, 3 + round_):
+            dock.set_ids(u=u, v=v)
+            dock.add_edge()
+        if round_ == 1:
+            window.undo_action.trigger()                     # an undo is a delta too (applied backward)
+        written = set(int(p) for p in g.dirty_physical_pages())
+        assert written
+        assert f"{doc.pending_pages():,} page(s) wait to be synced" in dock.sync_label.text()
+        record = run_bfs(qtbot, window, 0)
+        structure = record["structure"]
+        assert set(structure["dirty_page_numbers"]) == written          # exactly the pages the edits wrote
+        assert structure["sync"]["pages"] == len(written)
+        sync = doc.last_sync[1]
+        assert sync["sent"] == "deltas" and sync["bytes_sent"] > 0
+        assert (record["result"]["reached"], record["result"]["depth"]) == scipy_levels(doc, 0)
+        assert record["verified"]
+        assert "last sync" in dock.sync_label.text() and "device sync" in dock.sync_label.text()
+    assert any("on the live pages of" in m for m in window.log_dock.messages("info"))
+
+
+def test_a_removed_source_is_refused_in_words(qtbot, window):
+    doc = window.documents()[0]
+    dock = window.structure_dock
+    dock.set_ids(u=7)
+    dock.remove_vertex()
+    assert 7 not in doc.slotted.vertices().tolist()
+    run, _ = docks(window)
+    run.choose("bfs", "gpu-slotted", {"source": "7"}, target="sim", repeat=1)
+    task = run_and_wait(qtbot, run.run())
+    assert task.state == "failed"
+    assert "vertex 7 was removed" in task.error
