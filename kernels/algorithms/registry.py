@@ -13,6 +13,7 @@ process must not, and the CUDA simulator must be chosen before ``numba.cuda`` is
 from __future__ import annotations
 
 import importlib
+import logging
 import math
 import os
 import threading
@@ -25,6 +26,8 @@ from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
 KINDS = ("cpu-serial", "cpu-parallel", "library", "gpu", "vendor")
 GPU_TARGETS = ("cuda", "sim")
 PLUGINS_ENV = "GRAPH_KERNELS_PLUGINS"
+
+logger = logging.getLogger(__name__)
 
 # Family modules registered on first use of the registry, in the order they are listed.
 FAMILY_MODULES: list[str] = [
@@ -352,7 +355,12 @@ _plugin_problems: list[str] = []
 
 
 def _load() -> None:
-    """Import the family modules once; concurrent callers wait until all are registered."""
+    """Import the family modules once; concurrent callers wait until all are registered.
+
+    Then the plug-ins: entry points of installed packages (``gpu_graph_explorer.families``, see
+    :mod:`kernels.plugins`), then the modules named in ``GRAPH_KERNELS_PLUGINS``. A misspelt or
+    broken one does not stop the others: it is logged in one line and kept for
+    :func:`plugin_problems`."""
     global _loaded
     if _loaded:
         return
@@ -361,15 +369,19 @@ def _load() -> None:
             return
         for module in FAMILY_MODULES:
             importlib.import_module(module)
+        from kernels.plugins import FAMILIES_GROUP, load_group, one_line
+
+        # importing what the entry point names registers its families and variants
+        for _ in load_group(FAMILIES_GROUP, lambda loaded: None, _plugin_problems.append):
+            pass
         plugins = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
         for module in plugins:
-            # a user's module, misspelt or broken: the built-in families and the other plug-ins
-            # still load, and the problem is said (plugin_problems) rather than raised
             try:
                 importlib.import_module(module)
             except Exception as exc:
-                detail = " ".join(f"{type(exc).__name__}: {exc}".split())
-                _plugin_problems.append(f"plug-in {module!r} named in {PLUGINS_ENV} was not loaded ({detail})")
+                problem = f"plug-in {module!r} named in {PLUGINS_ENV} was not loaded ({one_line(exc)})"
+                logger.warning(problem, extra={"plugin_problem": True})
+                _plugin_problems.append(problem)
         _loaded = True
 
 
