@@ -341,6 +341,7 @@ class Family:
 
 _FAMILIES: dict[str, Family] = {}
 _loaded = False
+_loading = False
 
 
 def register_family(family: Family) -> Family:
@@ -361,28 +362,36 @@ def _load() -> None:
     :mod:`kernels.plugins`), then the modules named in ``GRAPH_KERNELS_PLUGINS``. A misspelt or
     broken one does not stop the others: it is logged in one line and kept for
     :func:`plugin_problems`."""
-    global _loaded
+    global _loaded, _loading
     if _loaded:
         return
     with _load_lock:
-        if _loaded:
-            return
-        for module in FAMILY_MODULES:
-            importlib.import_module(module)
-        from kernels.plugins import FAMILIES_GROUP, load_group, one_line
+        if _loaded or _loading:
+            return          # a plug-in asking the registry while it loads sees what is registered so far
+        _loading = True
+        try:
+            _load_all()
+            _loaded = True
+        finally:
+            _loading = False
 
-        # importing what the entry point names registers its families and variants
-        for _ in load_group(FAMILIES_GROUP, lambda loaded: None, _plugin_problems.append):
-            pass
-        plugins = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
-        for module in plugins:
-            try:
-                importlib.import_module(module)
-            except Exception as exc:
-                problem = f"plug-in {module!r} named in {PLUGINS_ENV} was not loaded ({one_line(exc)})"
-                logger.warning(problem, extra={"plugin_problem": True})
-                _plugin_problems.append(problem)
-        _loaded = True
+
+def _load_all() -> None:
+    for module in FAMILY_MODULES:
+        importlib.import_module(module)
+    from kernels.plugins import FAMILIES_GROUP, load_group, one_line
+
+    # importing what the entry point names registers its families and variants
+    for _ in load_group(FAMILIES_GROUP, lambda loaded: None, _plugin_problems.append):
+        pass
+    plugins = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+    for module in plugins:
+        try:
+            importlib.import_module(module)
+        except Exception as exc:
+            problem = f"plug-in {module!r} named in {PLUGINS_ENV} was not loaded ({one_line(exc)})"
+            logger.warning(problem, extra={"plugin_problem": True})
+            _plugin_problems.append(problem)
 
 
 def plugin_problems() -> list[str]:
