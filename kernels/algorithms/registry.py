@@ -26,6 +26,9 @@ from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
 KINDS = ("cpu-serial", "cpu-parallel", "library", "gpu", "vendor")
 GPU_TARGETS = ("cuda", "sim")
 PLUGINS_ENV = "GRAPH_KERNELS_PLUGINS"
+# set to 1: built-in families only (no entry points, no GRAPH_KERNELS_PLUGINS): the README's
+# table is generated so, and it starts the program past a plug-in that breaks it
+NO_PLUGINS_ENV = "GRAPH_KERNELS_NO_PLUGINS"
 
 logger = logging.getLogger(__name__)
 
@@ -379,6 +382,8 @@ def _load() -> None:
 def _load_all() -> None:
     for module in FAMILY_MODULES:
         importlib.import_module(module)
+    if os.environ.get(NO_PLUGINS_ENV, "").strip() == "1":
+        return
     from kernels.plugins import FAMILIES_GROUP, load_group, one_line
 
     # importing what the entry point names registers its families and variants
