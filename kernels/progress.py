@@ -12,7 +12,8 @@ the command line turns them into a :class:`Progress` task::
 On a terminal the task is a ``tqdm`` bar (rate, elapsed, estimate of the time left, postfix).
 When the stream is not a terminal (a log file, a CI job, a pipe) a bar's carriage returns
 would be garbage, so a task writes a plain line at most every :data:`PLAIN_EVERY_FRACTION` of
-its total or :data:`PLAIN_EVERY_S` seconds, and one when it ends; work that ends within
+its total (but not twice within :data:`PLAIN_MIN_GAP_S`) or every :data:`PLAIN_EVERY_S`
+seconds, and one when it ends; work that ends within
 :data:`QUIET_BELOW_S` shows nothing at all. A task without a total (a
 generator that gives no progress of its own) shows its elapsed time, refreshed by a ticker
 thread while the work blocks. Why tqdm rather than rich: one pure-Python package without
@@ -29,6 +30,8 @@ from collections.abc import Callable, Iterator
 
 PLAIN_EVERY_FRACTION = 0.10
 PLAIN_EVERY_S = 5.0
+# ... but never two lines within this (ten fast steps are one line, not ten)
+PLAIN_MIN_GAP_S = 1.0
 # work shorter than this shows nothing (a bar or a line for 50 ms of work is noise)
 QUIET_BELOW_S = 1.0
 TICK_S = 0.5
@@ -96,11 +99,12 @@ class Task:
 class PlainTask(Task):
     """Lines like ``sweep spmv/gpu-tunable: 40% (4/10), 12.0 s elapsed, about 18.0 s left; best ...``."""
 
-    def __init__(self, description, total, unit, stream, every_fraction, every_s, quiet_below_s):
+    def __init__(self, description, total, unit, stream, every_fraction, every_s, quiet_below_s, min_gap_s):
         super().__init__(description, total, unit)
         self.stream = stream
         self.every_fraction = every_fraction
         self.every_s = every_s
+        self.min_gap_s = min_gap_s
         self.quiet_below_s = quiet_below_s
         self._written = False
         self._last_time = self.started
@@ -137,8 +141,9 @@ class PlainTask(Task):
         with self._lock:
             if (self.total and fraction >= 1.0) or now - self.started < self.quiet_below_s:
                 return                          # the final line says it / too soon to say anything
-            due = (now - self._last_time >= self.every_s
-                   or (self.total and fraction - self._last_fraction >= self.every_fraction - 1e-9))
+            since = now - self._last_time
+            due = since >= self.every_s or (since >= self.min_gap_s and self.total
+                                            and fraction - self._last_fraction >= self.every_fraction - 1e-9)
             if not due:
                 return
             self._last_time, self._last_fraction = now, fraction
@@ -186,7 +191,7 @@ class Progress:
 
     def __init__(self, stream=None, *, enabled: bool = True, tty: bool | None = None,
                  every_fraction: float | None = None, every_s: float | None = None,
-                 quiet_below_s: float | None = None):
+                 quiet_below_s: float | None = None, min_gap_s: float | None = None):
         self._stream = stream
         self.enabled = enabled
         self._tty = tty
@@ -194,6 +199,7 @@ class Progress:
         self.every_fraction = PLAIN_EVERY_FRACTION if every_fraction is None else every_fraction
         self.every_s = PLAIN_EVERY_S if every_s is None else every_s
         self.quiet_below_s = QUIET_BELOW_S if quiet_below_s is None else quiet_below_s
+        self.min_gap_s = PLAIN_MIN_GAP_S if min_gap_s is None else min_gap_s
 
     @property
     def stream(self):
@@ -215,7 +221,7 @@ class Progress:
         if self.is_terminal:
             return BarTask(description, total, unit, self.stream, self.quiet_below_s)
         return PlainTask(description, total, unit, self.stream, self.every_fraction, self.every_s,
-                         self.quiet_below_s)
+                         self.quiet_below_s, self.min_gap_s)
 
     @contextlib.contextmanager
     def task(self, description: str, total: float | None = None, unit: str = "", *,

@@ -25,7 +25,7 @@ KARATE = os.path.join(os.path.dirname(__file__), "..", "resources", "graphs", "k
 
 def plain(**kw) -> tuple[Progress, io.StringIO]:
     stream = io.StringIO()
-    return Progress(stream, tty=False, **{"every_s": 1000.0, "quiet_below_s": 0.0, **kw}), stream
+    return Progress(stream, tty=False, **{"every_s": 1000.0, "quiet_below_s": 0.0, "min_gap_s": 0.0, **kw}), stream
 
 
 def test_off_a_terminal_a_task_writes_a_plain_line_every_tenth_and_one_at_the_end():
@@ -38,6 +38,15 @@ def test_off_a_terminal_a_task_writes_a_plain_line_every_tenth_and_one_at_the_en
     assert len(lines) == 10, lines                    # 10 %, 20 %, ... 90 %, then the final line
     assert lines[0].startswith("sweep x/y: 10% (2/20), ") and "left" in lines[0] and lines[0].endswith("; 1 failed")
     assert lines[-1].startswith("sweep x/y: 100% (20/20), done in ") and lines[-1].endswith("; 19 failed")
+
+
+def test_fast_steps_make_one_line_not_one_each():
+    progress, stream = plain(min_gap_s=3600.0)
+    with progress.task("run a/b", total=10) as task:
+        for _ in range(10):
+            task.advance()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("run a/b: 100% (10/10), done in "), lines
 
 
 def test_a_plain_task_also_writes_when_its_interval_has_passed():
