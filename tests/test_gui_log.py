@@ -75,3 +75,35 @@ def test_the_handler_is_a_logging_handler_on_both_package_loggers(qtbot, tmp_pat
     assert isinstance(window.log_handler, LogPanelHandler) and isinstance(window.log_handler, logging.Handler)
     assert logging.getLogger("kernels").isEnabledFor(logging.INFO)
     assert logging.getLogger("explorer").isEnabledFor(logging.DEBUG)
+
+
+@pytest.fixture
+def example_plugin_registered():
+    """The example plug-in's variant registered in this process (as its entry point would), and
+    taken out again so that other tests see the built-in registry."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    from kernels.algorithms.registry import families
+
+    families()
+    folder = str(Path(__file__).resolve().parent.parent / "examples" / "plugin-triangles")
+    sys.path.append(folder)
+    try:
+        module = importlib.import_module("gge_triangles_plugin.family")
+        yield module
+    finally:
+        module.FAMILY.variants.pop("cpu-marker", None)
+        for name in [m for m in sys.modules if m.startswith("gge_triangles_plugin")]:
+            del sys.modules[name]
+        sys.path.remove(folder)
+
+
+def test_a_plugin_variant_appears_in_the_run_dock(qtbot, tmp_path, example_plugin_registered):
+    window = make_window(qtbot, tmp_path)
+    window.add_compute_docks()
+    run = next(d for d in window.compute_docks if d.objectName() == "RunDock")
+    run.family_box.setCurrentIndex(run.family_box.findData("triangles"))
+    variants = [run.variant_box.itemData(i) for i in range(run.variant_box.count())]
+    assert "cpu-marker" in variants, variants
