@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import logging
 from pathlib import Path
 
 import shiboken6
@@ -49,7 +50,7 @@ from PySide6.QtWidgets import (
 
 from explorer import commands
 from explorer.docks.graph_dock import GenerateDialog, GraphDock
-from explorer.docks.log_dock import LogDock
+from explorer.docks.log_dock import WINDOW_LOGGER, LogDock, LogPanelHandler, normalise_level
 from explorer.docks.structure_dock import StructureDock
 from explorer.document import GraphDocument
 from explorer.loading import (
@@ -149,6 +150,8 @@ class MainWindow(QMainWindow):
 
         self.undo_group = QUndoGroup(self)
         self.log_dock = LogDock(self)
+        # the panel hears the core's and the GUI's loggers (kernels, explorer), from any thread
+        self.log_handler = LogPanelHandler(self.log_dock, self).attach()
         self.graph_dock = GraphDock(self)
         self.structure_dock = StructureDock(self)
         # the right docks (Structure | Run) take the full height: their forms are long
@@ -186,7 +189,10 @@ class MainWindow(QMainWindow):
         return list(self._documents)
 
     def log(self, level: str, message: str) -> None:
-        self.log_dock.log(level, message)
+        """Log ``message`` through the ``explorer.window`` logger; this window's panel shows it."""
+        levelno = {"debug": logging.DEBUG, "warning": logging.WARNING,
+                   "error": logging.ERROR}.get(normalise_level(level), logging.INFO)
+        logging.getLogger(WINDOW_LOGGER).log(levelno, "%s", message, extra={"window": id(self)})
 
     def show_error(self, title: str, message: str) -> None:
         """Tell the user now (status bar, and a dialog unless disabled) and keep it in the log."""
@@ -1021,6 +1027,7 @@ class MainWindow(QMainWindow):
             except Exception as exc:  # noqa: BLE001
                 self.log("error", f"could not keep the unsaved edits: {describe_error(exc)}")
         self.shutdown()
+        self.log_handler.detach()
         super().closeEvent(event)
 
     def _save_before_quitting(self) -> bool:

@@ -6,13 +6,14 @@ from __future__ import annotations
 from kernels.errors import GraphKernelsError
 
 
-def load_input(spec: str, *, format: str | None = None):
+def load_input(spec: str, *, format: str | None = None, progress=None):
+    """The graph ``spec`` names; ``progress(fraction)`` follows a file's read."""
     if spec.startswith("gen:"):
         return _generate(spec)
     from kernels.graph.io import check_fits_memory, read_graph
 
     check_fits_memory(spec, format=format)  # the GUI's check: refuses before any allocation
-    return read_graph(spec, format=format)
+    return read_graph(spec, format=format, progress=progress)
 
 
 def _generate(spec: str):

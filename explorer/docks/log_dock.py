@@ -2,14 +2,22 @@
 
 A dialog or the status bar tells the user once; the log keeps it, so nothing said in passing
 is lost. Entries are plain data (:class:`LogEntry`) so that tests and sessions can read them.
+
+The panel is a ``logging`` handler (:class:`LogPanelHandler`) on the ``kernels`` and
+``explorer`` loggers: whatever the core logs (a run's notices, a plug-in that did not load, a
+file's reading notes) and what the window says (``window.log(level, message)``, which logs
+through the ``explorer.window`` logger tagged with its window) arrive here. A record may come
+from any thread (file loading, compute jobs): it crosses to the GUI thread by a queued signal.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal
+import shiboken6
+from PySide6.QtCore import QObject, Qt, QThread, Signal
 from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (
     QComboBox,
@@ -29,6 +37,9 @@ _RANK = {name: i for i, name in enumerate(LEVELS)}
 _COLOURS = {"debug": QColor(120, 120, 120), "info": QColor(30, 30, 30),
             "warning": QColor(170, 100, 0), "error": QColor(190, 20, 20)}
 MAX_ENTRIES = 5000
+# the loggers the panel listens to, and the least severe level it asks each for
+LISTENED = {"kernels": logging.INFO, "explorer": logging.DEBUG}
+WINDOW_LOGGER = "explorer.window"
 
 
 @dataclass(frozen=True)
@@ -48,6 +59,62 @@ def normalise_level(level: str) -> str:
     if level in ("critical", "fatal", "exception"):
         return "error"
     return level if level in _RANK else "info"
+
+
+def level_name(levelno: int) -> str:
+    if levelno >= logging.ERROR:
+        return "error"
+    if levelno >= logging.WARNING:
+        return "warning"
+    return "info" if levelno >= logging.INFO else "debug"
+
+
+class _RecordCarrier(QObject):
+    """Carries a record from another thread to the panel's (a queued signal)."""
+
+    record = Signal(object)
+
+
+class LogPanelHandler(logging.Handler):
+    """Puts log records in one log panel; ``emit`` may be called from any thread.
+
+    Records tagged with another window (``extra={"window": ...}``) are left to that window's
+    panel; records about plug-ins that did not load are said by each window's Run dock (the
+    registry logs them once per process, when it loads)."""
+
+    def __init__(self, dock: LogDock, window=None):
+        super().__init__(logging.DEBUG)
+        self.dock = dock
+        self.window_id = id(window) if window is not None else None
+        self.carrier = _RecordCarrier()
+        self.carrier.record.connect(dock.add_record)      # queued: the dock lives in the GUI thread
+
+    def emit(self, record: logging.LogRecord) -> None:
+        tag = getattr(record, "window", None)
+        if (tag is not None and tag != self.window_id) or getattr(record, "plugin_problem", False):
+            return
+        if not shiboken6.isValid(self.dock) or not shiboken6.isValid(self.carrier):
+            self.detach()                                  # the window is gone
+            return
+        try:
+            if QThread.currentThread() == self.dock.thread():
+                self.dock.add_record(record)
+            else:
+                self.carrier.record.emit(record)
+        except Exception:  # noqa: BLE001 - logging must never raise into the caller
+            self.handleError(record)
+
+    def attach(self) -> LogPanelHandler:
+        for name, level in LISTENED.items():
+            logger = logging.getLogger(name)
+            if logger.level == logging.NOTSET or logger.level > level:
+                logger.setLevel(level)
+            logger.addHandler(self)
+        return self
+
+    def detach(self) -> None:
+        for name in LISTENED:
+            logging.getLogger(name).removeHandler(self)
 
 
 class LogDock(QDockWidget):
@@ -95,6 +162,10 @@ class LogDock(QDockWidget):
         self._update_counts()
 
     # ---- adding ---------------------------------------------------------------------
+    def add_record(self, record: logging.LogRecord) -> LogEntry:
+        """A log record (from :class:`LogPanelHandler`, on the GUI thread) as an entry."""
+        return self.log(level_name(record.levelno), record.getMessage())
+
     def log(self, level: str, message: str) -> LogEntry:
         entry = LogEntry(_dt.datetime.now(), normalise_level(level), str(message))
         self.entries.append(entry)

@@ -59,7 +59,10 @@ class RunDock(QDockWidget):
         self.window_ = window
         self.client = ComputeClient.for_window(window)
         self.families = families()
-        for problem in plugin_problems():           # a misspelt plug-in: said, the rest works
+        from kernels.graph.io.registry import format_problems, formats
+
+        formats()                                   # format plug-ins load now, so that their problems are said
+        for problem in plugin_problems() + format_problems():   # a misspelt plug-in: said, the rest works
             window.log("warning", problem)
         self.document = None
         self.task: ComputeTask | None = None

@@ -13,6 +13,7 @@ process must not, and the CUDA simulator must be chosen before ``numba.cuda`` is
 from __future__ import annotations
 
 import importlib
+import logging
 import math
 import os
 import threading
@@ -25,6 +26,11 @@ from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
 KINDS = ("cpu-serial", "cpu-parallel", "library", "gpu", "vendor")
 GPU_TARGETS = ("cuda", "sim")
 PLUGINS_ENV = "GRAPH_KERNELS_PLUGINS"
+# set to 1: built-in families only (no entry points, no GRAPH_KERNELS_PLUGINS): the README's
+# table is generated so, and it starts the program past a plug-in that breaks it
+NO_PLUGINS_ENV = "GRAPH_KERNELS_NO_PLUGINS"
+
+logger = logging.getLogger(__name__)
 
 # Family modules registered on first use of the registry, in the order they are listed.
 FAMILY_MODULES: list[str] = [
@@ -347,6 +353,7 @@ class Family:
 
 _FAMILIES: dict[str, Family] = {}
 _loaded = False
+_loading = False
 
 
 def register_family(family: Family) -> Family:
@@ -361,25 +368,44 @@ _plugin_problems: list[str] = []
 
 
 def _load() -> None:
-    """Import the family modules once; concurrent callers wait until all are registered."""
-    global _loaded
+    """Import the family modules once; concurrent callers wait until all are registered.
+
+    Then the plug-ins: entry points of installed packages (``gpu_graph_explorer.families``, see
+    :mod:`kernels.plugins`), then the modules named in ``GRAPH_KERNELS_PLUGINS``. A misspelt or
+    broken one does not stop the others: it is logged in one line and kept for
+    :func:`plugin_problems`."""
+    global _loaded, _loading
     if _loaded:
         return
     with _load_lock:
-        if _loaded:
-            return
-        for module in FAMILY_MODULES:
+        if _loaded or _loading:
+            return          # a plug-in asking the registry while it loads sees what is registered so far
+        _loading = True
+        try:
+            _load_all()
+            _loaded = True
+        finally:
+            _loading = False
+
+
+def _load_all() -> None:
+    for module in FAMILY_MODULES:
+        importlib.import_module(module)
+    if os.environ.get(NO_PLUGINS_ENV, "").strip() == "1":
+        return
+    from kernels.plugins import FAMILIES_GROUP, load_group, one_line
+
+    # importing what the entry point names registers its families and variants
+    for _ in load_group(FAMILIES_GROUP, lambda loaded: None, _plugin_problems.append):
+        pass
+    plugins = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+    for module in plugins:
+        try:
             importlib.import_module(module)
-        plugins = [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
-        for module in plugins:
-            # a user's module, misspelt or broken: the built-in families and the other plug-ins
-            # still load, and the problem is said (plugin_problems) rather than raised
-            try:
-                importlib.import_module(module)
-            except Exception as exc:
-                detail = " ".join(f"{type(exc).__name__}: {exc}".split())
-                _plugin_problems.append(f"plug-in {module!r} named in {PLUGINS_ENV} was not loaded ({detail})")
-        _loaded = True
+        except Exception as exc:
+            problem = f"plug-in {module!r} named in {PLUGINS_ENV} was not loaded ({one_line(exc)})"
+            logger.warning(problem, extra={"plugin_problem": True})
+            _plugin_problems.append(problem)
 
 
 def plugin_problems() -> list[str]:

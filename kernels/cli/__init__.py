@@ -4,6 +4,10 @@ Each sub-command lives in its own module of this package and exposes
 ``register(subparsers)``; :data:`COMMAND_MODULES` lists them in the order ``--help`` shows.
 Every command exits non-zero with a one-line message on bad input: errors derived from
 :class:`kernels.errors.GraphKernelsError` (and argument errors) are printed, not raised.
+
+``-v``/``-q`` (before the command or after it) choose how much of the core's logging is shown
+(:mod:`kernels.log`) and ``-q`` also hides progress bars and lines (:mod:`kernels.progress`);
+a command finds its :class:`~kernels.progress.Progress` in ``args.progress``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import sys
 
 from kernels import __version__
 from kernels.errors import GraphKernelsError
+from kernels.log import configure_cli
+from kernels.progress import Progress
 
 COMMAND_MODULES = (
     "kernels.cli.info",
@@ -40,14 +46,29 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _add_verbosity(parser, default) -> None:
+    parser.add_argument("-v", "--verbose", action="count", default=default,
+                        help="say more: -v notices and steps (INFO), -vv debugging details")
+    parser.add_argument("-q", "--quiet", action="count", default=default,
+                        help="errors only: no warnings, no progress bars or lines")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog=PROG, description="GPU graph kernels from the command line: "
                             "inspect, convert and generate graphs, run and sweep kernels.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    _add_verbosity(parser, 0)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(sub)
+    for command in sub.choices.values():
+        # also after the command; SUPPRESS keeps a value given before it
+        _add_verbosity(command, argparse.SUPPRESS)
     return parser
+
+
+def verbosity(args) -> int:
+    return -1 if args.quiet else args.verbose
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -56,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    configure_cli(verbosity(args), PROG)
+    args.progress = Progress(enabled=not args.quiet)
     try:
         return int(args.func(args) or 0)
     except GraphKernelsError as exc:
@@ -69,13 +92,3 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    finally:
-        _warn_about_plugins()
-
-
-def _warn_about_plugins() -> None:
-    """Say, in one line each, which declared plug-ins did not load (if the command used the registry)."""
-    from kernels.algorithms import registry
-
-    for problem in registry.plugin_problems():
-        print(f"{PROG}: warning: {problem}", file=sys.stderr)

@@ -78,3 +78,42 @@ def positive_seconds(raw: str) -> float:
         raise _refuse(raw, "a finite number of seconds > 0")
     return value
 
+
+
+# ---- progress of reading and generating inputs (the core reports; the command line draws) ----
+
+# a smaller file reads in well under a second: no bar, no lines
+READ_PROGRESS_MIN_BYTES = 32 << 20
+
+
+def progress_of(args):
+    """The command's :class:`~kernels.progress.Progress` (set by ``main``; silent otherwise)."""
+    from kernels.progress import QUIET
+
+    return getattr(args, "progress", None) or QUIET
+
+
+def read_shown(args, path: str, read):
+    """``read(progress)`` (a ``read_graph``-like call taking a ``progress(fraction)`` callback),
+    shown as a task against the file's size when the file is large enough to take a while."""
+    import os
+
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0                      # the reader says what is wrong with the path
+    if size < READ_PROGRESS_MIN_BYTES:
+        return read(None)
+    progress = progress_of(args)
+    with progress.task(f"reading {os.path.basename(path)}", total=size, unit="B") as task:
+        return read(progress.fraction_callback(task))
+
+
+def load_input_shown(args, spec: str, *, format: str | None = None):
+    """``load_input`` with progress: a large file's read, or a generator's elapsed time."""
+    from kernels.inputs import load_input
+
+    if spec.startswith("gen:"):
+        with progress_of(args).task(f"generating {spec}", ticking=True):
+            return load_input(spec, format=format)
+    return read_shown(args, spec, lambda progress: load_input(spec, format=format, progress=progress))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from kernels.cli.common import add_cleanup_flags, apply_cleanup
+from kernels.cli.common import add_cleanup_flags, apply_cleanup, read_shown
 from kernels.cli.read_options import add_read_options, read_options
 
 
@@ -22,7 +22,8 @@ def register(sub) -> None:
 def run(args) -> int:
     from kernels.graph.io import read_graph, write_graph
 
-    g = read_graph(args.input, format=args.format, **read_options(args))
+    g = read_shown(args, args.input, lambda progress: read_graph(args.input, format=args.format, progress=progress,
+                                                                 **read_options(args)))
     before = len(g.notices)
     g = apply_cleanup(g, args)
     write_graph(g, args.output, format=args.out_format)

@@ -55,8 +55,8 @@ def _settings(args):
 
 
 def run(args) -> int:
+    from kernels.cli.common import load_input_shown
     from kernels.dynamic import ROUND_HEADER, format_round, run_dynamic
-    from kernels.inputs import load_input
     from kernels.measure.targets import activate, default_gpu_target
     from kernels.results import write_json_atomic
 
@@ -66,7 +66,7 @@ def run(args) -> int:
     target = args.target or (None if remote else default_gpu_target())
     if not remote:
         activate(target)                 # before anything imports numba.cuda
-    graph = load_input(args.input, format=args.format)
+    graph = load_input_shown(args, args.input, format=args.format)
     if remote:
         result, target, worker = run_dynamic_on_cluster(args, graph)
         if not args.json:

@@ -101,16 +101,20 @@ def run(args) -> int:
         return 0
     if not args.kind:
         raise GraphKernelsError("generate: name a KIND (graph-kernels generate --list shows them)")
+    from kernels.cli.common import progress_of
     from kernels.graph.generators import generator_spec
     from kernels.graph.io import write_graph
 
     spec = generator_spec(args.kind)
     options, parsed = _parse_options(spec, args.options)
+    progress = progress_of(args)
     start = time.perf_counter()
-    graph = spec(**options)
+    with progress.task(f"generating {spec.name}", ticking=True):    # generators report no progress: elapsed
+        graph = spec(**options)
     generated = time.perf_counter() - start
     start = time.perf_counter()
-    write_graph(graph, parsed.out, format=parsed.format)
+    with progress.task(f"writing {parsed.out}", ticking=True):
+        write_graph(graph, parsed.out, format=parsed.format)
     written = time.perf_counter() - start
     for notice in graph.notices:
         print(notice, file=sys.stderr)

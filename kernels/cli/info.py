@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kernels.cli.common import print_json
+from kernels.cli.common import print_json, read_shown
 from kernels.cli.read_options import add_read_options, read_options
 from kernels.memory import format_bytes
 
@@ -29,7 +29,8 @@ def run(args) -> int:
     if not valid_page_size(args.page_size):       # before reading a possibly large file
         raise ParameterError("--page-size", args.page_size, PAGE_SIZE_RULE)
     check_fits_memory(args.file, format=args.format)  # the GUI's check: refuses before any allocation
-    g = read_graph(args.file, format=args.format, **read_options(args))
+    g = read_shown(args, args.file, lambda progress: read_graph(args.file, format=args.format, progress=progress,
+                                                              **read_options(args)))
     info = graph_info(g, page_size=args.page_size)
     if args.json:
         print_json(info)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 import time
 
-from kernels.cli.common import add_cleanup_flags, apply_cleanup, print_json
+from kernels.cli.common import add_cleanup_flags, apply_cleanup, print_json, read_shown
 from kernels.errors import ParameterError
 from kernels.memory import format_bytes
 
@@ -60,7 +60,8 @@ def run(args) -> int:
     fill = DEFAULT_FILL if args.fill is None else args.fill
     if not 0.0 < fill <= 1.0:
         raise ParameterError("--fill", fill, "0 < fill <= 1")
-    g = apply_cleanup(square_graph_form(read_graph(args.file, format=args.format)), args)
+    g = read_shown(args, args.file, lambda progress: read_graph(args.file, format=args.format, progress=progress))
+    g = apply_cleanup(square_graph_form(g), args)
     # compile (or load from numba's cache) before timing, so build times are build times
     SlottedGraph.from_csr(CSRGraph.from_edges(2, [0], [1], directed=True), page_size=sizes[0])
 

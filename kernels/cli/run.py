@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from kernels.cli.cluster_options import add_cluster_options, run_on_cluster, scheduler_from_args
-from kernels.cli.common import print_json, repetitions, warmups
+from kernels.cli.common import print_json, progress_of, repetitions, warmups
 
 EXIT_VERIFICATION_FAILED = 3
 
@@ -97,7 +97,7 @@ def _say_simulator_estimate(args, fam, var, graph, params) -> None:
 
 
 def run(args) -> int:
-    from kernels.inputs import load_input
+    from kernels.cli.common import load_input_shown
     from kernels.measure.runner import run_variant
     from kernels.results import append_record
 
@@ -107,13 +107,18 @@ def run(args) -> int:
 
     fam, var = get_variant(args.family, args.variant)
     fam.resolve_params(var, params)
-    graph = load_input(args.input, format=args.format)
+    graph = load_input_shown(args, args.input, format=args.format)
     if scheduler_from_args(args):
         result = run_on_cluster(args, graph, params)
     else:
         _say_simulator_estimate(args, fam, var, graph, params)
-        result = run_variant(graph, args.family, args.variant, params, target=args.target,
-                             repeat=args.repeat, warmup=args.warmup, seed=args.seed)
+        from kernels.measure.runner import FIXED_STEPS
+
+        steps = args.warmup + args.repeat + FIXED_STEPS
+        with progress_of(args).task(f"{args.family}/{args.variant}", total=steps, unit="steps") as task:
+            result = run_variant(graph, args.family, args.variant, params, target=args.target,
+                                 repeat=args.repeat, warmup=args.warmup, seed=args.seed,
+                                 progress=lambda stage, done, total: task.update(completed=done, postfix=stage))
     rec = result.record
     if args.output:
         save_output(result.output, args.output)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import logging
+import math
 import sys
 
-from kernels.cli.common import positive_seconds
+from kernels.cli.common import positive_seconds, progress_of
 from kernels.cli.run import add_run_options
+
+logger = logging.getLogger(__name__)
 
 
 def register(sub) -> None:
@@ -20,30 +24,52 @@ def register(sub) -> None:
                    help="seconds one configuration may take before it is recorded as failed (> 0, default 300)")
     p.add_argument("--out", required=True, metavar="SWEEP.json", help="where to save the sweep")
     p.add_argument("--csv", metavar="FILE.csv", help="also write one CSV row per configuration")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=run)
+
+
+class SweepProgress:
+    """``run_sweep``'s ``progress`` callback: the task shows cells done, failed and the best so far
+    (with its estimate of the time left); each cell is also a line at INFO (``-v``)."""
+
+    def __init__(self, task, remote: bool):
+        self.task, self.remote = task, remote
+        self.failed = self.wrong = 0
+        self.best: dict | None = None
+
+    def __call__(self, done: int, total: int, cell: dict) -> None:
+        params = " ".join(f"{k}={v}" for k, v in cell["params"].items())
+        if cell["status"] == "failed":
+            self.failed += 1
+        elif cell["status"] == "wrong":
+            self.wrong += 1
+        elif cell["status"] == "ok" and (self.best is None or cell["median_s"] < self.best["median_s"]):
+            self.best = {"params": params, "median_s": cell["median_s"]}
+        median = f"{cell['median_s'] * 1e3:.4g} ms" if cell.get("median_s") else cell.get("reason", "")
+        where = f" on {cell['worker']}" if cell.get("worker") and self.remote else ""
+        logger.info("[%d/%d] %s: %s %s%s", done, total, params, cell["status"], median, where)
+        best = (f"best {self.best['params']} {self.best['median_s'] * 1e3:.4g} ms" if self.best
+                else "no best yet")
+        wrong = f", {self.wrong} wrong" if self.wrong else ""
+        self.task.update(completed=done, postfix=f"{self.failed} failed{wrong}, {best}")
 
 
 def run(args) -> int:
     from kernels.algorithms.registry import parse_param_assignments
     from kernels.cli.cluster_options import open_backend_from_args
+    from kernels.cli.common import load_input_shown
     from kernels.compute.sweep import parse_grid, run_sweep
     from kernels.heatmap import heatmap_table, to_text
-    from kernels.inputs import load_input
     from kernels.results import save_sweep, sweep_to_csv
 
     grid = parse_grid(args.family, args.variant, args.grid)
     fixed = parse_param_assignments(args.param)
-    graph = load_input(args.input, format=args.format)
+    graph = load_input_shown(args, args.input, format=args.format)
 
-    def progress(done, total, cell):
-        if not args.quiet:
-            params = " ".join(f"{k}={v}" for k, v in cell["params"].items())
-            median = f"{cell['median_s'] * 1e3:.4g} ms" if cell.get("median_s") else cell.get("reason", "")
-            where = f" on {cell['worker']}" if cell.get("worker") and backend.kind != "local" else ""
-            print(f"[{done}/{total}] {params}: {cell['status']} {median}{where}", file=sys.stderr, flush=True)
-
-    with open_backend_from_args(args) as backend:     # this machine's worker, or --scheduler's cluster
+    cells = math.prod(len(values) for values in grid.values())
+    with open_backend_from_args(args) as backend, \
+            progress_of(args).task(f"sweep {args.family}/{args.variant}", total=cells, unit="cells") as task:
+        # this machine's worker, or --scheduler's cluster; cells done, failed and the best so far
+        progress = SweepProgress(task, remote=backend.kind != "local")
         sweep = run_sweep(graph, args.family, args.variant, grid, fixed=fixed, target=args.target,
                           repeat=args.repeat, warmup=args.warmup, seed=args.seed,
                           time_limit=args.time_limit, progress=progress, backend=backend,

@@ -8,12 +8,15 @@ differences, never hidden; kernel faults and out-of-memory become project errors
 from __future__ import annotations
 
 import datetime as _dt
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from kernels.algorithms.registry import Family, Variant, Verification, get_variant
 from kernels.errors import GraphKernelsError, ParameterError, ResourceLimitError, TargetUnavailableError
 from kernels.measure.environment import environment
+from kernels.measure.nvtx_ranges import stage_ranges
 from kernels.measure.targets import activate, default_gpu_target
 from kernels.measure.timing import (
     Timing,
@@ -22,6 +25,11 @@ from kernels.measure.timing import (
     time_kernel_simulator,
     time_stage,
 )
+
+logger = logging.getLogger(__name__)
+
+# the steps a run reports to ``progress``: compile, upload, each launch, download, verify
+FIXED_STEPS = 4
 
 
 class KernelFailure(GraphKernelsError):
@@ -94,13 +102,20 @@ def check_live_vertices(fam: Family, resolved: dict, live) -> None:
 
 def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                 target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
-                verify: bool = True, live=None) -> RunResult:
+                verify: bool = True, live=None,
+                progress: Callable[[str, int, int], None] | None = None) -> RunResult:
     """Run ``family/variant`` on ``graph`` and return its record and output.
 
     ``live`` (a :class:`~kernels.graph.live_pages.LivePages` whose structure ``graph`` is the
     CSR snapshot of): a variant declaring ``live_pages`` runs on its device mirror, synced
     before the run; the record's ``structure`` field says so, with the sync's cost. Other
-    variants run on ``graph`` and their record says ``"structure": {"live": false}``."""
+    variants run on ``graph`` and their record says ``"structure": {"live": false}``.
+
+    ``progress(stage, done, total)`` is told when each stage starts (``compile``, ``upload``,
+    ``kernel``, ``download``, ``verify``) and after each launch, with the steps done so far out of
+    ``warmup + repeat + 4``; it is called outside the timed regions. The problem's notices are
+    logged (INFO) as well as kept in the record. On a real GPU, with the optional ``nvtx``
+    package, each stage is an NVTX range named ``family/variant stage`` for Nsight Systems."""
     fam, var = get_variant(family, variant)
     resolved = fam.resolve_params(var, params)
     check_repetitions(repeat, warmup)
@@ -110,25 +125,48 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     problem = fam.prepare(graph, resolved, seed)
     if live is not None and var.live_pages:
         problem.live = live
+    for notice in problem.notices:
+        logger.info("%s/%s on %s: %s", fam.name, var.name, graph.name, notice)
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    total_steps = FIXED_STEPS + warmup + repeat
+    steps = {"done": 0}
+
+    def report(stage: str, advance: int = 0) -> None:
+        steps["done"] += advance
+        if progress is not None:
+            progress(stage, steps["done"], total_steps)
+
+    stage_range = stage_ranges(f"{fam.name}/{var.name}", target)
     try:
         execution = var.make(problem, resolved, target)
         sync = execution.synchronize
-        compile_s = time_stage(execution.compile, sync)
-        h2d_s = time_stage(execution.upload, sync)
+        report("compile")
+        with stage_range("compile"):
+            compile_s = time_stage(execution.compile, sync)
+        report("upload", 1)
+        with stage_range("upload"):
+            h2d_s = time_stage(execution.upload, sync)
+        report("kernel", 1)
         reset = execution.reset if execution.needs_reset else None
         launch_bound = False
-        if target == "cuda":
-            kernel, launch_bound = time_kernel_cuda(execution.launch, repeat, warmup, reset)
-            method = "cuda events"
-        elif target == "sim":
-            kernel = time_kernel_simulator(execution.launch, sync, repeat, warmup, reset)
-            method = "perf_counter (CUDA simulator: not GPU time)"
-        else:
-            kernel = time_kernel_cpu(execution.launch, repeat, warmup, reset)
-            method = "perf_counter"
+
+        def tick() -> None:
+            report("kernel", 1)
+
+        with stage_range("kernel"):
+            if target == "cuda":
+                kernel, launch_bound = time_kernel_cuda(execution.launch, repeat, warmup, reset, tick)
+                method = "cuda events"
+            elif target == "sim":
+                kernel = time_kernel_simulator(execution.launch, sync, repeat, warmup, reset, tick)
+                method = "perf_counter (CUDA simulator: not GPU time)"
+            else:
+                kernel = time_kernel_cpu(execution.launch, repeat, warmup, reset, tick)
+                method = "perf_counter"
+        report("download")
         box = {}
-        d2h_s = time_stage(lambda: box.setdefault("out", execution.download()), sync)
+        with stage_range("download"):
+            d2h_s = time_stage(lambda: box.setdefault("out", execution.download()), sync)
         output = box["out"]
         execution.release()
     except GraphKernelsError:
@@ -142,6 +180,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     if target == "cuda" and l2 and execution.device_bytes:
         fits_in_l2 = execution.device_bytes <= l2
 
+    report("verify", 1)
     if not verify:
         verification = Verification(ok=True, reference="none", detail="verification skipped")
     elif var.name == fam.reference_name:
@@ -186,4 +225,5 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     if live is not None:
         record["structure"] = (live.record_json() if problem.live is not None else
                                {"live": False, "reason": f"{var.name} runs on the CSR snapshot of the pages"})
+    report("done", 1)
     return RunResult(record=record, output=output)

@@ -68,11 +68,18 @@ def time_stage(fn, sync=None) -> float:
     return _now() - t0
 
 
-def time_kernel_cpu(launch, repeat: int, warmup: int, reset=None) -> KernelStats:
+def _no_tick() -> None:
+    pass
+
+
+def time_kernel_cpu(launch, repeat: int, warmup: int, reset=None, tick=None) -> KernelStats:
+    """``tick()`` is called after each warm-up and each timed sample (progress; outside the timing)."""
+    tick = tick or _no_tick
     for _ in range(warmup):
         if reset:
             reset()
         launch()
+        tick()
     samples = []
     for _ in range(max(repeat, 1)):
         if reset:
@@ -80,15 +87,18 @@ def time_kernel_cpu(launch, repeat: int, warmup: int, reset=None) -> KernelStats
         t0 = _now()
         launch()
         samples.append(_now() - t0)
+        tick()
     return KernelStats.from_samples(samples)
 
 
-def time_kernel_simulator(launch, sync, repeat: int, warmup: int, reset=None) -> KernelStats:
+def time_kernel_simulator(launch, sync, repeat: int, warmup: int, reset=None, tick=None) -> KernelStats:
     """Simulator timings are wall-clock times of the simulation, not of any GPU."""
+    tick = tick or _no_tick
     for _ in range(warmup):
         if reset:
             reset()
         launch()
+        tick()
     sync()
     samples = []
     for _ in range(max(repeat, 1)):
@@ -99,18 +109,22 @@ def time_kernel_simulator(launch, sync, repeat: int, warmup: int, reset=None) ->
         launch()
         sync()
         samples.append(_now() - t0)
+        tick()
     return KernelStats.from_samples(samples)
 
 
-def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None) -> tuple[KernelStats, bool]:
+def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None, tick=None) -> tuple[KernelStats, bool]:
     """CUDA-event timing. Returns the stats and whether the kernel is launch-bound."""
     from numba import cuda
 
+    tick = tick or _no_tick
     for _ in range(max(warmup, 1)):
         if reset:
             reset()
         launch()
     cuda.synchronize()
+    for _ in range(warmup):
+        tick()
 
     def timed(batch: int) -> float:
         if reset:
@@ -128,5 +142,8 @@ def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None) -> tuple[Kern
     batch = 1
     if launch_bound and reset is None:
         batch = int(min(MAX_BATCH, max(2, math.ceil(BATCH_TARGET_SECONDS / max(probe, 1e-6)))))
-    samples = [timed(batch) for _ in range(max(repeat, 1))]
+    samples = []
+    for _ in range(max(repeat, 1)):
+        samples.append(timed(batch))
+        tick()
     return KernelStats.from_samples(samples, batch), launch_bound

@@ -10,11 +10,13 @@ network must therefore be reached through TLS with certificates (``tls://``); a 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
-import sys
 from dataclasses import dataclass
 
 from kernels.errors import ClusterError
+
+logger = logging.getLogger(__name__)
 
 TLS_ENV = {"ca_file": "GRAPH_KERNELS_TLS_CA", "cert": "GRAPH_KERNELS_TLS_CERT", "key": "GRAPH_KERNELS_TLS_KEY"}
 PLAIN_TEXT_WARNING = ("warning: the connection to {address} is not encrypted and not authenticated: anyone who "
@@ -105,11 +107,15 @@ def plain_text_warning(address: str) -> str | None:
 
 
 def warn_plain_text(address: str, stream=None) -> str | None:
-    """Print :func:`plain_text_warning` once per address and process; return it."""
+    """Say :func:`plain_text_warning` once per address and process -- logged as a warning (the
+    command line prints it, the GUI's log shows it), or printed on ``stream`` if given; return it."""
     text = plain_text_warning(address)
     if text and address not in _warned:
         _warned.add(address)
-        print(f"graph-kernels: {text}", file=stream or sys.stderr, flush=True)
+        if stream is not None:
+            print(f"graph-kernels: {text}", file=stream, flush=True)
+        else:
+            logger.warning(text.removeprefix("warning: "))
     return text
 
 

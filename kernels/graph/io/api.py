@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import logging
 import lzma
 import os
 import threading
@@ -17,6 +18,8 @@ from kernels.graph.io.compression import COMPRESSION_SUFFIXES, GraphSource, form
 from kernels.graph.io.context import FileTooLargeError, LoadContext
 from kernels.graph.io.registry import format_for_extension, formats, get_format, sniff
 from kernels.memory import available_memory
+
+logger = logging.getLogger(__name__)
 
 
 def read_graph(path, *, format: str | None = None, name: str | None = None,
@@ -49,9 +52,12 @@ def read_graph(path, *, format: str | None = None, name: str | None = None,
     ctx.report(0.0)
     ctx.check_cancel()
     try:
-        return spec.read(source, ctx, **options)
+        graph = spec.read(source, ctx, **options)
     except MemoryError:
         raise FileTooLargeError("not enough memory to load this file", str(path)) from None
+    for notice in graph.notices:
+        logger.info("%s: %s", path, notice)
+    return graph
 
 
 # each opener returns the stream that ``write_graph`` closes with ``with``

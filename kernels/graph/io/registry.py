@@ -11,12 +11,17 @@ one of them and no signature format claims the file, that format is tried even i
 hesitates, so that a broken file gets that format's precise error message.
 
 A new format is one module with a ``SPEC`` (or several in ``SPECS``) and one line in :data:`BUILTIN_MODULES`, or a call
-to :func:`register_format`.
+to :func:`register_format`. Installed packages add formats through the entry-point group
+``gpu_graph_explorer.formats`` (:mod:`kernels.plugins`): each entry point names a
+:class:`FormatSpec` or a module with ``SPEC``/``SPECS``; one that cannot be loaded, or whose
+name is a built-in format's, is one logged warning line (:func:`format_problems`) and the
+other formats load.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -92,6 +97,8 @@ class FormatSpec:
 
 _REGISTRY: dict[str, FormatSpec] = {}
 _loaded = False
+_format_problems: list[str] = []
+logger = logging.getLogger(__name__)
 
 
 def register_format(spec: FormatSpec) -> None:
@@ -115,7 +122,30 @@ def _ensure_loaded() -> None:
             for spec in getattr(module, "SPECS", None) or (module.SPEC,):
                 if spec.name not in _REGISTRY:
                     register_format(spec)
+        from kernels.plugins import FORMATS_GROUP, load_group
+
+        builtin = set(_REGISTRY)
+        for _ in load_group(FORMATS_GROUP, lambda loaded: _register_plugin_specs(loaded, builtin),
+                            _format_problems.append):
+            pass
         _loaded = True
+
+
+def _register_plugin_specs(loaded, builtin: set[str]) -> None:
+    specs = (loaded,) if isinstance(loaded, FormatSpec) else (getattr(loaded, "SPECS", None)
+                                                              or (getattr(loaded, "SPEC", None),))
+    for spec in specs:
+        if not isinstance(spec, FormatSpec):
+            raise TypeError(f"expected a FormatSpec (or a module with SPEC or SPECS), got {type(spec).__name__}")
+        if spec.name in builtin:
+            raise ValueError(f"format {spec.name!r} is built in")
+    for spec in specs:
+        register_format(spec)
+
+
+def format_problems() -> list[str]:
+    """One line per format plug-in that could not be loaded (empty until the registry loads)."""
+    return list(_format_problems)
 
 
 def formats() -> dict[str, FormatSpec]:
