@@ -194,7 +194,8 @@ def is_sweep_lines(path) -> bool:
 
 def read_sweep(path) -> dict:
     """A sweep file of any version: JSON lines (schema 2) or one JSON document (schema 1, or a
-    schema 2 sweep kept whole), checked and migrated; see the module's docstring."""
+    schema 2 sweep kept whole), checked and migrated; see the module's docstring. A Kernel Tuner
+    cache file is imported (:mod:`kernels.results.kerneltuner`)."""
     path = Path(path)
     check_size(path, "sweep")
     try:
@@ -206,6 +207,10 @@ def read_sweep(path) -> dict:
     head = _first_line(text)
     if isinstance(head, dict) and head.get("kind") == "sweep" and "cells" not in head:
         return _read_lines(text, path)
+    from kernels.results.kerneltuner import looks_like_kernel_tuner, read_kernel_tuner
+
+    if looks_like_kernel_tuner(text):           # Open Results and heatmap take Kernel Tuner caches as they are
+        return read_kernel_tuner(path, text)
     document = parse_json(text, path, None, "sweep file")
     return check_sweep(migrate_sweep_document(document, path), path)
 
