@@ -251,6 +251,10 @@ def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, w
         search(strategy, space, session.evaluate, session.exhausted)
     except KeyboardInterrupt:
         session.cancelled = True
+    except BaseException:
+        if writer is not None:          # the file stays as it is: interrupted, every finished cell kept
+            writer.close()
+        raise
     if backend.notices:
         header["notices"] = list(dict.fromkeys([*header.get("notices", []), *backend.notices]))
     missing = strategy.name == "grid" and len(session.cells) < len(space)
