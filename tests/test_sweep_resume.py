@@ -122,21 +122,34 @@ def _env() -> dict:
     return {**os.environ, "PYTHONPATH": path, "GRAPH_KERNELS_PLUGINS": PLUGIN}
 
 
-def _run(out: Path, resume: bool, kill_after: float | None) -> int | None:
+def _cell_lines(out: Path) -> int:
+    try:
+        return out.read_bytes().count(b'"kind": "cell"')
+    except OSError:
+        return 0
+
+
+def _run(out: Path, resume: bool, kill_at: tuple[int, float] | None) -> bool:
+    """Run the sweep command; with ``kill_at = (cells, delay)``, SIGKILL it (and its worker)
+    ``delay`` seconds after the file holds ``cells`` cell lines. True if it was killed."""
     proc = subprocess.Popen(_command(out, resume), env=_env(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, start_new_session=True)
     try:
-        if kill_after is None:
+        if kill_at is None:
             _, err = proc.communicate(timeout=300)
             assert proc.returncode == 0, err.decode()[-2000:]
-            return proc.returncode
+            return False
+        cells, delay = kill_at
+        deadline = time.monotonic() + 300
+        while proc.poll() is None and _cell_lines(out) < cells and time.monotonic() < deadline:
+            time.sleep(0.01)
         try:
-            proc.wait(timeout=kill_after)
-            return proc.returncode                      # it finished first
+            proc.wait(timeout=delay)
+            return False                                # it finished first
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)         # the sweep and its worker, at once
             proc.wait()
-            return None
+            return True
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -148,7 +161,7 @@ def _run(out: Path, resume: bool, kill_after: float | None) -> int | None:
 @pytest.mark.timeout(600)
 def test_a_sweep_killed_at_random_moments_and_resumed_yields_the_same_cells(tmp_path):
     straight = tmp_path / "straight.json"
-    _run(straight, resume=False, kill_after=None)
+    _run(straight, resume=False, kill_at=None)
     expected = statuses(load_sweep(straight))
     assert len(expected) == 20 and sum(s != "invalid" for s in expected.values()) == VALID
 
@@ -157,14 +170,17 @@ def test_a_sweep_killed_at_random_moments_and_resumed_yields_the_same_cells(tmp_
     out = tmp_path / "killed.json"
     kills = 0
     for attempt in range(int(os.environ.get("RESUME_KILLS", "3"))):
-        # the first run starts the file, later ones resume it; each is killed at a random moment
-        if _run(out, resume=attempt > 0, kill_after=rng.uniform(0.5, 6.0)) is None:
+        # the first run starts the file, later ones resume it; each is killed at a random moment:
+        # a random number of cells in (0: while it starts), then up to 0.15 s more (a cell takes >= 0.06 s)
+        have = _cell_lines(out)
+        target = have + rng.randint(0, max(0, (20 - have) // 2))
+        if _run(out, resume=attempt > 0, kill_at=(target, rng.uniform(0.0, 0.15))):
             kills += 1
         if out.exists():
             load_sweep(out)                     # a killed sweep always leaves a file that opens
-    _run(out, resume=out.exists(), kill_after=None)
+    _run(out, resume=out.exists(), kill_at=None)
     resumed = load_sweep(out)
+    assert kills >= 1, f"seed {seed}: no kill landed"
     assert statuses(resumed) == expected, f"seed {seed}"
     assert not resumed["interrupted"] and resumed["stopped"] == "complete"
     assert all(c["record"]["verified"] == (c["status"] == "ok") for c in resumed["cells"] if "record" in c)
-    assert kills >= 1 or resumed["resumed"] == [], f"seed {seed}"
