@@ -123,7 +123,7 @@ def to_text(t: HeatmapTable) -> str:
     body = [[str(rv)] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))]
             for r, rv in enumerate(t.row_values)]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    lines = [f"{t.title}: median kernel time in {unit} ('-' invalid, '*' best)"]
+    lines = [f"{t.title}: median kernel time in {unit} ('-' invalid, '*' best, blank: not measured)"]
     for row in [header, *body]:
         lines.append("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)))
     if t.reduced_over:

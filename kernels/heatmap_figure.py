@@ -146,6 +146,8 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
 
     legend = f"median kernel time per cell ({unit}); ★ best, dashed outline: within 5 % of the best; " \
              "hatched: invalid; red: failed or wrong"
+    if any(s == "missing" for row in t.status for s in row):
+        legend += "; blank: not measured"
     if t.reduced_over:
         legend += f"; each cell: the best over {', '.join(t.reduced_over)}"
     renderer = FigureCanvasAgg(fig).get_renderer()

@@ -35,9 +35,8 @@ MAX_GRID_VALUES = 10_000           # values of one swept parameter (also in swee
 MAX_DEPTH = 64                     # nesting of a document (the project writes about 6 levels)
 MAX_MESSAGE_VALUE = 60             # characters of an offending value quoted in a message
 
-# parts of a document that hold free-form data (summaries, library versions, the worst
-# differences of a failed verification, which may be NaN): not checked for finite numbers
-_FREE_FORM = frozenset({"result", "environment", "worst", "notices"})
+MAX_SWEEP_LINES = MAX_SWEEP_CELLS + 10_000   # cells plus resume lines of a JSON-lines sweep
+SWEEP_LINE_KINDS = ("cell", "resume", "end")
 
 
 # ---- the schemas ---------------------------------------------------------------------------------
@@ -51,12 +50,17 @@ def _schemas() -> dict:
 
 @functools.cache
 def _validator(name: str):
+    """``record``, ``sweep``, or ``sweep#KIND`` for one line of a JSON-lines sweep
+    (``header``, ``cell``, ``resume``, ``end``: the ``$defs`` of ``sweep.schema.json``)."""
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
     schemas = _schemas()
     registry = Registry().with_resources(
         (schema["$id"], Resource.from_contents(schema)) for schema in schemas.values())
+    if "#" in name:
+        file, part = name.split("#")
+        return Draft202012Validator({"$ref": f"{schemas[file]['$id']}#/$defs/{part}"}, registry=registry)
     return Draft202012Validator(schemas[name], registry=registry)
 
 
@@ -172,19 +176,21 @@ def _schema_errors(name: str, document, path, line) -> list:
 
 def _scan(document):
     """The first (path, problem) found walking the document, or None: nesting deeper than
-    :data:`MAX_DEPTH` anywhere, a NaN or infinite number outside the free-form parts.
-    Iterative, so a deep document cannot exhaust the interpreter's stack here."""
-    stack = [(document, (), False)]
+    :data:`MAX_DEPTH` anywhere, a NaN or infinite number anywhere (schema 2 files are standard
+    JSON; the free-form parts of version 1 files, where such numbers were allowed, became null
+    when :mod:`kernels.results.migrate` read them). Iterative, so a deep document cannot exhaust
+    the interpreter's stack here."""
+    stack = [(document, ())]
     while stack:
-        value, at, free = stack.pop()
+        value, at = stack.pop()
         if len(at) > MAX_DEPTH:
             return at[:MAX_DEPTH], f"is nested more than {MAX_DEPTH} levels deep"
-        if isinstance(value, float) and not free and not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):
             return at, f"is {_quote(value)}, expected a finite number"
         if isinstance(value, dict):
-            stack.extend((v, (*at, k), free or k in _FREE_FORM) for k, v in reversed(value.items()))
+            stack.extend((v, (*at, k)) for k, v in reversed(value.items()))
         elif isinstance(value, list):
-            stack.extend((v, (*at, i), free) for i, v in reversed(list(enumerate(value))))
+            stack.extend((v, (*at, i)) for i, v in reversed(list(enumerate(value))))
     return None
 
 
@@ -237,6 +243,32 @@ def check_sweep(sweep, path) -> dict:
                                "JSON written by 'graph-kernels sweep' (kind: sweep, cells: [...])")
     _check_bounds(sweep, path)          # before the schema: validating a huge array takes time too
     _check_shape("sweep", "sweep", sweep, path, None)
+    return check_cells_match_grid(sweep, path)
+
+
+def check_sweep_header(header, path) -> dict:
+    """The first line of a JSON-lines sweep: ``sweep.schema.json#/$defs/header`` and the grid bounds."""
+    if not isinstance(header, dict) or header.get("kind") != "sweep":
+        raise GraphFormatError("not a sweep file", path, 1, "a first line with kind: sweep")
+    _check_bounds(header, path)
+    _check_shape("sweep#header", "sweep header", header, path, 1)
+    return header
+
+
+def check_sweep_line(line, path, lineno: int) -> dict:
+    """A line after the header: a cell, a resume or an end line (``sweep.schema.json#/$defs/...``)."""
+    kind = line.get("kind") if isinstance(line, dict) else None
+    if kind not in SWEEP_LINE_KINDS:
+        shown = _quote(kind) if kind is not None else "missing"
+        raise GraphFormatError(f"not a valid sweep line: kind is {shown}, expected one of "
+                               f"{', '.join(SWEEP_LINE_KINDS)}", path, lineno)
+    _check_shape(f"sweep#{kind}", f"sweep {kind} line", line, path, lineno)
+    return line
+
+
+def check_cells_match_grid(sweep: dict, path) -> dict:
+    """What a schema cannot say about a sweep's cells: at most one per combination of the grid,
+    each naming exactly the grid's parameters with values from the grid."""
     grid = sweep["grid"]
     combinations = math.prod(len(values) for values in grid.values())
     cells = sweep["cells"]
@@ -244,6 +276,7 @@ def check_sweep(sweep, path) -> dict:
         raise _refuse("sweep", path, None, f"{len(cells):,} cells for a grid of {combinations:,} combinations")
     names = set(grid)
     allowed = {name: {_value_key(v) for v in values} for name, values in grid.items()}
+    seen: dict = {}
     for i, cell in enumerate(cells):
         params = cell["params"]
         if set(params) != names:
@@ -254,6 +287,10 @@ def check_sweep(sweep, path) -> dict:
             if _value_key(value) not in allowed[name]:
                 raise _refuse("sweep", path, None, f"cells[{i}].params.{_name(name)} is {_quote(value)}, "
                                                    f"not a value of grid.{_name(name)}")
+        key = tuple(_value_key(params[name]) for name in grid)
+        if key in seen:
+            raise _refuse("sweep", path, None, f"cells[{seen[key]}] and cells[{i}] have the same parameters")
+        seen[key] = i
     return sweep
 
 

@@ -28,6 +28,7 @@ from kernels.compute.sweep import run_sweep
 from kernels.errors import ClusterError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
+from kernels.results import load_sweep
 
 distributed = pytest.importorskip("distributed")
 
@@ -107,20 +108,19 @@ def test_cluster_sweep_on_the_simulator_matches_a_local_sweep(backend):
 def test_cells_are_spread_over_both_workers_and_arrive_as_they_finish(backend, tmp_path):
     graph = tiny_graph()
     seen, partial = [], []
-    checkpoint = tmp_path / "partial.json"
+    out = tmp_path / "partial.json"
 
     def progress(done, total, cell):
         seen.append(done)
-        if checkpoint.exists():
-            partial.append(len(json.loads(checkpoint.read_text())["cells"]))
+        partial.append(len(load_sweep(out)["cells"]))
 
     sweep = run_sweep(graph, "sleepy", "cpu-serial", {"cell": list(range(6)), "seconds": [0.5]}, repeat=1,
-                      warmup=0, time_limit=120, backend=backend, progress=progress, checkpoint=checkpoint)
+                      warmup=0, time_limit=120, backend=backend, progress=progress, out=out)
     assert [c["status"] for c in sweep["cells"]] == ["ok"] * 6
     assert len({c["worker"] for c in sweep["cells"]}) == 2
     assert seen == list(range(1, 7))
-    assert partial and partial[0] < 6             # the file on disk grew while cells ran
-    assert len(json.loads(checkpoint.read_text())["cells"]) == 6
+    assert partial == seen                        # each cell is on disk when it is reported
+    assert len(load_sweep(out)["cells"]) == 6
 
 
 def test_a_cell_that_hangs_past_the_time_limit_fails_and_later_cells_still_run(backend):
@@ -138,7 +138,7 @@ def test_sweep_command_with_scheduler_on_the_cpu_target_matches_a_local_sweep(cl
     args = ["sweep", "spmv", "cpu-serial", str(AFIRO), "--grid", "dtype=", "--repeat", "1", "--quiet"]
     assert cli_main([*args, "--out", str(remote), "--scheduler", cluster.scheduler_address]) == 0
     assert cli_main([*args, "--out", str(local)]) == 0
-    r, lo = json.loads(remote.read_text()), json.loads(local.read_text())
+    r, lo = load_sweep(remote), load_sweep(local)
     assert cell_map(r) == cell_map(lo) and all(c["status"] == "ok" for c in r["cells"])
     assert r["target"] == "cpu" and r["cells"][0]["worker"].startswith("tcp://127.0.0.1:")
 

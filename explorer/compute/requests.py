@@ -85,11 +85,10 @@ class SweepRequest:
     def empty_sweep(self) -> dict:
         """The sweep as :func:`kernels.compute.sweep.run_sweep` will return it, with no cell yet: the
         Results dock draws this and fills it in as cells arrive."""
-        g = self.graph
-        return {"kind": "sweep", "schema": 1, "family": self.family, "variant": self.variant,
-                "target": self.target,
-                "input": {"name": g.name, "fingerprint": g.fingerprint, "rows": g.n_rows, "cols": g.n_cols,
-                          "nnz": g.nnz},
-                "grid": {k: list(v) for k, v in self.grid.items()}, "fixed": dict(self.fixed),
-                "repeat": self.repeat, "cells": [], "total_cells": self.total_cells, "cancelled": False,
-                "live": True}
+        from kernels.results.records import SweepHeader, input_description
+
+        header = SweepHeader(family=self.family, variant=self.variant, grid=self.grid,
+                             input=input_description(self.graph), target=self.target, fixed=dict(self.fixed),
+                             repeat=self.repeat, warmup=self.warmup, time_limit=self.time_limit,
+                             total_cells=self.total_cells)
+        return {**header.to_json(), "cells": [], "cancelled": False, "live": True}

@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "kernels.cli.run",
     "kernels.cli.sweep",
     "kernels.cli.heatmap",
+    "kernels.cli.interchange",
     "kernels.cli.dynamic",
     "kernels.cli.cluster",
     "kernels.compute.local.worker",

@@ -7,23 +7,12 @@ import json
 import math
 import sys
 
-import numpy as np
-
-
-def _default(obj):
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, tuple):
-        return list(obj)
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
-
 
 def print_json(data) -> None:
-    json.dump(data, sys.stdout, indent=2, default=_default, allow_nan=True)
+    """Standard JSON (a number that is not finite is null, as in result files)."""
+    from kernels.results import plain
+
+    json.dump(plain(data), sys.stdout, indent=2, allow_nan=False)
     sys.stdout.write("\n")
 
 
@@ -66,6 +55,7 @@ def _integer_at_least(minimum: int, what: str):
 
 repetitions = _integer_at_least(1, "an integer >= 1")
 warmups = _integer_at_least(0, "an integer >= 0")
+positive_int = _integer_at_least(1, "an integer >= 1")
 
 
 def positive_seconds(raw: str) -> float:

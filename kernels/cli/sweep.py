@@ -6,7 +6,7 @@ import logging
 import math
 import sys
 
-from kernels.cli.common import positive_seconds, progress_of
+from kernels.cli.common import positive_int, positive_seconds, progress_of
 from kernels.cli.run import add_run_options
 
 logger = logging.getLogger(__name__)
@@ -22,7 +22,18 @@ def register(sub) -> None:
     add_run_options(p)
     p.add_argument("--time-limit", type=positive_seconds, default=300.0,
                    help="seconds one configuration may take before it is recorded as failed (> 0, default 300)")
-    p.add_argument("--out", required=True, metavar="SWEEP.json", help="where to save the sweep")
+    p.add_argument("--out", required=True, metavar="SWEEP.json",
+                   help="the sweep's file, written as it runs: a header, then a line per finished cell")
+    p.add_argument("--resume", action="store_true",
+                   help="continue --out: run only the cells it lacks (refused, with the reason, if it is a sweep "
+                        "of another input, variant, grid, target, device or strategy); a missing file starts anew")
+    p.add_argument("--strategy", choices=("grid", "random", "local"), default="grid",
+                   help="which cells to run: every combination (default), a random sample, or a local search "
+                        "from the best of a random sample (--seed sets the random order)")
+    p.add_argument("--budget-cells", type=positive_int, metavar="N",
+                   help="measure at most N cells (cells that break a constraint are free)")
+    p.add_argument("--budget-seconds", type=positive_seconds, metavar="S",
+                   help="start no cell after S seconds")
     p.add_argument("--csv", metavar="FILE.csv", help="also write one CSV row per configuration")
     p.set_defaults(func=run)
 
@@ -59,7 +70,8 @@ def run(args) -> int:
     from kernels.cli.common import load_input_shown
     from kernels.compute.sweep import parse_grid, run_sweep
     from kernels.heatmap import heatmap_table, to_text
-    from kernels.results import save_sweep, sweep_to_csv
+    from kernels.results import sweep_to_csv
+    from kernels.results.records import Strategy
 
     grid = parse_grid(args.family, args.variant, args.grid)
     fixed = parse_param_assignments(args.param)
@@ -73,10 +85,10 @@ def run(args) -> int:
         sweep = run_sweep(graph, args.family, args.variant, grid, fixed=fixed, target=args.target,
                           repeat=args.repeat, warmup=args.warmup, seed=args.seed,
                           time_limit=args.time_limit, progress=progress, backend=backend,
-                          checkpoint=args.out)
+                          out=args.out, resume=args.resume,
+                          strategy=Strategy(args.strategy, args.budget_cells, args.budget_seconds, args.seed))
     for notice in sweep.get("notices", []):
         print(f"note: {notice}", file=sys.stderr)
-    save_sweep(sweep, args.out)
     if args.csv:
         sweep_to_csv(sweep, args.csv)
     print(to_text(heatmap_table(sweep)))
@@ -87,6 +99,7 @@ def run(args) -> int:
     best = sweep["best"]
     print(f"{summary}; best: {best['params'] if best else 'none'}"
           + (f" at {best['median_s'] * 1e3:.4g} ms" if best else "")
-          + (" (cancelled: partial sweep saved)" if sweep["cancelled"] else ""))
+          + (" (cancelled: partial sweep saved)" if sweep["cancelled"] else "")
+          + (" (budget spent)" if sweep["stopped"] == "budget" else ""))
     print(f"saved {args.out}")
     return 130 if sweep["cancelled"] else 0

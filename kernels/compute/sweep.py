@@ -1,28 +1,39 @@
-"""Parameter sweeps: every combination of a grid, each run, timed and verified.
+"""Parameter sweeps: combinations of a grid, each run, timed and verified.
 
+Which combinations run is the strategy's choice (:mod:`kernels.compute.strategies`: the whole
+grid by default, a random sample, a local search, within a budget of cells or seconds).
 Combinations that break a constraint are recorded as *invalid* and not run. Valid ones run
 through a compute backend (:mod:`kernels.compute.backend`: the local worker process, or the
 workers of a Dask cluster) with a time limit: a configuration that crashes or hangs is
-recorded as *failed* (the worker is restarted) and the sweep goes on. Progress is reported
-after each cell, in the order cells finish; a sweep can be cancelled and keeps what finished.
-The saved sweep names the best configuration and the sets within 5 % and 10 % of it (the paper's flat region).
+recorded as *failed* (the worker is restarted) and the sweep goes on. Each finished cell is
+appended to the sweep's file at once (:class:`kernels.results.sweep_file.SweepWriter`), so a
+killed sweep keeps what finished, and ``resume=True`` runs only the cells the file lacks,
+after checking that the file is a sweep of the same thing. Progress is reported after each
+cell, in the order cells finish; a sweep can be cancelled and keeps what finished. The sweep
+names the best configuration and the sets within 5 % and 10 % of it (the paper's flat region).
 """
 
 from __future__ import annotations
 
-import datetime as _dt
-import itertools
 import math
-import time
 from collections.abc import Callable
+from pathlib import Path
 
 from kernels.algorithms.registry import get_variant
+from kernels.compute.resume import check_resumable
+from kernels.compute.strategies import SearchSpace, check_strategy, search, unique_values
 from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
 from kernels.measure.environment import environment
 from kernels.measure.runner import check_repetitions
-
-FLAT_REGIONS = (0.05, 0.10)
-CHECKPOINT_EVERY_S = 1.0
+from kernels.results.records import Strategy, SweepCell, SweepEnd, SweepHeader, SweepResume, input_description, utc_now
+from kernels.results.sweep_file import (  # noqa: F401  (FLAT_REGIONS, summarize_best: re-exported)
+    FLAT_REGIONS,
+    SweepWriter,
+    assemble,
+    is_sweep_lines,
+    summarize_best,
+    write_sweep,
+)
 
 
 def parse_grid(family: str, variant: str, grid_items: list[str]) -> dict[str, list]:
@@ -45,150 +56,216 @@ def parse_grid(family: str, variant: str, grid_items: list[str]) -> dict[str, li
     return grid
 
 
-def _cells(grid: dict[str, list]):
-    names = list(grid)
-    for combo in itertools.product(*(grid[n] for n in names)):
-        yield dict(zip(names, combo, strict=True))
+def _device_name(backend, target: str | None) -> str | None:
+    """The device this sweep's cells will run on, as the backend describes its first worker."""
+    try:
+        workers = backend.describe()
+    except GraphKernelsError:
+        workers = []
+    if workers:
+        return workers[0].device_kind(target or "cpu")
+    return environment(target or "cpu")["device"].get("name")
 
 
-def summarize_best(cells: list[dict]) -> dict:
-    ok = [c for c in cells if c["status"] == "ok" and c.get("median_s")]
-    if not ok:
-        return {"best": None, **{f"within_{int(f * 100)}pct": [] for f in FLAT_REGIONS}}
-    best = min(ok, key=lambda c: c["median_s"])
-    out = {"best": {"params": best["params"], "median_s": best["median_s"]}}
-    for f in FLAT_REGIONS:
-        out[f"within_{int(f * 100)}pct"] = [c["params"] for c in ok if c["median_s"] <= best["median_s"] * (1 + f)]
-    return out
+class _Session:
+    """One sweep run: the cells known so far (from a resumed file, then new ones), the budget,
+    the file each finished cell is appended to, and :meth:`evaluate`, which the strategy calls."""
 
+    def __init__(self, *, fam, var, family, variant, space, fixed, strategy, backend, key, target, repeat, warmup,
+                 seed, time_limit, progress, cancel, writer, known, total):
+        import time
 
-def _sweep_dict(graph, family, variant, grid, fixed, target, repeat, combos, cells, cancelled, started,
-                backend) -> dict:
-    ordered = sorted(cells, key=lambda c: c["position"])
-    cells_out = [{k: v for k, v in c.items() if k != "position"} for c in ordered]
-    first = next((c["record"] for c in cells_out if c.get("record")), None)
-    sweep = {
-        "kind": "sweep",
-        "schema": 1,
-        "family": family,
-        "variant": variant,
-        "target": first["target"] if first else target,
-        "input": first["input"] if first else {"name": graph.name, "fingerprint": graph.fingerprint,
-                                               "rows": graph.n_rows, "cols": graph.n_cols,
-                                               "nnz": graph.nnz},
-        "grid": grid,
-        "fixed": fixed,
-        "repeat": repeat,
-        "cells": cells_out,
-        "total_cells": len(combos),
-        "cancelled": cancelled,
-        "started": started,
-        "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "environment": first["environment"] if first else environment(target or "cpu"),
-        "backend": {"kind": backend.kind, "address": backend.address},
-        **summarize_best(cells_out),
-    }
-    if backend.notices:
-        sweep["notices"] = list(backend.notices)
-    return sweep
+        self.fam, self.var, self.family, self.variant = fam, var, family, variant
+        self.space, self.fixed, self.strategy, self.backend, self.key = space, fixed, strategy, backend, key
+        self.target, self.repeat, self.warmup, self.seed, self.time_limit = target, repeat, warmup, seed, time_limit
+        self.progress, self.user_cancel, self.writer, self.total = progress, cancel, writer, total
+        self.cells = list(known)
+        self.known = {space.key(c["params"]): c for c in known}
+        self.measured = sum(1 for c in known if c["status"] != "invalid")
+        self.deadline = None if strategy.budget_seconds is None else time.monotonic() + strategy.budget_seconds
+        self.graph_added = False
+        self.cancelled = False
 
+    def out_of_time(self) -> bool:
+        import time
 
-class _Checkpoint:
-    """The sweep-so-far written atomically to ``path`` as cells finish, at most every ``every_s``."""
+        return self.deadline is not None and time.monotonic() >= self.deadline
 
-    def __init__(self, path, every_s: float = CHECKPOINT_EVERY_S):
-        self.path, self.every_s, self.last = path, every_s, 0.0
+    def budget_spent(self) -> bool:
+        cells = self.strategy.budget_cells
+        return (cells is not None and self.measured >= cells) or self.out_of_time()
 
-    def __call__(self, make_sweep, force: bool = False) -> None:
-        if self.path is None:
-            return
-        now = time.monotonic()
-        if force or now - self.last >= self.every_s:
-            from kernels.results import save_sweep
+    def exhausted(self) -> bool:
+        return self.cancelled or self.budget_spent()
 
-            save_sweep(make_sweep(), self.path)
-            self.last = now
+    def _stop_now(self) -> bool:
+        if self.user_cancel is not None and self.user_cancel():
+            self.cancelled = True
+        return self.cancelled or self.out_of_time()
+
+    def _finished(self, cell: SweepCell) -> dict:
+        cell.finished = utc_now()
+        line = cell.to_json()
+        if self.writer is not None:
+            self.writer.write(line)
+        out = {k: v for k, v in line.items() if k != "kind"}
+        self.cells.append(out)
+        self.known[self.space.key(cell.params)] = out
+        if cell.status != "invalid":
+            self.measured += 1
+        if self.progress is not None:
+            self.progress(len(self.cells), self.total, out)
+        return out
+
+    def evaluate(self, combos, limit: int | None = None) -> list[dict]:
+        """The cells of ``combos``: known ones as they are, invalid ones recorded, and at most
+        ``limit`` (and the budget's remainder) new valid ones run as one batch."""
+        from kernels.compute.backend import CANCELLED, Job
+
+        if self.exhausted():
+            return [self.known[k] for k in map(self.space.key, combos) if k in self.known]
+        room = None if self.strategy.budget_cells is None else self.strategy.budget_cells - self.measured
+        if limit is not None:
+            room = limit if room is None else min(room, limit)
+        out, jobs, queued = [], [], set()
+        for combo in combos:
+            key = self.space.key(combo)
+            if key in self.known:
+                out.append(self.known[key])
+                continue
+            if key in queued:
+                continue
+            if room is not None and len(jobs) >= room:
+                break
+            params = {**self.fixed, **combo}
+            try:
+                self.fam.resolve_params(self.var, params)
+            except (ConstraintError, ParameterError) as exc:
+                out.append(self._finished(SweepCell(combo, "invalid", reason=str(exc))))
+                continue
+            queued.add(key)
+            jobs.append(Job(self.key, self.family, self.variant, params, target=self.target, repeat=self.repeat,
+                            warmup=self.warmup, seed=self.seed, time_limit=self.time_limit, tag=combo))
+        if not jobs:
+            return out
+        if not self.graph_added:
+            self.backend.add_graph(self.key, self.graph)
+            self.graph_added = True
+        for outcome in self.backend.run_many(jobs, cancel=self._stop_now):
+            combo = outcome.job.tag
+            if outcome.ok:
+                cell = SweepCell.from_record(combo, outcome.record, worker=outcome.worker, device=outcome.device)
+            elif outcome.failure == CANCELLED:
+                continue
+            else:
+                cell = SweepCell(combo, "failed", reason=outcome.reason, worker=outcome.worker,
+                                 device=outcome.device)
+            out.append(self._finished(cell))
+        self._stop_now()
+        return out
 
 
 def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed: dict | None = None,
               target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
               time_limit: float = 300.0, progress: Callable[[int, int, dict], None] | None = None,
               cancel: Callable[[], bool] | None = None, client=None, backend=None,
-              checkpoint=None) -> dict:
-    """Run the sweep and return it as a dict ready for :func:`kernels.results.save_sweep`.
+              out=None, resume: bool = False, strategy: Strategy | None = None) -> dict:
+    """Run the sweep and return it (a dict as :func:`kernels.results.load_sweep` returns).
 
     Valid cells go to ``backend`` (a :class:`~kernels.compute.backend.ComputeBackend`; by
-    default a local one, or one around the given local ``client``) as one batch; cells arrive
-    as they finish, possibly out of grid order (``progress(done, total, cell)`` is called for
-    each, invalid cells first), and the saved sweep lists them in grid order. Each run cell
-    names the ``worker`` and the ``device`` that ran it. ``checkpoint`` (a path) receives the
-    sweep-so-far as cells finish (at most once a second) and the final sweep."""
-    from kernels.compute.backend import CANCELLED, Job
+    default a local one, or one around the given local ``client``) in batches (the whole grid
+    is one batch); cells arrive as they finish, possibly out of grid order
+    (``progress(done, total, cell)`` is called for each), and the returned sweep lists them in
+    grid order. Each run cell names the ``worker`` and the ``device`` that ran it.
 
+    ``out`` (a path) receives the sweep as it runs: its header first, then each cell as it
+    finishes, then an end line. With ``resume=True`` an existing ``out`` is continued: it must
+    be a sweep of the same input, variant, grid, fixed parameters, target, device and strategy
+    (:func:`kernels.compute.resume.check_resumable` refuses it in one line otherwise), and only
+    the cells it lacks are run. ``strategy`` chooses the cells (default: the whole grid)."""
     fam, var = get_variant(family, variant)
     check_repetitions(repeat, warmup)
     if not isinstance(time_limit, (int, float)) or not math.isfinite(time_limit) or time_limit <= 0:
         raise ParameterError("time_limit", time_limit, "a finite number of seconds > 0")
+    strategy = check_strategy(strategy or Strategy())
     fixed = dict(fixed or {})
     for name in fixed:
         if name in grid:
             raise GraphKernelsError(f"parameter '{name}' is both fixed (--param) and swept (--grid)")
-    combos = list(_cells(grid))
+    grid = unique_values(grid)
+    space = SearchSpace(grid)
     own_backend = backend is None
     if own_backend:
         from kernels.compute.local.backend import LocalBackend
 
         backend = LocalBackend(client=client) if client is not None else LocalBackend()
-    key = f"sweep-{graph.fingerprint}"
-    started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    cells: list[dict] = []
-    jobs: list = []
-    cancelled = False
-    save = _Checkpoint(checkpoint)
-
-    def snapshot() -> dict:
-        return _sweep_dict(graph, family, variant, grid, fixed, target, repeat, combos, cells, cancelled,
-                           started, backend)
-
-    def finished(cell: dict) -> None:
-        cells.append(cell)
-        if progress is not None:
-            progress(len(cells), len(combos), {k: v for k, v in cell.items() if k != "position"})
-        save(snapshot)
-
     try:
-        for position, combo in enumerate(combos):
-            params = {**fixed, **combo}
-            try:
-                fam.resolve_params(var, params)
-            except (ConstraintError, ParameterError) as exc:
-                finished({"position": position, "params": combo, "status": "invalid", "reason": str(exc)})
-            else:
-                jobs.append(Job(key, family, variant, params, target=target, repeat=repeat, warmup=warmup,
-                                seed=seed, time_limit=time_limit, tag=(position, combo)))
-        if jobs:
-            backend.add_graph(key, graph)
-            for outcome in backend.run_many(jobs, cancel=cancel):
-                position, combo = outcome.job.tag
-                cell = {"position": position, "params": combo}
-                if outcome.ok:
-                    rec = outcome.record
-                    cell.update(status="ok" if rec["verified"] else "wrong", record=rec,
-                                median_s=rec["timing"]["kernel"]["median_s"])
-                    if not rec["verified"]:
-                        cell["reason"] = "verification failed: " + rec["verification"]["detail"]
-                elif outcome.failure == CANCELLED:
-                    continue
-                else:
-                    cell.update(status="failed", reason=outcome.reason)
-                cell.update(worker=outcome.worker, device=outcome.device)
-                finished(cell)
-        cancelled = len(cells) < len(combos)
-    except KeyboardInterrupt:
-        cancelled = True
+        return _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, warmup, seed,
+                    time_limit, progress, cancel, backend, out, resume, strategy)
     finally:
         if own_backend:
             backend.close()
-    sweep = snapshot()
-    save(lambda: sweep, force=True)
-    return sweep
+
+
+def _planned(strategy: Strategy, space: SearchSpace) -> int:
+    if strategy.budget_cells is not None:
+        return min(strategy.budget_cells, len(space))
+    return len(space)
+
+
+def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, warmup, seed, time_limit,
+         progress, cancel, backend, out, resume, strategy) -> dict:
+    from kernels.results import load_sweep
+
+    header = SweepHeader(
+        family=family, variant=variant, grid={k: list(v) for k, v in grid.items()}, input=input_description(graph),
+        target=target or backend.default_target(family, variant), device=_device_name(backend, target),
+        fixed=fixed, repeat=repeat, warmup=warmup, seed=seed, time_limit=time_limit, strategy=strategy,
+        total_cells=len(space),
+        # a cluster's environment is its workers': the cells' records say it (assemble takes the first)
+        environment=environment(target or "cpu") if backend.kind == "local" else None,
+        backend={"kind": backend.kind, "address": backend.address}).to_json()
+    known: list[dict] = []
+    resumed: list[str] = []
+    writer = None
+    if out is not None and resume and Path(out).exists():
+        previous = load_sweep(out)
+        check_resumable(previous, header, out)
+        known, resumed = previous["cells"], previous.get("resumed", [])
+        header = {k: previous[k] for k in header if k in previous} | {"notices": previous.get("notices", [])}
+        header = {k: v for k, v in header.items() if v not in (None, [])}
+        if not is_sweep_lines(out):     # a version 1 file: rewritten as JSON lines before appending
+            write_sweep(previous, out)
+        writer = SweepWriter.reopen(out)
+        line = SweepResume(cells_found=len(known)).to_json()
+        writer.write(line)
+        resumed = [*resumed, line["started"]]
+    elif out is not None:
+        writer = SweepWriter.create(out, header)
+    session = _Session(fam=fam, var=var, family=family, variant=variant, space=space, fixed=fixed,
+                       strategy=strategy, backend=backend, key=f"sweep-{graph.fingerprint}", target=target,
+                       repeat=repeat, warmup=warmup, seed=seed, time_limit=time_limit, progress=progress,
+                       cancel=cancel, writer=writer, known=known, total=_planned(strategy, space))
+    session.graph = graph
+    try:
+        search(strategy, space, session.evaluate, session.exhausted)
+    except KeyboardInterrupt:
+        session.cancelled = True
+    except BaseException:
+        if writer is not None:          # the file stays as it is: interrupted, every finished cell kept
+            writer.close()
+        raise
+    if backend.notices:
+        header["notices"] = list(dict.fromkeys([*header.get("notices", []), *backend.notices]))
+    missing = strategy.name == "grid" and len(session.cells) < len(space)
+    if session.budget_spent() and (missing or strategy.name != "grid"):
+        stopped = "budget"
+    elif session.cancelled or missing:     # a grid left unfinished was cancelled, whoever asked
+        stopped = "cancelled"
+    else:
+        stopped = "complete"
+    end = SweepEnd(cancelled=stopped == "cancelled", stopped=stopped).to_json()
+    if writer is not None:
+        writer.write(end)
+        writer.close()
+    return assemble(header, session.cells, resumed, end)

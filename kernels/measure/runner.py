@@ -25,6 +25,7 @@ from kernels.measure.timing import (
     time_kernel_simulator,
     time_stage,
 )
+from kernels.results.records import RunRecord
 
 logger = logging.getLogger(__name__)
 
@@ -200,28 +201,15 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                 "value": m.compute(problem, median) if median > 0 else None} for m in fam.metrics]
     timing = Timing(compile_s=compile_s, h2d_s=h2d_s, kernel=kernel, d2h_s=d2h_s, method=method,
                     launch_bound=launch_bound, fits_in_l2=fits_in_l2, repeat=repeat, warmup=warmup)
-    record = {
-        "schema": 1,
-        "timestamp": started,
-        "family": fam.name,
-        "variant": var.name,
-        "kind": var.kind,
-        "target": target,
-        "params": resolved,
-        "seed": seed,
-        "input": {"name": graph.name, "fingerprint": graph.fingerprint, "source": graph.source,
-                  "rows": graph.n_rows, "cols": graph.n_cols, "nnz": graph.nnz,
-                  "edges": graph.num_edges, "directed": graph.directed, **problem.size},
-        "notices": list(problem.notices),
-        "result": fam.summarize(output, problem),
-        "verified": bool(verification.ok),
-        "verification": verification.to_json(),
-        "timing": timing.to_json(),
-        "metric": metrics[0],
-        "metrics": metrics,
-        "environment": env,
-        "status": "ok" if verification.ok else "wrong",
-    }
+    record = RunRecord(
+        timestamp=started, family=fam.name, variant=var.name, kind=var.kind, target=target, params=resolved,
+        seed=seed,
+        input={"name": graph.name, "fingerprint": graph.fingerprint, "source": graph.source,
+               "rows": graph.n_rows, "cols": graph.n_cols, "nnz": graph.nnz,
+               "edges": graph.num_edges, "directed": graph.directed, **problem.size},
+        notices=list(problem.notices), result=fam.summarize(output, problem), verified=bool(verification.ok),
+        verification=verification.to_json(), timing=timing.to_json(), metrics=metrics, environment=env,
+    ).to_json()
     if live is not None:
         record["structure"] = (live.record_json() if problem.live is not None else
                                {"live": False, "reason": f"{var.name} runs on the CSR snapshot of the pages"})

@@ -1,7 +1,11 @@
-"""Run records and sweeps as plain files: JSON lines for runs, one JSON file per sweep,
-CSV export of both. Files made on one machine open anywhere (the GUI reads them too); every
-file read is checked first (:mod:`kernels.results_schema`), every CSV written is safe to open in
-a spreadsheet (:mod:`kernels.spreadsheet`)."""
+"""Run records and sweeps as plain files: JSON lines for runs, JSON lines for sweeps (a header,
+then a line per finished cell: :mod:`kernels.results.sweep_file`), CSV export of both, Kernel
+Tuner cache files both ways (:mod:`kernels.results.kerneltuner`). Files made on one machine open
+anywhere (the GUI reads them too); everything written is standard JSON built by the typed
+builders of :mod:`kernels.results.records`; every file read is checked first
+(:mod:`kernels.results_schema`) and brought to the current schema
+(:mod:`kernels.results.migrate`); every CSV written is safe to open in a spreadsheet
+(:mod:`kernels.spreadsheet`). ``docs/results.md`` describes every field."""
 
 from __future__ import annotations
 
@@ -12,31 +16,40 @@ import tempfile
 from pathlib import Path
 
 from kernels.errors import GraphFormatError
-from kernels.results_schema import MAX_RECORDS, check_record, check_size, check_sweep, load_json_document, parse_json
+from kernels.results.migrate import migrate_record
+from kernels.results.records import RECORD_SCHEMA, SWEEP_SCHEMA  # noqa: F401  (the versions written)
+from kernels.results.sweep_file import read_sweep, summarize_best, write_sweep  # noqa: F401
+from kernels.results_schema import MAX_RECORDS, check_record, check_size, parse_json
 from kernels.spreadsheet import SafeWriter
 
-RECORD_SCHEMA = 1
-SWEEP_SCHEMA = 1
 
-
-def _json_default(obj):
+def plain(obj, depth: int = 0):
+    """``obj`` as standard JSON values: NumPy scalars and arrays as numbers and lists, tuples and
+    sets as lists, and every number that is not finite (NaN, ±infinity) as ``null`` — JSON has
+    no such numbers, and other readers (jq, browsers, Kernel Tuner) refuse the literals."""
     import numpy as np
 
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating):
-        return float(obj)
-    if isinstance(obj, np.bool_):
+    if depth > 200:
+        raise ValueError("result nested too deeply to write")
+    if isinstance(obj, (bool, np.bool_)):
         return bool(obj)
+    if isinstance(obj, (int, np.integer)):
+        return int(obj)
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if math.isfinite(obj) else None
+    if isinstance(obj, (str, type(None))):
+        return obj
+    if isinstance(obj, dict):
+        return {str(k): plain(v, depth + 1) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [plain(v, depth + 1) for v in obj]
     if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (set, tuple)):
-        return list(obj)
+        return plain(obj.tolist(), depth + 1)
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
 def dumps(obj, indent=None) -> str:
-    return json.dumps(obj, default=_json_default, indent=indent, allow_nan=True)
+    return json.dumps(plain(obj), indent=indent, allow_nan=False)
 
 
 def append_record(path, record: dict) -> None:
@@ -61,7 +74,8 @@ def read_records(path) -> list[dict]:
                     continue
                 if len(out) == MAX_RECORDS:
                     raise GraphFormatError(f"more than {MAX_RECORDS:,} run records in one file", path, lineno)
-                out.append(check_record(parse_json(line, path, lineno, "run record"), path, lineno))
+                record = migrate_record(parse_json(line, path, lineno, "run record"), path, lineno)
+                out.append(check_record(record, path, lineno))
     except OSError as exc:
         raise GraphFormatError(f"cannot read: {exc.strerror}", path) from None
     except UnicodeDecodeError:
@@ -101,13 +115,16 @@ def write_json_atomic(path, data) -> None:
 
 
 def save_sweep(sweep: dict, path) -> None:
-    write_json_atomic(path, sweep)
+    """Write a whole sweep (a header, its cells, an end line) at once, atomically. Sweeps that
+    run write their file a cell at a time instead (:class:`~kernels.results.sweep_file.SweepWriter`)."""
+    write_sweep(sweep, path)
 
 
 def load_sweep(path) -> dict:
-    """A sweep file, checked against ``sweep.schema.json`` and the grid bounds
-    (:mod:`kernels.results_schema`) before anything uses it."""
-    return check_sweep(load_json_document(path, "sweep"), path)
+    """A sweep file of any version, checked against ``sweep.schema.json`` and the grid bounds
+    (:mod:`kernels.results_schema`) and brought to the current schema before anything uses it;
+    a file cut short by a kill opens with what it holds (``interrupted``, and a notice)."""
+    return read_sweep(path)
 
 
 RECORD_COLUMNS = ("timestamp", "family", "variant", "kind", "target", "params", "input", "fingerprint",

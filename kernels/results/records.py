@@ -1,0 +1,182 @@
+"""The typed shapes of what the project writes: one builder for run records, one for sweeps.
+
+Every run record comes from :class:`RunRecord` and every sweep file from :class:`SweepHeader`,
+:class:`SweepCell` and :class:`SweepEnd`; their ``to_json`` give the plain dicts that
+``kernels/schemas/*.schema.json`` describe (field by field in ``docs/results.md``). Code that
+reads results keeps working on plain dicts: a file made elsewhere is data, not these objects.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+
+RECORD_SCHEMA = 2           # version 1: before non-finite numbers were written as null
+SWEEP_SCHEMA = 2            # version 1: one JSON document written at the end of the sweep
+
+CELL_STATUSES = ("ok", "invalid", "failed", "wrong")
+
+
+def utc_now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _without_none(d: dict) -> dict:
+    return {k: v for k, v in d.items() if v is not None}
+
+
+@dataclass
+class RunRecord:
+    """One run of one variant on one input (a line of a ``.jsonl`` file, or a sweep cell's record)."""
+
+    timestamp: str
+    family: str
+    variant: str
+    kind: str
+    target: str | None
+    params: dict
+    seed: int
+    input: dict
+    notices: list
+    result: dict
+    verified: bool
+    verification: dict
+    timing: dict
+    metrics: list
+    environment: dict
+
+    def to_json(self) -> dict:
+        return {
+            "schema": RECORD_SCHEMA,
+            "timestamp": self.timestamp,
+            "family": self.family,
+            "variant": self.variant,
+            "kind": self.kind,
+            "target": self.target,
+            "params": dict(self.params),
+            "seed": self.seed,
+            "input": dict(self.input),
+            "notices": list(self.notices),
+            "result": self.result,
+            "verified": bool(self.verified),
+            "verification": self.verification,
+            "timing": self.timing,
+            "metric": self.metrics[0] if self.metrics else {"name": "", "unit": "", "value": None},
+            "metrics": list(self.metrics),
+            "environment": self.environment,
+            "status": "ok" if self.verified else "wrong",
+        }
+
+
+def input_description(graph) -> dict:
+    """What a sweep header says about its input before any cell has run."""
+    return {"name": graph.name, "fingerprint": graph.fingerprint, "rows": graph.n_rows, "cols": graph.n_cols,
+            "nnz": graph.nnz}
+
+
+@dataclass
+class Strategy:
+    """How a sweep chooses its cells (see :mod:`kernels.compute.strategies`)."""
+
+    name: str = "grid"                      # grid | random | local | imported
+    budget_cells: int | None = None         # at most this many measured cells (invalid ones are free)
+    budget_seconds: float | None = None     # stop starting cells after this many seconds
+    seed: int = 0                           # of the random order (random, local)
+    source: str | None = None               # imported: the format the cells came from
+
+    def to_json(self) -> dict:
+        return _without_none({"name": self.name, "budget_cells": self.budget_cells,
+                              "budget_seconds": self.budget_seconds,
+                              "seed": self.seed if self.name in ("random", "local") else None,
+                              "source": self.source})
+
+    @classmethod
+    def from_json(cls, d: dict | None) -> Strategy:
+        d = d or {}
+        return cls(d.get("name", "grid"), d.get("budget_cells"), d.get("budget_seconds"), d.get("seed", 0),
+                   d.get("source"))
+
+
+@dataclass
+class SweepHeader:
+    """The first line of a sweep file: what was swept, on what, where, and how cells are chosen."""
+
+    family: str
+    variant: str
+    grid: dict
+    input: dict
+    target: str | None = None
+    device: str | None = None               # the device name cells run on (compared on --resume)
+    fixed: dict = field(default_factory=dict)
+    repeat: int = 5
+    warmup: int = 1
+    seed: int = 0
+    time_limit: float | None = None
+    strategy: Strategy = field(default_factory=Strategy)
+    total_cells: int = 0
+    started: str = field(default_factory=utc_now)
+    environment: dict | None = None
+    backend: dict | None = None
+    notices: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return _without_none({
+            "kind": "sweep", "schema": SWEEP_SCHEMA,
+            "family": self.family, "variant": self.variant, "target": self.target, "device": self.device,
+            "input": dict(self.input), "grid": {k: list(v) for k, v in self.grid.items()},
+            "fixed": dict(self.fixed), "repeat": self.repeat, "warmup": self.warmup, "seed": self.seed,
+            "time_limit": self.time_limit, "strategy": self.strategy.to_json(),
+            "total_cells": self.total_cells, "started": self.started, "environment": self.environment,
+            "backend": self.backend, "notices": list(self.notices) or None,
+        })
+
+
+@dataclass
+class SweepCell:
+    """One finished cell: its parameters (the swept ones), what became of it, and its record."""
+
+    params: dict
+    status: str                             # ok | invalid | failed | wrong
+    median_s: float | None = None
+    reason: str | None = None
+    record: dict | None = None
+    worker: str | None = None
+    device: str | None = None
+    finished: str | None = None
+
+    @classmethod
+    def from_record(cls, params: dict, record: dict, **where) -> SweepCell:
+        cell = cls(params, "ok" if record["verified"] else "wrong", record=record,
+                   median_s=record["timing"]["kernel"]["median_s"], **where)
+        if not record["verified"]:
+            cell.reason = "verification failed: " + record["verification"]["detail"]
+        return cell
+
+    def to_json(self) -> dict:
+        return _without_none({"kind": "cell", "params": dict(self.params), "status": self.status,
+                              "median_s": self.median_s, "reason": self.reason, "record": self.record,
+                              "worker": self.worker or None, "device": self.device or None,
+                              "finished": self.finished})
+
+
+@dataclass
+class SweepEnd:
+    """The last line of a sweep that stopped on its own (all cells, a budget, or a cancel)."""
+
+    finished: str = field(default_factory=utc_now)
+    cancelled: bool = False                 # stopped by the user: cells are missing
+    stopped: str = "complete"               # complete | budget | cancelled
+
+    def to_json(self) -> dict:
+        return {"kind": "end", "finished": self.finished, "cancelled": self.cancelled, "stopped": self.stopped}
+
+
+@dataclass
+class SweepResume:
+    """A line written when ``--resume`` continues the file: when, and how many cells it found."""
+
+    started: str = field(default_factory=utc_now)
+    cells_found: int = 0
+
+    def to_json(self) -> dict:
+        return {"kind": "resume", "started": self.started, "cells_found": self.cells_found}
