@@ -19,14 +19,13 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-
 def run(args) -> int:
     from kernels.errors import ParameterError
     from kernels.graph.io import check_fits_memory, read_graph
     from kernels.graph.slotted.layout import PAGE_SIZE_RULE, valid_page_size
     from kernels.graph.stats import graph_info
 
-    if not valid_page_size(args.page_size):       # before reading a possibly large file
+    if args.page_size is not None and not valid_page_size(args.page_size):   # before reading a large file
         raise ParameterError("--page-size", args.page_size, PAGE_SIZE_RULE)
     check_fits_memory(args.file, format=args.format)  # the GUI's check: refuses before any allocation
     g = read_shown(args, args.file, lambda progress: read_graph(args.file, format=args.format, progress=progress,
