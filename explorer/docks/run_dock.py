@@ -1,4 +1,4 @@
-"""The Run dock: family → variant → parameters → target, repetitions; Run, Sweep, Cancel.
+"""The Run dock: family → variant → parameters → target, repetitions; Run, Sweep, Resume Sweep, Cancel.
 
 Everything on the form comes from the algorithm registry (:mod:`kernels.algorithms.registry`):
 a new family or variant appears here without GUI code of its own. Parameters are checked by
@@ -6,6 +6,9 @@ the registry before anything is sent (a bad value or a broken constraint is an e
 form, and in the log when Run is pressed); jobs go to the window's
 :class:`~explorer.compute.ComputeClient`, which runs them in the worker process. Results are
 drawn by the Results dock; this dock reports progress, failures and worker restarts.
+Every sweep appends each finished cell to its file (the settings' data folder); Resume Sweep
+continues such a file on the current graph (``run_sweep(resume=True)``), running only the
+missing cells, or says why it cannot.
 """
 
 from __future__ import annotations
