@@ -26,6 +26,7 @@ from explorer.compute.requests import RunRequest, SweepRequest
 from explorer.compute.targets import worker_mode
 from explorer.compute.task import ComputeTask, JobCancelled, JobControl, JobFailed
 from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout
+from kernels.compute.resume import ResumeRefused
 from kernels.errors import GraphKernelsError
 
 START_TIMEOUT_S = 120.0          # a cold worker imports numba and the families: seconds, not minutes
@@ -46,6 +47,18 @@ def describe_exit(text: str) -> str:
             name = f"signal {-code}"
         return f"killed by signal {-code} ({name})"
     return f"exit status {code}"
+
+
+def _file_arguments(request: SweepRequest) -> dict:
+    """run_sweep's ``out``, ``resume`` and ``strategy`` for the request: each finished cell is
+    appended to the sweep file at once (a killed GUI or job keeps them)."""
+    if not request.out:
+        return {}
+    return {"out": request.out, "resume": request.resume, "strategy": request.strategy()}
+
+
+def _refused(request: SweepRequest, exc: ResumeRefused) -> str:
+    return f"{request.title} not started, {exc}; the file is unchanged"
 
 
 class ComputeClient(QObject):
@@ -321,7 +334,9 @@ class ComputeClient(QObject):
             sweep = run_sweep(request.graph, request.family, request.variant, request.grid, fixed=request.fixed,
                               target=target, repeat=request.repeat, warmup=request.warmup,
                               time_limit=request.time_limit, progress=progress, cancel=control.cancelled,
-                              backend=backend)
+                              backend=backend, **_file_arguments(request))
+        except ResumeRefused as exc:
+            raise JobFailed(_refused(request, exc)) from None
         except GraphKernelsError as exc:
             raise JobFailed(f"{request.title} did not start: {exc}") from None
         if sweep.get("cancelled") or control.cancelled():
@@ -352,7 +367,9 @@ class ComputeClient(QObject):
             sweep = run_sweep(request.graph, request.family, request.variant, request.grid, fixed=request.fixed,
                               target=request.target, repeat=request.repeat, warmup=request.warmup,
                               time_limit=request.time_limit, progress=progress, cancel=control.cancelled,
-                              client=client)
+                              client=client, **_file_arguments(request))
+        except ResumeRefused as exc:
+            raise JobFailed(_refused(request, exc)) from None
         except GraphKernelsError as exc:
             raise JobFailed(f"{request.title} did not start: {exc}") from None
         if sweep.get("cancelled") or control.cancelled():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from kernels.graph.csr import CSRGraph
 
@@ -65,10 +66,16 @@ class SweepRequest:
     repeat: int = 3
     warmup: int = 1
     time_limit: float = DEFAULT_TIME_LIMIT_S
+    # the sweep file each finished cell is appended to ("": none), so a killed GUI keeps them
+    out: str = ""
+    # continue ``out`` (Resume Sweep): only the cells it lacks run; ``resume_from`` is the file as
+    # read when Resume was pressed (its cells are drawn at once, its strategy is kept)
+    resume: bool = False
+    resume_from: dict | None = field(default=None, compare=False)
 
     @property
     def title(self) -> str:
-        return f"sweep {self.family}/{self.variant}"
+        return f"{'resumed ' if self.resume else ''}sweep {self.family}/{self.variant}"
 
     @property
     def total_cells(self) -> int:
@@ -80,6 +87,9 @@ class SweepRequest:
 
     def describe(self) -> str:
         axes = " × ".join(f"{n} ({len(v)})" for n, v in self.grid.items())
+        if self.resume:
+            return (f"resume of {self.out}: the missing configurations of {self.family}/{self.variant} over {axes} "
+                    f"on {self.graph_name}, {self.target}")
         return f"sweep of {self.family}/{self.variant} over {axes} on {self.graph_name}, {self.target}"
 
     def empty_sweep(self) -> dict:
@@ -91,4 +101,30 @@ class SweepRequest:
                              input=input_description(self.graph), target=self.target, fixed=dict(self.fixed),
                              repeat=self.repeat, warmup=self.warmup, time_limit=self.time_limit,
                              total_cells=self.total_cells)
-        return {**header.to_json(), "cells": [], "cancelled": False, "live": True}
+        known = list((self.resume_from or {}).get("cells", [])) if self.resume else []
+        return {**header.to_json(), "cells": known, "cancelled": False, "live": True}
+
+    def strategy(self):
+        """How the cells are chosen: the resumed file's strategy (a resume must keep it), else the grid."""
+        from kernels.results.records import Strategy
+
+        return Strategy.from_json((self.resume_from or {}).get("strategy") if self.resume else None)
+
+
+def new_sweep_path(directory, family: str, variant: str, graph_name: str, now=None) -> Path:
+    """A new file for a sweep under ``directory``/sweeps: ``<family>-<variant>-<graph>-<time>.json``,
+    never an existing one (two sweeps started in the same second get ``-2``, ``-3``…)."""
+    import datetime as _dt
+    import re
+
+    now = now or _dt.datetime.now()
+
+    def safe(text: str) -> str:
+        return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "graph"
+    folder = Path(directory) / "sweeps"
+    stem = f"{safe(family)}-{safe(variant)}-{safe(graph_name)}-{now.strftime('%Y%m%d-%H%M%S')}"
+    path, n = folder / f"{stem}.json", 1
+    while path.exists():
+        n += 1
+        path = folder / f"{stem}-{n}.json"
+    return path

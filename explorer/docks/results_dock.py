@@ -65,14 +65,18 @@ class ResultsDock(QDockWidget):
 
     recordsAdded = Signal(int)           # how many
     sweepChanged = Signal(int)           # index in self.sweeps
+    resumableChanged = Signal()          # the shown sweep may have become resumable, or stopped being so
 
     def __init__(self, window):
         super().__init__("Results", window)
         self.setObjectName("ResultsDock")
         self.window_ = window
         self.client = ComputeClient.for_window(window)
-        self.sweeps: list[dict] = []     # {"sweep": dict, "source": path or "", "label": str}
+        # {"sweep": dict, "source": path opened or "", "label": str, "file": the sweep file it is in or ""}
+        self.sweeps: list[dict] = []
         self._live: dict[int, int] = {}  # id(task) -> index in self.sweeps
+        # id(task) -> the entry's sweep before Resume (a refusal restores it)
+        self._before_resume: dict[int, dict] = {}
 
         body = QWidget()
         outer = QVBoxLayout(body)
@@ -156,8 +160,13 @@ class ResultsDock(QDockWidget):
         self.rows_box.currentIndexChanged.connect(lambda _i: self.redraw_heatmap())
         self.cols_box.currentIndexChanged.connect(lambda _i: self.redraw_heatmap())
         self.client.taskStarted.connect(self._on_task_started)
+        self.sweep_box.currentIndexChanged.connect(lambda _i: self.resumableChanged.emit())
+        self.sweepChanged.connect(lambda _i: self.resumableChanged.emit())
         self._update_baselines()
         self.refresh_chart()
+        run_dock = window.findChild(QDockWidget, "RunDock")
+        if run_dock is not None and hasattr(run_dock, "watch_results"):
+            run_dock.watch_results(self)          # its Resume Sweep follows the shown sweep
 
     # ==== menus =======================================================================================
     def _build_export_menu(self) -> None:
@@ -310,11 +319,13 @@ class ResultsDock(QDockWidget):
             self.window_.log("info", f"cleared the run history ({n} run(s); export them first to keep them)")
 
     # ==== sweeps ========================================================================================
-    def add_sweep(self, sweep: dict, source: str = "") -> int:
+    def add_sweep(self, sweep: dict, source: str = "", file: str = "") -> int:
+        """Show ``sweep`` (opened from ``source``, or run here); ``file``: the sweep file its cells
+        are in (Resume Sweep continues it)."""
         if not source:            # a sweep starting here: its label (and sessions) keep when it ran
             sweep.setdefault("started", _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
         label = self._sweep_label(sweep, source)
-        self.sweeps.append({"sweep": sweep, "source": source, "label": label})
+        self.sweeps.append({"sweep": sweep, "source": source, "label": label, "file": str(file or "")})
         self.sweep_box.addItem(label)
         index = len(self.sweeps) - 1
         self.sweep_box.setCurrentIndex(index)
@@ -330,6 +341,20 @@ class ResultsDock(QDockWidget):
     def current_sweep(self) -> dict | None:
         i = self.sweep_box.currentIndex()
         return self.sweeps[i]["sweep"] if 0 <= i < len(self.sweeps) else None
+
+    def current_sweep_file(self) -> str:
+        """The file the shown sweep's cells are in ('' for none: an export, a Kernel Tuner cache)."""
+        i = self.sweep_box.currentIndex()
+        return self.sweeps[i].get("file", "") if 0 <= i < len(self.sweeps) else ""
+
+    def resumable_file(self) -> str:
+        """The shown sweep's file if Resume Sweep can continue it: the sweep stopped early (cancelled,
+        killed, or fewer cells than its grid) and its file is still there; else ''."""
+        sweep, path = self.current_sweep(), self.current_sweep_file()
+        if sweep is None or not path or sweep.get("live") or not Path(path).is_file():
+            return ""
+        partial = sweep.get("cancelled") or len(sweep.get("cells", [])) < sweep.get("total_cells", 0)
+        return path if partial else ""
 
     def _sweep_chosen(self, _index: int = -1) -> None:
         sweep = self.current_sweep()
@@ -383,8 +408,20 @@ class ResultsDock(QDockWidget):
         if task.kind == "run":
             task.finished.connect(lambda result: self.add_records([result["record"]], select=False))
             return
-        index = self.add_sweep(task.request.empty_sweep())
+        request = task.request
+        index = self._entry_of_file(request.out) if request.resume else -1
+        if index >= 0:                  # Resume Sweep: the same entry fills in, from the file's cells
+            self._before_resume[id(task)] = self.sweeps[index]["sweep"]
+            self.sweeps[index]["sweep"] = request.empty_sweep()
+            if self.sweep_box.currentIndex() == index:
+                self._sweep_chosen()
+            else:
+                self.sweep_box.setCurrentIndex(index)
+        else:
+            source = request.out if request.resume else ""
+            index = self.add_sweep(request.empty_sweep(), source=source, file=request.out)
         self._live[id(task)] = index
+        self.sweepChanged.emit(index)
         task.cellsArrived.connect(lambda cells, t=task: self._on_cells(t, cells))
         task.finished.connect(lambda sweep, t=task: self._on_sweep_over(t, sweep))
         task.cancelled.connect(lambda sweep, t=task: self._on_sweep_over(t, sweep))
@@ -401,11 +438,30 @@ class ResultsDock(QDockWidget):
             self.redraw_heatmap()
         self.sweepChanged.emit(index)
 
+    def _entry_of_file(self, path: str) -> int:
+        if not path:
+            return -1
+        for i in range(len(self.sweeps) - 1, -1, -1):
+            if self.sweeps[i].get("file") and _same_file(self.sweeps[i]["file"], path):
+                return i
+        return -1
+
     def _on_sweep_over(self, task: ComputeTask, sweep: dict | None) -> None:
         index = self._live.pop(id(task), None)
+        before = self._before_resume.pop(id(task), None)
         if index is None:
             return
         entry = self.sweeps[index]
+        request = task.request
+        known = len((request.resume_from or {}).get("cells", [])) if request.resume else 0
+        if sweep is None and request.resume and len(entry["sweep"]["cells"]) <= known:
+            # refused (another graph, variant, device…) or failed before a cell ran: shown as before
+            entry["sweep"] = before if before is not None else _plain(request.resume_from)
+            entry["sweep"].pop("live", None)
+            if self.sweep_box.currentIndex() == index:
+                self.redraw_heatmap()
+            self.sweepChanged.emit(index)
+            return
         if sweep is None and not entry["sweep"]["cells"]:
             # it failed before any configuration ran (the Run dock said why): nothing to keep
             del self.sweeps[index]
@@ -456,8 +512,11 @@ class ResultsDock(QDockWidget):
             self.window_.statusBar().showMessage(f"{len(records)} run(s) from {Path(path).name}", 8000)
             return True
         if suffix == ".json":
+            from kernels.results.sweep_file import is_sweep_lines
+
             sweep = load_sweep(path)
-            self.add_sweep(sweep, source=path)
+            # a JSON-lines sweep can be continued (Resume Sweep); an export or a Kernel Tuner cache cannot
+            self.add_sweep(sweep, source=path, file=path if is_sweep_lines(path) else "")
             self._show_tab(1)
             self.window_.statusBar().showMessage(f"sweep from {Path(path).name}", 8000)
             return True
@@ -547,8 +606,8 @@ class ResultsDock(QDockWidget):
 
     def session_state(self) -> dict:
         return _plain({"records": self.model.records, "sources": self.model.sources,
-                "sweeps": [{"sweep": {k: v for k, v in e["sweep"].items() if k != "live"}, "source": e["source"]}
-                           for e in self.sweeps],
+                "sweeps": [{"sweep": {k: v for k, v in e["sweep"].items() if k != "live"}, "source": e["source"],
+                            "file": e.get("file", "")} for e in self.sweeps],
                 "current_sweep": self.sweep_box.currentIndex(), "baseline": self.baseline_box.currentData(),
                 "log_scale": self.log_box.isChecked(), "tab": self.tabs.currentIndex()})
 
@@ -558,7 +617,7 @@ class ResultsDock(QDockWidget):
         for rec, src in zip(records, sources, strict=False):
             self.model.add_records([rec], src)
         for entry in state.get("sweeps") or []:
-            self.add_sweep(entry["sweep"], entry.get("source", ""))
+            self.add_sweep(entry["sweep"], entry.get("source", ""), entry.get("file", ""))
         self._update_baselines()
         if state.get("baseline"):
             index = self.baseline_box.findData(state["baseline"])
@@ -586,6 +645,13 @@ def _sweep_time(sweep: dict) -> str:
     if t.tzinfo is not None:
         t = t.astimezone()
     return t.strftime("%H:%M:%S") if t.date() == _dt.date.today() else t.strftime("%Y-%m-%d %H:%M")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return a == b
 
 
 def _write_jsonl(records: list[dict], path) -> None:

@@ -1,4 +1,4 @@
-"""The Run dock: family → variant → parameters → target, repetitions; Run, Sweep, Cancel.
+"""The Run dock: family → variant → parameters → target, repetitions; Run, Sweep, Resume Sweep, Cancel.
 
 Everything on the form comes from the algorithm registry (:mod:`kernels.algorithms.registry`):
 a new family or variant appears here without GUI code of its own. Parameters are checked by
@@ -6,6 +6,9 @@ the registry before anything is sent (a bad value or a broken constraint is an e
 form, and in the log when Run is pressed); jobs go to the window's
 :class:`~explorer.compute.ComputeClient`, which runs them in the worker process. Results are
 drawn by the Results dock; this dock reports progress, failures and worker restarts.
+Every sweep appends each finished cell to its file (the settings' data folder); Resume Sweep
+continues such a file on the current graph (``run_sweep(resume=True)``), running only the
+missing cells, or says why it cannot.
 """
 
 from __future__ import annotations
@@ -48,6 +51,11 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+def _cell_key(params: dict, names: list[str]) -> tuple:
+    """A configuration's swept values, told apart by type (True is not 1)."""
+    return tuple((type(params.get(n)) is bool, params.get(n)) for n in names)
+
+
 class RunDock(QDockWidget):
     """Choose and run a variant, or sweep its parameters, on the current graph."""
 
@@ -65,6 +73,7 @@ class RunDock(QDockWidget):
         for problem in plugin_problems() + format_problems():   # a misspelt plug-in: said, the rest works
             window.log("warning", problem)
         self.document = None
+        self.results = None                         # the Results dock: Resume Sweep continues its shown sweep
         self.task: ComputeTask | None = None
         self._job_label = ""
         # launch parameters as last set, per variant: switching variant and back keeps them
@@ -147,9 +156,12 @@ class RunDock(QDockWidget):
         self.run_button.setDefault(True)
         self.sweep_button = QPushButton("Sweep")
         self.sweep_button.setToolTip("run every configuration of the sweep above (Ctrl+Shift+R)")
+        self.resume_button = QPushButton("Resume Sweep")
+        self.resume_button.setToolTip("run only the configurations the shown sweep lacks (it was cancelled or "
+                                      "killed), adding them to its file; on the current graph")
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("stop the run (its worker is restarted) or the sweep (what finished is kept)")
-        for b in (self.run_button, self.sweep_button, self.cancel_button):
+        for b in (self.run_button, self.sweep_button, self.resume_button, self.cancel_button):
             buttons.addWidget(b)
         foot.addLayout(buttons)
         self.progress = QProgressBar()
@@ -180,6 +192,7 @@ class RunDock(QDockWidget):
         self.target_box.currentIndexChanged.connect(self.validate)
         self.run_button.clicked.connect(self.run)
         self.sweep_button.clicked.connect(self.sweep)
+        self.resume_button.clicked.connect(lambda _c=False: self.resume_sweep())
         self.cancel_button.clicked.connect(self.cancel)
         self.client.busyChanged.connect(lambda _b: self._update_buttons())
         self.client.workerRestarted.connect(self._on_worker_restarted)
@@ -189,6 +202,9 @@ class RunDock(QDockWidget):
         self.cluster_controls = ClusterControls(window, self.client.cluster, self._variant_chosen)
         self._family_chosen()
         self.set_document(window.current_document())
+        results = window.findChild(QDockWidget, "ResultsDock")
+        if results is not None:
+            self.watch_results(results)
 
     # ==== menus ====================================================================================
     def _install_menu(self, window) -> None:
@@ -211,6 +227,10 @@ class RunDock(QDockWidget):
 
         self.run_action = action("&Run", self.run, "Ctrl+R", "run the chosen variant on the current graph")
         self.sweep_action = action("&Sweep", self.sweep, "Ctrl+Shift+R", "run every configuration of the sweep")
+        self.resume_action = action("Res&ume Sweep", self.resume_sweep, None,
+                                    "run only the configurations the shown sweep lacks, adding them to its file")
+        action("Resume Sweep from &File…", self.resume_from_file_dialog, None,
+               "continue a sweep file (one a killed or cancelled sweep left) on the current graph")
         self.cancel_action = action("&Cancel", self.cancel, "Ctrl+.", "stop the running job")
         menu.addSeparator()
         action("Show Run &Panel", lambda: (self.show(), self.raise_(), self.family_box.setFocus()), "Ctrl+Alt+R")
@@ -218,6 +238,12 @@ class RunDock(QDockWidget):
                "stop the worker processes; the next run starts a fresh one")
         action("Simulator &Time Before Asking…", self.simulator_limit_dialog, None,
                "runs and sweeps on the CUDA simulator estimated to take longer ask first")
+
+    def watch_results(self, results) -> None:
+        """Follow the Results dock's shown sweep: Resume Sweep is enabled when it can be continued."""
+        self.results = results
+        results.resumableChanged.connect(self._update_buttons)
+        self._update_buttons()
 
     # ==== the current graph ==========================================================================
     def set_document(self, document) -> None:
@@ -378,9 +404,13 @@ class RunDock(QDockWidget):
         self.run_button.setEnabled(can)
         self.sweep_button.setEnabled(can and bool(self.sweep_panel.swept()))
         self.cancel_button.setEnabled(busy)
+        resumable = self.document is not None and not busy and self.results is not None \
+            and bool(self.results.resumable_file())
+        self.resume_button.setEnabled(resumable)
         if hasattr(self, "run_action"):
             self.run_action.setEnabled(can)
             self.sweep_action.setEnabled(can and bool(self.sweep_panel.swept()))
+            self.resume_action.setEnabled(resumable)
             self.cancel_action.setEnabled(busy)
 
     def _refuse(self, message: str) -> None:
@@ -502,21 +532,122 @@ class RunDock(QDockWidget):
             self._refuse(problem)
             return None
         graph, key, _slot = self._graph()
-        if split_target(self.target_box.currentData())[1] == "sim" and var.is_gpu:
-            import itertools
-
-            names = list(grid)
-            cells = [p for p in ({**fixed, **dict(zip(names, combo, strict=True))}
-                                 for combo in itertools.product(*(grid[n] for n in names)))
-                     if not fam.constraint_violation(var, p)]
-            seconds, detail = self._simulator_estimate(graph, [fam.resolve_params(var, p) for p in cells] or [])
-            if cells and not self.simulator_go_ahead(f"sweep of {fam.name}/{var.name} on {self.document.name}",
-                                                     seconds, detail):
-                return None
+        target = self.target_box.currentData()
+        if not self._sweep_go_ahead(fam, var, graph, grid, fixed, target, "sweep"):
+            return None
         request = SweepRequest(graph=graph, graph_key=key, family=fam.name, variant=var.name, grid=grid,
-                               fixed=fixed, target=self.target_box.currentData(), repeat=self.repeat_box.value(),
-                               time_limit=self.time_limit_box.value())
+                               fixed=fixed, target=target, repeat=self.repeat_box.value(),
+                               time_limit=self.time_limit_box.value(), out=self._new_sweep_file(fam.name, var.name))
         return self._submit(request)
+
+    def _sweep_go_ahead(self, fam, var, graph, grid, fixed, target, what, done=()) -> bool:
+        """On the simulator, say (and above the user's limit ask) how long the cells not in ``done``
+        (keys as ``tuple(sorted(params))``) will take."""
+        if split_target(target)[1] != "sim" or not var.is_gpu:
+            return True
+        import itertools
+
+        names = list(grid)
+        cells = [p for p in ({**fixed, **dict(zip(names, combo, strict=True))}
+                             for combo in itertools.product(*(grid[n] for n in names)))
+                 if not fam.constraint_violation(var, p) and _cell_key(p, names) not in done]
+        if not cells:
+            return True
+        seconds, detail = self._simulator_estimate(graph, [fam.resolve_params(var, p) for p in cells])
+        return self.simulator_go_ahead(f"{what} of {fam.name}/{var.name} on {self.document.name}", seconds, detail)
+
+    def _new_sweep_file(self, family: str, variant: str) -> str:
+        """Where a sweep started here writes its cells as they finish (the settings' data directory)."""
+        from explorer.compute.requests import new_sweep_path
+
+        settings = getattr(self.window_, "settings", None)
+        if settings is None:
+            return ""
+        try:
+            return str(new_sweep_path(settings.data_directory(), family, variant, self.document.name))
+        except OSError as exc:
+            self.window_.log("warning", f"the sweep is not saved as it runs: its folder cannot be made ({exc})")
+            return ""
+
+    def resume_sweep(self, path=None) -> ComputeTask | None:
+        """Run only the configurations the sweep file ``path`` (default: the Results dock's shown
+        sweep) lacks, on the current graph, adding them to the file. Refused, saying why, when the
+        file is not a sweep that can be continued here; the core refuses a different graph,
+        variant, grid or device (``ResumeRefused``) and the file stays as it was."""
+        if path is None:
+            path = self.results.resumable_file() if self.results is not None else ""
+            if not path:
+                self._refuse("no sweep to resume: the shown sweep is complete, running, or not in a file "
+                             "(Run ▸ Resume Sweep from File… continues one)")
+                return None
+        path = str(path)
+        if self.client.busy:
+            self._refuse(f"{self.client.current.title} is still running: wait for it or press Cancel")
+            return None
+        if self.document is None:
+            self._refuse("no graph is open: open the graph the sweep ran on first")
+            return None
+        try:
+            request = self._resume_request(path)
+        except GraphKernelsError as exc:
+            self._refuse(f"sweep not resumed: {exc}")
+            return None
+        fam, var = self.families[request.family], self.families[request.family].variants[request.variant]
+        done = {_cell_key(c["params"], list(request.grid)) for c in request.resume_from["cells"]}
+        if not self._sweep_go_ahead(fam, var, request.graph, request.grid, request.fixed, request.target,
+                                    "resumed sweep", done):
+            return None
+        return self._submit(request)
+
+    def _resume_request(self, path: str) -> SweepRequest:
+        from pathlib import Path
+
+        from kernels.compute.resume import ResumeRefused
+        from kernels.results import load_sweep
+        from kernels.results.sweep_file import is_sweep_lines
+
+        if not Path(path).is_file():
+            raise ResumeRefused(f"cannot resume {path}: no such file")
+        if not is_sweep_lines(path):
+            raise ResumeRefused(f"cannot resume {path}: not a sweep file that cells can be added to (one written "
+                                "by Sweep here or by graph-kernels sweep --out; exports and Kernel Tuner caches "
+                                "open with Results ▸ Open Results…)")
+        previous = load_sweep(path)
+        family, variant = previous.get("family"), previous.get("variant")
+        fam = self.families.get(family)
+        if fam is None or variant not in fam.variants:
+            raise ResumeRefused(f"cannot resume {path}: its variant {family}/{variant} is not available here")
+        var = fam.variants[variant]
+        reason = unavailable_reason(var)
+        if reason:
+            raise ResumeRefused(f"cannot resume {path}: {family}/{variant} cannot run here: {reason}")
+        if not previous.get("cancelled"):
+            raise ResumeRefused(f"nothing to resume in {path}: the sweep ended on its own "
+                                f"({previous.get('stopped', 'complete')}, {len(previous['cells'])} configurations)")
+        target = previous.get("target")
+        if (previous.get("backend") or {}).get("kind") == "cluster":
+            target = CLUSTER_PREFIX + str(target)
+        offered = list(targets_for(var)) + [CLUSTER_PREFIX + t for t in self.client.cluster.targets_for(var)]
+        if target not in offered:
+            raise ResumeRefused(f"cannot resume {path}: its target {target} is not available here for "
+                                f"{family}/{variant} (here: {', '.join(offered) or 'none'})")
+        graph, key, _slot = self._graph()
+        return SweepRequest(graph=graph, graph_key=key, family=family, variant=variant, grid=previous["grid"],
+                            fixed=dict(previous.get("fixed") or {}), target=target,
+                            repeat=int(previous.get("repeat", self.repeat_box.value())),
+                            warmup=int(previous.get("warmup", 1)),
+                            time_limit=float(previous.get("time_limit", self.time_limit_box.value())),
+                            out=path, resume=True, resume_from=previous)
+
+    def resume_from_file_dialog(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        settings = getattr(self.window_, "settings", None)
+        start = str(settings.data_directory() / "sweeps") if settings is not None else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Resume sweep from file", start,
+                                              "Sweep files (*.json);;All files (*)")
+        if path:
+            self.resume_sweep(path)
 
     def cancel(self) -> None:
         if self.client.busy:
@@ -543,6 +674,9 @@ class RunDock(QDockWidget):
         self.task = task
         self.error_label.setText("")
         self.window_.log("info", f"started {request.describe()}")
+        if isinstance(request, SweepRequest) and request.out and not request.resume:
+            self.window_.log("info", f"{request.title}: each configuration is added to {request.out} as it "
+                                     "finishes (Run ▸ Resume Sweep continues it after a cancel or a kill)")
         self.progress.setVisible(True)
         if isinstance(request, SweepRequest):
             self.progress.setRange(0, 1000)
@@ -615,6 +749,8 @@ class RunDock(QDockWidget):
 
                 text += (f"; best {', '.join(f'{k}={v}' for k, v in best['params'].items())} at "
                          f"{format_seconds(best['median_s'])}")
+            if req.out:
+                text += f" (in {req.out})"
             self.window_.log("info", text)
             self.window_.statusBar().showMessage(text, 10000)
             wrong = [c for c in result["cells"] if c["status"] == "wrong"]
@@ -632,6 +768,8 @@ class RunDock(QDockWidget):
         if task.kind == "sweep":
             done = len(partial["cells"]) if partial else len(task.cells)
             text = f"{task.title} cancelled: the {_plural(done, 'configuration')} that finished are kept"
+            if task.request.out:
+                text += f" in {task.request.out} (Resume Sweep runs the rest)"
         else:
             text = f"{task.title} cancelled: its worker was stopped (a fresh one starts with the next run)"
         self.window_.log("warning", text)

@@ -133,8 +133,11 @@ class SweepWriter:
 
 
 def _replace_atomically(path: Path, text: str) -> None:
+    from kernels.results import share_like_other_files
+
     fd, tmp = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     try:
+        share_like_other_files(fd)          # 0644 like other new files, not mkstemp's 0600
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)
