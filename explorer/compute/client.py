@@ -25,7 +25,7 @@ from explorer.compute.cluster import ClusterConnection, split_target
 from explorer.compute.requests import RunRequest, SweepRequest
 from explorer.compute.targets import worker_mode
 from explorer.compute.task import ComputeTask, JobCancelled, JobControl, JobFailed
-from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout
+from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerTimeout
 from kernels.compute.resume import ResumeRefused
 from kernels.errors import GraphKernelsError
 
@@ -84,7 +84,6 @@ class ComputeClient(QObject):
         self.setObjectName(self.OBJECT_NAME)
         self.env = dict(env or {})
         self._workers: dict[str, WorkerClient] = {}
-        self._sent: dict[tuple[str, str], str] = {}   # (mode, slot) -> content key in the worker
         self._workers_lock = threading.Lock()
         self.current: ComputeTask | None = None
         self._finished_tasks: list[ComputeTask] = []
@@ -117,7 +116,6 @@ class ComputeClient(QObject):
             raise GraphKernelsError("a job is running: cancel it first")
         for client in self._workers.values():
             client.close()
-        self._sent.clear()
         self._local_backends.clear()          # their replicas went with the workers
 
     # ---- jobs -----------------------------------------------------------------------------
@@ -173,7 +171,6 @@ class ComputeClient(QObject):
             self._workers.clear()
         for client in workers:
             client.close()
-        self._sent.clear()
         self._local_backends.clear()
         self.cluster.disconnect()
 
@@ -189,12 +186,6 @@ class ComputeClient(QObject):
             client.kill()
             raise JobFailed(f"the worker process could not be started: {exc}") from None
         control.worker_started(client.pid)
-
-    def _send_graph(self, client: WorkerClient, mode: str, slot: str, key: str, graph) -> None:
-        # one copy per open graph: replacing the slot's graph keeps the worker's memory bounded
-        if self._sent.get((mode, slot)) != key:
-            client.add_graph(slot, graph)
-            self._sent[(mode, slot)] = key
 
     def _replace_worker(self, client: WorkerClient, control: JobControl, what: str, exc: Exception,
                         timed_out: bool) -> JobFailed:
@@ -278,13 +269,7 @@ class ComputeClient(QObject):
         outcome, sync = backend.run_on_document(request.live_key, source, job, cancel=control.cancelled)
         if control.cancelled():
             raise JobCancelled()
-        if not outcome.ok:
-            if where == "local" and outcome.failure in ("crashed", "timed out"):
-                exc = WorkerTimeout(outcome.message, limit_s=request.time_limit) if outcome.failure == "timed out" \
-                    else WorkerDied(outcome.message)
-                raise self._replace_worker(self._worker(target), control, request.title, exc,
-                                           timed_out=outcome.failure == "timed out")
-            raise JobFailed(f"{request.title} did not run: {outcome.message or outcome.reason}")
+        self._raise_if_failed(outcome, request, where, target, control)
         record = dict(outcome.record)
         if where == "cluster":
             record["worker"] = {"address": outcome.worker, "device": outcome.device, "cluster": backend.address}
@@ -298,25 +283,33 @@ class ComputeClient(QObject):
             return self._run_on_live_pages(request, where, target, control)
         if where == "cluster":
             return self._run_on_cluster(request, target, control)
-        mode = worker_mode(request.target)
-        client = self._worker(request.target)
+        from kernels.compute.backend import CANCELLED, Job
+
+        client = self._worker(target)
         self._start_worker(client, control)
-        self._send_graph(client, mode, request.graph_slot, request.graph_key, request.graph)
-        control.progress(None, f"running {request.title} on {request.target}")
-        try:
-            reply = client.run(request.graph_slot, request.family, request.variant, request.params,
-                               target=request.target, repeat=request.repeat, warmup=request.warmup,
-                               timeout=request.time_limit, cancel=control.cancelled)
-        except WorkerDied as exc:
-            if control.cancelled():
-                raise JobCancelled() from None
-            raise self._replace_worker(client, control, request.title, exc, timed_out=False) from None
-        except WorkerTimeout as exc:
-            raise self._replace_worker(client, control, request.title, exc, timed_out=True) from None
-        except WorkerError as exc:
-            raise JobFailed(f"{request.title} did not run: {exc}") from None
+        backend = self._local_backend(target)          # the same seam as the command line and the cluster
+        backend.add_graph(request.graph_slot, request.graph)    # one copy per open graph in the worker
+        control.progress(None, f"running {request.title} on {request.graph_name} on {target}")
+        job = Job(graph_key=request.graph_slot, family=request.family, variant=request.variant,
+                  params=dict(request.params), target=target, repeat=request.repeat, warmup=request.warmup,
+                  time_limit=request.time_limit)
+        outcome = backend.run(job, cancel=control.cancelled)
+        if outcome.failure == CANCELLED or control.cancelled():
+            raise JobCancelled()
+        self._raise_if_failed(outcome, request, "local", target, control)
         control.progress(1.0, f"{request.title} finished")
-        return reply
+        return {"record": outcome.record}
+
+    def _raise_if_failed(self, outcome, request: RunRequest, where: str, target: str, control: JobControl) -> None:
+        """A failed outcome as the user reads it; a crashed or hung local worker is replaced first."""
+        if outcome.ok:
+            return
+        if where == "local" and outcome.failure in ("crashed", "timed out"):
+            timed_out = outcome.failure == "timed out"
+            exc = (WorkerTimeout(outcome.message, limit_s=request.time_limit) if timed_out
+                   else WorkerDied(outcome.message))
+            raise self._replace_worker(self._worker(target), control, request.title, exc, timed_out=timed_out)
+        raise JobFailed(f"{request.title} did not run: {outcome.message or outcome.reason}")
 
     def _sweep_on_cluster(self, request: SweepRequest, target: str, control: JobControl) -> dict:
         from kernels.compute.sweep import run_sweep
