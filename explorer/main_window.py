@@ -53,16 +53,9 @@ from explorer.docks.graph_dock import GenerateDialog, GraphDock
 from explorer.docks.log_dock import WINDOW_LOGGER, LogDock, LogPanelHandler, normalise_level
 from explorer.docks.structure_dock import StructureDock
 from explorer.document import GraphDocument
-from explorer.loading import (
-    AUTO_PAGE_SIZE,
-    BackgroundTask,
-    LoadedGraph,
-    auto_page_size,
-    describe_error,
-    generate_job,
-    load_file_job,
-)
+from explorer.loading import AUTO_PAGE_SIZE, LoadedGraph, auto_page_size, generate_job, load_file_job
 from explorer.settings import AppSettings
+from explorer.tasks import Task, describe_error, is_user_error
 from explorer.views.graph_tab import GraphTab
 from kernels.errors import GraphKernelsError
 from kernels.measure.targets import target_label
@@ -133,7 +126,7 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
         self._documents: list[GraphDocument] = []
         self._closed: list[tuple[GraphDocument, dict]] = []
-        self._tasks: list[BackgroundTask] = []
+        self._tasks: list[Task] = []
         self._message_boxes: list[QMessageBox] = []
         self._current: GraphDocument | None = None
         self._order = itertools.count()
@@ -316,7 +309,7 @@ class MainWindow(QMainWindow):
         more = f" (+{len(running) - 1} more)" if len(running) > 1 else ""
         self.progress_label.setText(f"{task.title}{more}")
 
-    def _on_task_progress(self, task: BackgroundTask, fraction: float, text: str) -> None:
+    def _on_task_progress(self, task: Task, fraction: float, text: str) -> None:
         if fraction < 0:
             self.progress_bar.setRange(0, 0)           # busy indicator
         else:
@@ -325,7 +318,7 @@ class MainWindow(QMainWindow):
         if text:
             self.progress_label.setText(text)
 
-    def _track(self, task: BackgroundTask) -> BackgroundTask:
+    def _track(self, task: Task) -> Task:
         self._tasks.append(task)
         task.progressed.connect(lambda f, t, task=task: self._on_task_progress(task, f, t))
         task.done.connect(lambda task=task: self._task_done(task))
@@ -333,7 +326,7 @@ class MainWindow(QMainWindow):
         self._update_progress()
         return task
 
-    def _task_done(self, task: BackgroundTask) -> None:
+    def _task_done(self, task: Task) -> None:
         if task in self._tasks:
             self._tasks.remove(task)
         self._update_progress()
@@ -578,12 +571,12 @@ class MainWindow(QMainWindow):
         if paths:
             self.open_paths(paths)
 
-    def open_sample(self) -> BackgroundTask | None:
+    def open_sample(self) -> Task | None:
         from kernels.samples import sample_path
 
         return self.open_path(str(sample_path()), remember=False)
 
-    def open_paths(self, paths) -> list[BackgroundTask]:
+    def open_paths(self, paths) -> list[Task]:
         tasks = []
         for p in paths:
             task = self.open_path(str(p))
@@ -591,7 +584,7 @@ class MainWindow(QMainWindow):
                 tasks.append(task)
         return tasks
 
-    def open_path(self, path: str, *, remember: bool = True) -> BackgroundTask | None:
+    def open_path(self, path: str, *, remember: bool = True) -> Task | None:
         """Open one file: a graph (in the background, in a new tab), a session, or a result file
         (handed to the dock that reads it). Returns the loading task for graphs."""
         p = Path(path)
@@ -605,12 +598,12 @@ class MainWindow(QMainWindow):
             self.show_error("Cannot open graph", f"{path}: no such file")
             self.loadFailed.emit(str(path), f"{path}: no such file")
             return None
-        task = BackgroundTask(f"loading {p.name}", load_file_job(p, self.default_page_size), self)
+        task = Task(f"loading {p.name}", load_file_job(p, self.default_page_size), self)
         order = next(self._order)
         task.finished.connect(lambda loaded, p=p, remember=remember, order=order: self._loaded(
             loaded, p.name.split(".")[0], p if remember else None, order))
-        task.failed.connect(lambda exc, tb, p=p: self._load_failed(f"{p.name}", exc, tb))
-        task.cancelled.connect(lambda p=p: self.log("warning", f"loading {p} was cancelled"))
+        task.failed.connect(lambda _message, p=p: self._load_failed(f"{p.name}", task))
+        task.cancelled.connect(lambda _partial, p=p: self.log("warning", f"loading {p} was cancelled"))
         self.log("info", f"loading {p}")
         return self._track(task)
 
@@ -655,12 +648,11 @@ class MainWindow(QMainWindow):
         document.mark_synced()        # nothing is on a device yet; see GraphDocument.mark_synced
         return document
 
-    def _load_failed(self, what: str, exc: BaseException, traceback_text: str) -> None:
-        message = describe_error(exc)
-        if not isinstance(exc, (GraphKernelsError, OSError, MemoryError)):
-            self.log("debug", traceback_text)
-        self.show_error("Cannot open graph", f"{what} was not opened: {message}")
-        self.loadFailed.emit(what, message)
+    def _load_failed(self, what: str, task: Task) -> None:
+        if not is_user_error(task.exception):
+            self.log("debug", task.details)
+        self.show_error("Cannot open graph", f"{what} was not opened: {task.error}")
+        self.loadFailed.emit(what, task.error)
 
     # ==== generating ================================================================================
     def generate_dialog(self) -> None:
@@ -668,12 +660,12 @@ class MainWindow(QMainWindow):
         if dialog.exec() and dialog.choice():
             self.generate(*dialog.choice())
 
-    def generate(self, kind: str, options: dict) -> BackgroundTask:
+    def generate(self, kind: str, options: dict) -> Task:
         text = ", ".join(f"{k}={v}" for k, v in options.items())
-        task = BackgroundTask(f"generating {kind}", generate_job(kind, options, self.default_page_size), self)
+        task = Task(f"generating {kind}", generate_job(kind, options, self.default_page_size), self)
         order = next(self._order)
         task.finished.connect(lambda loaded: self._loaded(loaded, loaded.csr.name, None, order))
-        task.failed.connect(lambda exc, tb: self._load_failed(f"generated graph {kind} ({text})", exc, tb))
+        task.failed.connect(lambda _message: self._load_failed(f"generated graph {kind} ({text})", task))
         self.log("info", f"generating {kind} ({text})")
         return self._track(task)
 
@@ -693,7 +685,7 @@ class MainWindow(QMainWindow):
             return False
         return True
 
-    def change_page_size(self, page_size: int, document: GraphDocument | None = None) -> BackgroundTask | None:
+    def change_page_size(self, page_size: int, document: GraphDocument | None = None) -> Task | None:
         """Rebuild a graph on pages of another size, in the background; one undo step."""
         document = document or self._current
         if document is None or not document.editable:
@@ -708,7 +700,7 @@ class MainWindow(QMainWindow):
             control.progress(None, f"rebuilding {document.name} on pages of {page_size} words")
             return commands.rebuild_structure(snapshot, page_size)
 
-        task = BackgroundTask(f"rebuilding {document.name}", job, self)
+        task = Task(f"rebuilding {document.name}", job, self)
 
         def done(new_structure):
             if document.revision != revision:
@@ -718,8 +710,7 @@ class MainWindow(QMainWindow):
             self.push_command(commands.change_page_size(document, new_structure))
 
         task.finished.connect(done)
-        task.failed.connect(lambda exc, tb: self.show_error("Rebuild failed",
-                                                            f"{document.name}: {describe_error(exc)}"))
+        task.failed.connect(lambda message: self.show_error("Rebuild failed", f"{document.name}: {message}"))
         return self._track(task)
 
     def page_size_dialog(self) -> None:
@@ -836,12 +827,12 @@ class MainWindow(QMainWindow):
                                window_state=bytes(self.saveState().data()), docks=self._dock_states(),
                                positions=positions)
 
-    def save_session(self) -> BackgroundTask | None:
+    def save_session(self) -> Task | None:
         if self.session_path:
             return self.save_session_to(self.session_path)
         return self.save_session_as()
 
-    def save_session_as(self) -> BackgroundTask | None:
+    def save_session_as(self) -> Task | None:
         suffix = _session_suffix()
         start = self.session_path or str(Path(self.settings.last_directory()) / f"session{suffix}")
         path, _ = QFileDialog.getSaveFileName(self, "Save session", start, f"Sessions (*{suffix})")
@@ -851,13 +842,13 @@ class MainWindow(QMainWindow):
             path += suffix
         return self.save_session_to(path)
 
-    def save_session_to(self, path: str, *, autosave: bool = False) -> BackgroundTask:
+    def save_session_to(self, path: str, *, autosave: bool = False) -> Task:
         """Save everything to ``path`` (the file is written in the background, atomically)."""
         from explorer import session
 
         data = self.collect_session()
         clean_stacks = [d.undo_stack for d in self._documents]
-        task = BackgroundTask(f"saving session {Path(path).name}",
+        task = Task(f"saving session {Path(path).name}",
                               lambda control: session.write(data, path, progress=lambda f: control.progress(f)), self)
 
         def saved(_result):
@@ -871,8 +862,8 @@ class MainWindow(QMainWindow):
             self.sessionSaved.emit(path)
 
         task.finished.connect(saved)
-        task.failed.connect(lambda exc, tb: self.show_error(
-            "Session not saved", f"{path}: {describe_error(exc)} (the previous file, if any, is intact)"))
+        task.failed.connect(lambda message: self.show_error(
+            "Session not saved", f"{path}: {message} (the previous file, if any, is intact)"))
         return self._track(task)
 
     def open_session_dialog(self) -> None:
@@ -882,14 +873,14 @@ class MainWindow(QMainWindow):
         if path:
             self.open_session(path)
 
-    def open_session(self, path: str, *, replace: bool = False) -> BackgroundTask:
+    def open_session(self, path: str, *, replace: bool = False) -> Task:
         """Read a session in the background and open its graphs as new tabs (``replace``: close
         the current ones first; they stay in Reopen Closed Graph)."""
         from explorer import session
 
-        task = BackgroundTask(f"opening session {Path(path).name}", lambda control: session.read(path), self)
+        task = Task(f"opening session {Path(path).name}", lambda control: session.read(path), self)
         task.finished.connect(lambda data: self.restore_session(data, path, replace=replace))
-        task.failed.connect(lambda exc, tb: self._load_failed(f"session {Path(path).name}", exc, tb))
+        task.failed.connect(lambda _message: self._load_failed(f"session {Path(path).name}", task))
         self.log("info", f"opening session {path}")
         return self._track(task)
 
