@@ -1097,46 +1097,6 @@ class MainWindow(QMainWindow):
             else:
                 self.show_error("Picture not saved", f"{path}: could not be written")
 
-    def prepare_view(self, view: str) -> bool:
-        """Arrange the window to show one thing (``--screenshot --view``): page-map, inspector,
-        timing or heatmap. Returns False (and logs why) when it cannot be shown."""
-        tab = self.current_tab()
-        if view in ("page-map", "inspector"):
-            if tab is None or tab.document.slotted is None:
-                self.log("warning", f"--view {view}: the current graph has no slotted pages")
-                return False
-            stats = tab.page_map.stats
-            if stats is not None and len(stats["fill"]):
-                # the fullest ordinary page shows the most records
-                ordinary = [i for i in range(len(stats["fill"])) if not stats["large"][i]] or [0]
-                best = max(ordinary, key=lambda i: (stats["vertices"][i], stats["fill"][i]))
-                tab.select_page(int(best))
-            bottom = [d for d in self.docks() if self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea
-                      and d.isVisible()]
-            if bottom:
-                self.resizeDocks(bottom, [120] * len(bottom), Qt.Orientation.Vertical)
-            if view == "inspector":
-                tab.splitter.setSizes([300, 900])
-                tab.right_splitter.setSizes([250, 650])
-            else:
-                tab.splitter.setSizes([400, 800])
-                tab.right_splitter.setSizes([650, 250])
-            return True
-        for dock in self.compute_docks:
-            show = getattr(dock, "show_view", None)
-            if show is None:
-                continue
-            try:
-                if show(view) is not False:
-                    dock.show()
-                    dock.raise_()
-                    return True
-            except Exception as exc:  # noqa: BLE001
-                self.log("warning", f"--view {view}: {describe_error(exc)}")
-                return False
-        self.log("warning", f"--view {view}: no dock shows it in this installation")
-        return False
-
     def wait_idle(self, timeout_s: float = 60.0) -> bool:
         """Process events until background work and pending layouts are done (screenshots)."""
         import time
