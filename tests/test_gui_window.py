@@ -190,8 +190,8 @@ def test_recent_files_and_layout_are_remembered(qtbot, tmp_path):
     assert settings.window_state() is not None
     w2 = make_window(qtbot, tmp_path, restore_layout=True)
     assert not w2.log_dock.isVisible()
-    w2._fill_recent_menu()
-    assert any("karate" in a.text() for a in w2.recent_menu.actions())
+    w2.menus.recent_menu.aboutToShow.emit()        # as when the user opens File ▸ Open Recent
+    assert any("karate" in a.text() for a in w2.menus.recent_menu.actions())
     w2.close()
     no_task_threads_left()
 

@@ -138,6 +138,10 @@ class NodeLinkView(QWidget):
         self._draw()
         self.layoutReady.emit()
 
+    def busy(self) -> bool:
+        """Whether a layout is being computed."""
+        return self._task is not None and self._task.running
+
     def cancel(self) -> None:
         """Stop a running layout (window closing)."""
         if self._task is not None and self._task.running:
