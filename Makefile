@@ -39,7 +39,7 @@ lint: $(STAMP_TEST)
 ## the GPU variants of the timing chart and the heatmap run on numba's CUDA simulator, ~3 minutes).
 SHOTS     := docs/images
 SHOT_WORK := build/screenshots
-SHOOT     := QT_QPA_PLATFORM=offscreen $(VENV)/bin/gpu-graph-explorer --screenshot
+SHOOT     := QT_QPA_PLATFORM=offscreen $(PY) -m explorer.screenshot
 screenshots: $(STAMP_RUN)
 	mkdir -p $(SHOTS) $(SHOT_WORK)
 	$(SHOOT) $(SHOTS)/window.png --page-size 32

@@ -1,11 +1,10 @@
 """Entry point of the desktop application (``gpu-graph-explorer`` / ``python -m explorer``).
 
 ``gpu-graph-explorer [FILE ...]`` opens the files (graphs, a session, run records or sweeps),
-or the bundled sample graph when none is given. ``--screenshot OUT.png`` renders the window
-offscreen once everything has loaded, writes the PNG and exits (0 when the picture was
-written and every file opened); ``--view`` arranges the window first to show the page map,
-the page inspector, the timing chart or the sweep heatmap. ``--self-test`` checks the
-installation offscreen (see :mod:`explorer.selftest`).
+or the bundled sample graph when none is given. ``--self-test`` checks the installation
+offscreen (see :mod:`explorer.selftest`). Pictures of the window for the documentation are
+made by a separate entry, ``python -m explorer.screenshot`` (:mod:`explorer.screenshot`), so
+their options stay off the user's ``--help``.
 """
 
 from __future__ import annotations
@@ -18,8 +17,6 @@ import tempfile
 
 from kernels import __version__
 
-VIEWS = ("page-map", "inspector", "timing", "heatmap")
-
 
 def _parse(argv):
     p = argparse.ArgumentParser(prog="gpu-graph-explorer",
@@ -29,14 +26,6 @@ def _parse(argv):
     p.add_argument("--sample", action="store_true", help="also open the bundled sample graph")
     p.add_argument("--page-size", type=int, metavar="WORDS",
                    help="page size of the slotted structure for the graphs opened (default: as last set, 1024)")
-    p.add_argument("--screenshot", metavar="OUT.png",
-                   help="render the main window offscreen to a PNG and exit")
-    p.add_argument("--view", choices=VIEWS, help="with --screenshot: what the window shows")
-    p.add_argument("--size", default="1600x1000", metavar="WxH",
-                   help="with --screenshot: window size in pixels (default 1600x1000, the first start's size)")
-    p.add_argument("--random-edits", type=int, default=0, metavar="N",
-                   help="with --screenshot: apply a random batch of N edge edits to the current graph first "
-                        "(shows the pages an edit writes)")
     p.add_argument("--self-test", action="store_true",
                    help="check this installation offscreen: open the sample graph, run a CPU and a simulator "
                         "kernel through the worker and verify them; exit 0 when all passed")
@@ -85,30 +74,39 @@ def configure_look(app) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse(sys.argv[1:] if argv is None else argv)
-    if args.self_test and (args.files or args.screenshot):
-        print("gpu-graph-explorer: --self-test takes no files and no --screenshot", file=sys.stderr)
+    if args.self_test and args.files:
+        print("gpu-graph-explorer: --self-test takes no files", file=sys.stderr)
         return 2
     if args.self_test:
         os.environ["QT_QPA_PLATFORM"] = "offscreen"     # never a window on the user's screen
-    if args.screenshot:
-        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    if args.view and not args.screenshot:
-        print("gpu-graph-explorer: --view only applies with --screenshot", file=sys.stderr)
+    app = start_application()
+    if app is None:
         return 2
+    if args.self_test:
+        from explorer.selftest import run_self_test
+
+        with tempfile.TemporaryDirectory(prefix="gge-selftest-") as tmp:
+            return run_self_test(app, tmp)
+    return _interactive(app, args)
+
+
+def start_application():
+    """The QApplication, set up (name, icon, look); ``None`` after saying on stderr why the GUI
+    cannot start here (packages missing, no display, a Qt platform plugin that would abort)."""
     problem = gui_unavailable()
     if problem:
         print(problem, file=sys.stderr)
-        return 2
+        return None
     if not has_display():
         print("gpu-graph-explorer: no display found (DISPLAY/WAYLAND_DISPLAY unset); "
               "use the command line instead: graph-kernels --help", file=sys.stderr)
-        return 2
+        return None
     from explorer.platform_check import check_platform
 
     problem = check_platform()
     if problem:                  # Qt would abort the process inside QApplication: say why first
         print(problem, file=sys.stderr)
-        return 2
+        return None
 
     from PySide6.QtWidgets import QApplication
 
@@ -123,27 +121,20 @@ def main(argv: list[str] | None = None) -> int:
 
     app.setWindowIcon(app_icon())
     configure_look(app)
-    if args.self_test:
-        from explorer.selftest import run_self_test
-
-        with tempfile.TemporaryDirectory(prefix="gge-selftest-") as tmp:
-            return run_self_test(app, tmp)
-    if args.screenshot:
-        with tempfile.TemporaryDirectory(prefix="gge-screenshot-") as tmp:
-            return _screenshot(args, tmp)
-    return _interactive(app, args)
+    return app
 
 
-def _make_window(args, settings=None, **kwargs):
+def make_window(page_size: int | None = None, settings=None, **kwargs):
+    """The main window with the compute docks, unexpected errors reported in its log."""
     from explorer.main_window import MainWindow
 
-    window = MainWindow(settings=settings, page_size=args.page_size, **kwargs)
-    _report_unexpected_errors(window)
+    window = MainWindow(settings=settings, page_size=page_size, **kwargs)
+    report_unexpected_errors(window)
     window.add_compute_docks()
     return window
 
 
-def _report_unexpected_errors(window) -> None:
+def report_unexpected_errors(window) -> None:
     """An exception escaping a Qt callback is a bug; say so in the log panel (and on stderr)
     instead of letting it vanish, and keep the window - and the user's graphs - alive."""
     import traceback
@@ -161,60 +152,20 @@ def _report_unexpected_errors(window) -> None:
     sys.excepthook = hook
 
 
-def _open_initial(window, args) -> None:
+def open_initial(window, files, sample: bool = False) -> None:
+    """Open the files given, with the bundled sample graph first when asked or when none is."""
     from kernels.samples import sample_path
 
-    files = list(args.files)
-    if args.sample or not files:
+    files = list(files)
+    if sample or not files:
         files.insert(0, str(sample_path()))
     window.open_paths(files)
 
 
 def _interactive(app, args) -> int:
-    window = _make_window(args)
+    window = make_window(args.page_size)
     window.show()
-    _open_initial(window, args)
+    open_initial(window, args.files, args.sample)
     if window.settings.autosave_path().exists():
         window.log("info", "unsaved edits from the last time were kept: File ▸ Recover Autosaved Session")
     return app.exec()
-
-
-def _screenshot(args, tmp: str) -> int:
-    from explorer.settings import AppSettings
-
-    try:
-        width, height = (int(x) for x in args.size.lower().split("x"))
-    except ValueError:
-        print(f"gpu-graph-explorer: --size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1600x1000", file=sys.stderr)
-        return 2
-    window = _make_window(args, settings=AppSettings.ephemeral(tmp), restore_layout=False, dialogs=False)
-    failures: list[str] = []
-    window.loadFailed.connect(lambda what, message: failures.append(message))
-    window.resize(width, height)
-    window.show()
-    _open_initial(window, args)
-    idle = window.wait_idle(timeout_s=300)
-    if args.random_edits and window.current_document() is not None and window.current_document().editable:
-        from explorer import commands
-
-        window.push_command(commands.random_batch(window.current_document(), args.random_edits, "mixed", seed=1))
-        idle = window.wait_idle(timeout_s=60) and idle
-    ok_view = True
-    if args.view:
-        ok_view = window.prepare_view(args.view)
-        window.wait_idle(timeout_s=60)
-    ok = window.grab().save(args.screenshot)
-    errors = window.log_dock.messages("error")
-    window.close()
-    for message in failures or errors:
-        print(f"gpu-graph-explorer: {message}", file=sys.stderr)
-    if not ok:
-        print(f"gpu-graph-explorer: could not write {args.screenshot}", file=sys.stderr)
-        return 1
-    if not idle:
-        print("gpu-graph-explorer: loading did not finish in time; the picture shows it unfinished", file=sys.stderr)
-        return 1
-    if not ok_view:
-        print(f"gpu-graph-explorer: --view {args.view} could not be shown (see above)", file=sys.stderr)
-        return 1
-    return 1 if failures else 0

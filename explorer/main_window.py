@@ -1,5 +1,15 @@
 """The main window: a tab per open graph, docks around it, menus for everything.
 
+The window assembles its parts and routes between them:
+
+* :class:`~explorer.window.documents.DocumentTabs` (``window.document_tabs``): the documents,
+  their tabs, the current one, the closed ones;
+* :class:`~explorer.window.session_controller.SessionController` (``window.sessions``): saving,
+  opening, autosave and recovery of sessions;
+* :func:`~explorer.window.actions.build_menus` (``window.menus``): the menus and actions;
+* :class:`~explorer.window.task_status.TaskStatus` (``window.task_status``): the background
+  tasks (loading, generating, rebuilding, saving) in the status bar.
+
 Interface for the compute side (Run and Results docks)
 ------------------------------------------------------
 The compute docks never reach into the tabs; they use only this:
@@ -14,56 +24,38 @@ The compute docks never reach into the tabs; they use only this:
   ``mark_synced()`` (call it after uploading the structure's pages to a device: it clears
   the page map's "written since the last sync" marks).
 * ``window.log(level, message)`` puts a message in the log panel (``level``: "info",
-  "warning" or "error"); ``window.show_error(title, message)`` also tells the user at once.
+  "warning" or "error"); ``window.show_error(title, message)`` also tells the user at once;
+  ``window.settings``, ``window.dialogs``, ``window.view_menu``, ``window.statusBar()``.
 * ``window.add_compute_docks()`` creates ``explorer.docks.run_dock.RunDock(window)`` and
-  ``explorer.docks.results_dock.ResultsDock(window)`` when those modules exist.
-* Optional dock methods the window calls when a dock has them:
-  ``session_state() -> JSON-able dict`` and ``restore_session_state(dict)`` (saved in
-  sessions under the dock's ``objectName``), ``open_result_file(path) -> bool`` (files
-  ending in ``.json``/``.jsonl`` dropped or opened go to the dock that accepts them),
-  ``show_view(name)`` (``--screenshot --view timing|heatmap``) and ``shutdown()`` (the
-  window closes: stop workers and threads).
+  ``explorer.docks.results_dock.ResultsDock(window)`` when those modules exist. Each is a
+  :class:`~explorer.window.compute_dock.ComputeDock`: the window saves and restores their
+  ``session_state()``, hands them result files (``open_result_file``), asks them for a view
+  (``show_view``, pictures) and stops them (``shutdown``) when it closes.
 """
 
 from __future__ import annotations
 
 import html
-import itertools
 import logging
 from pathlib import Path
 
-import shiboken6
-from PySide6.QtCore import QByteArray, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence, QUndoGroup
-from PySide6.QtWidgets import (
-    QApplication,
-    QDockWidget,
-    QFileDialog,
-    QInputDialog,
-    QLabel,
-    QMainWindow,
-    QMessageBox,
-    QProgressBar,
-    QPushButton,
-    QTabWidget,
-)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox
 
 from explorer import commands
 from explorer.docks.graph_dock import GenerateDialog, GraphDock
 from explorer.docks.log_dock import WINDOW_LOGGER, LogDock, LogPanelHandler, normalise_level
 from explorer.docks.structure_dock import StructureDock
 from explorer.document import GraphDocument
-from explorer.loading import (
-    AUTO_PAGE_SIZE,
-    BackgroundTask,
-    LoadedGraph,
-    auto_page_size,
-    describe_error,
-    generate_job,
-    load_file_job,
-)
+from explorer.loading import AUTO_PAGE_SIZE, LoadedGraph, generate_job, load_file_job
 from explorer.settings import AppSettings
+from explorer.tasks import Task, describe_error, is_user_error
 from explorer.views.graph_tab import GraphTab
+from explorer.window.actions import build_menus, shortcut_list
+from explorer.window.compute_dock import ComputeDock
+from explorer.window.documents import DocumentTabs
+from explorer.window.session_controller import SessionController, session_suffix
+from explorer.window.task_status import TaskStatus
 from kernels.errors import GraphKernelsError
 from kernels.measure.targets import target_label
 from kernels.memory import format_bytes
@@ -72,23 +64,12 @@ RESULT_SUFFIXES = (".json", ".jsonl")
 GRAPH_FILE_FILTER = ("Graph files (*.mtx *.mm *.npz *.graphml *.gml *.net *.pajek *.gr *.clq *.col *.dimacs *.csv "
                      "*.graph *.metis *.chaco *.txt *.tsv *.edges *.el *.wel *.edgelist *.dat *.gz *.bz2 *.xz);;"
                      "All files (*)")
-MAX_CLOSED_KEPT = 10
 DEFAULT_WINDOW = (1600, 1000)      # the first start (a remembered geometry replaces it), within the screen
 # default shares of the window (View ▸ Reset Layout and the first start): the Results area gets
 # room for a readable chart, the side docks for their forms without clipping
 BOTTOM_SHARE = 0.46
 SIDE_WIDTHS = (0.19, 0.25)          # Graph (left), Structure/Run (right), of the window's width
 SIDE_MIN = (250, 350)
-
-
-def _with_platform_keys(main: str, standard: QKeySequence.StandardKey) -> list[QKeySequence]:
-    """``main`` first, then the platform's own bindings for the same command, each once (a
-    sequence listed twice makes Qt call the shortcut ambiguous and do nothing)."""
-    keys = [QKeySequence(main)]
-    for k in QKeySequence.keyBindings(standard):
-        if k.toString() not in {x.toString() for x in keys}:
-            keys.append(k)
-    return keys
 
 
 def targets_text() -> str:
@@ -103,12 +84,6 @@ def targets_text() -> str:
     names = {"cuda": target_label("cuda"), "sim": "CUDA simulator", "cpu": "CPU"}
     text = "targets: " + ", ".join(names[t] for t in here)
     return text + ("" if "cuda" in here else " (no GPU)")
-
-
-def _session_suffix() -> str:
-    from explorer.session import SESSION_SUFFIX
-
-    return SESSION_SUFFIX
 
 
 class MainWindow(QMainWindow):
@@ -131,24 +106,14 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("GPU Graph Explorer")
         self.setAcceptDrops(True)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
-        self._documents: list[GraphDocument] = []
-        self._closed: list[tuple[GraphDocument, dict]] = []
-        self._tasks: list[BackgroundTask] = []
         self._message_boxes: list[QMessageBox] = []
-        self._current: GraphDocument | None = None
-        self._order = itertools.count()
-        self.session_path: str | None = None
-        self.compute_docks: list[QDockWidget] = []
+        self.compute_docks: list[ComputeDock] = []
 
-        self.tabs = QTabWidget()
-        self.tabs.setDocumentMode(True)
-        self.tabs.setTabsClosable(True)
-        self.tabs.setMovable(True)
-        self.tabs.tabCloseRequested.connect(lambda i: self.close_document(self.tabs.widget(i).document))
-        self.tabs.currentChanged.connect(self._on_tab_changed)
+        self.document_tabs = DocumentTabs(self)
+        self.tabs = self.document_tabs.widget
         self.setCentralWidget(self.tabs)
+        self.sessions = SessionController(self)
 
-        self.undo_group = QUndoGroup(self)
         self.log_dock = LogDock(self)
         # the panel hears the core's and the GUI's loggers (kernels, explorer), from any thread
         self.log_handler = LogPanelHandler(self.log_dock, self).attach()
@@ -173,8 +138,26 @@ class MainWindow(QMainWindow):
         self.structure_dock.pageSizeRequested.connect(self.change_page_size)
         self.structure_dock.errorRaised.connect(lambda text: self.show_error("Edit refused", text))
 
-        self._build_status_bar()
-        self._build_menus()
+        tabs = self.document_tabs
+        tabs.currentDocumentChanged.connect(self._on_current_changed)
+        tabs.documentAdded.connect(self.documentAdded)
+        tabs.documentAdded.connect(self._update_actions)
+        tabs.documentClosed.connect(self._on_closed)
+        tabs.documentChanged.connect(self._on_document_changed)
+        tabs.vertexClicked.connect(self._on_vertex_clicked)
+        self.sessions.sessionSaved.connect(self.sessionSaved)
+        self.sessions.sessionLoaded.connect(self.sessionLoaded)
+        self.sessions.sessionLoaded.connect(self._update_actions)
+
+        self.task_status = TaskStatus(self.statusBar(), self)
+        self.cancel_button = self.task_status.cancel_button
+        self.target_label = QLabel(targets_text())
+        self.target_label.setToolTip("where kernels can run here, as the Run dock offers them "
+                                     "(GRAPH_KERNELS_TARGET=cuda|sim|cpu forces one)")
+        self.statusBar().addPermanentWidget(self.target_label)
+        self.menus = build_menus(self)
+        self.undo_action, self.redo_action = self.menus.undo_action, self.menus.redo_action
+        self.view_menu = self.menus.view_menu
         self._restore_enabled = restore_layout
         self.resize(*self._first_size())     # the first start; a remembered geometry replaces it
         if restore_layout:
@@ -183,10 +166,10 @@ class MainWindow(QMainWindow):
 
     # ==== the interface used by the compute docks ===============================================
     def current_document(self) -> GraphDocument | None:
-        return self._current
+        return self.document_tabs.current_document()
 
     def documents(self) -> list[GraphDocument]:
-        return list(self._documents)
+        return self.document_tabs.documents()
 
     def log(self, level: str, message: str) -> None:
         """Log ``message`` through the ``explorer.window`` logger; this window's panel shows it."""
@@ -220,7 +203,7 @@ class MainWindow(QMainWindow):
         self.log("warning", message)
         self.statusBar().showMessage(message, 10000)
 
-    def add_compute_docks(self) -> list[QDockWidget]:
+    def add_compute_docks(self) -> list[ComputeDock]:
         """Add the Run and Results docks if the compute side is installed (idempotent)."""
         if self.compute_docks:
             return self.compute_docks
@@ -243,11 +226,15 @@ class MainWindow(QMainWindow):
             except Exception as exc:  # noqa: BLE001 - a broken dock must not take the window down
                 self.show_error("Dock not available", f"{cls.__name__} could not start: {describe_error(exc)}")
                 continue
+            if not isinstance(dock, ComputeDock):
+                self.show_error("Dock not available", f"{cls.__name__} does not declare the ComputeDock interface")
+                dock.deleteLater()
+                continue
             if not dock.objectName():
                 dock.setObjectName(cls.__name__)
             self.addDockWidget(area, dock)
             self.compute_docks.append(dock)
-            self.view_menu.insertAction(self._view_separator, dock.toggleViewAction())
+            self.view_menu.insertAction(self.menus.view_separator, dock.toggleViewAction())
         # One tab group only (Structure | Run): with a second group (Log | Results) Qt 6.12 leaves
         # a stray copy of one group's tab bar drawn over the window. Results sits beside the log.
         right = [d for d in self.compute_docks if self.dockWidgetArea(d) == Qt.DockWidgetArea.RightDockWidgetArea]
@@ -288,235 +275,51 @@ class MainWindow(QMainWindow):
     def docks(self) -> list[QDockWidget]:
         return [self.graph_dock, self.structure_dock, self.log_dock, *self.compute_docks]
 
-    # ==== status bar =============================================================================
-    def _build_status_bar(self) -> None:
-        bar = self.statusBar()
-        self.progress_label = QLabel()
-        self.progress_bar = QProgressBar()
-        self.progress_bar.setMaximumWidth(220)
-        self.progress_bar.setTextVisible(False)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("cancel loading (Esc)")
-        self.cancel_button.clicked.connect(self.cancel_tasks)
-        for w in (self.progress_label, self.progress_bar, self.cancel_button):
-            w.setVisible(False)
-            bar.addPermanentWidget(w)
-        self.target_label = QLabel(targets_text())
-        self.target_label.setToolTip("where kernels can run here, as the Run dock offers them "
-                                     "(GRAPH_KERNELS_TARGET=cuda|sim|cpu forces one)")
-        bar.addPermanentWidget(self.target_label)
-
-    def _update_progress(self) -> None:
-        running = [t for t in self._tasks if t.running]
-        for w in (self.progress_label, self.progress_bar, self.cancel_button):
-            w.setVisible(bool(running))
-        if not running:
-            return
-        task = running[0]
-        more = f" (+{len(running) - 1} more)" if len(running) > 1 else ""
-        self.progress_label.setText(f"{task.title}{more}")
-
-    def _on_task_progress(self, task: BackgroundTask, fraction: float, text: str) -> None:
-        if fraction < 0:
-            self.progress_bar.setRange(0, 0)           # busy indicator
-        else:
-            self.progress_bar.setRange(0, 1000)
-            self.progress_bar.setValue(int(fraction * 1000))
-        if text:
-            self.progress_label.setText(text)
-
-    def _track(self, task: BackgroundTask) -> BackgroundTask:
-        self._tasks.append(task)
-        task.progressed.connect(lambda f, t, task=task: self._on_task_progress(task, f, t))
-        task.done.connect(lambda task=task: self._task_done(task))
-        task.start()
-        self._update_progress()
-        return task
-
-    def _task_done(self, task: BackgroundTask) -> None:
-        if task in self._tasks:
-            self._tasks.remove(task)
-        self._update_progress()
-
+    # ==== background tasks ==========================================================================
     def busy(self) -> bool:
         """Whether background work (loading, generating, rebuilding, saving) is running."""
-        return any(t.running for t in self._tasks)
+        return self.task_status.busy()
 
     def cancel_tasks(self) -> None:
-        for t in list(self._tasks):
-            t.cancel()
+        self.task_status.cancel_all()
 
-    # ==== menus ===================================================================================
-    def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
-        act = QAction(text, self)
-        if shortcut is not None:
-            act.setShortcut(QKeySequence(shortcut))
-        if tip:
-            act.setStatusTip(tip)
-            act.setToolTip(tip)
-        act.triggered.connect(lambda _checked=False: slot())
-        menu.addAction(act)
-        return act
-
-    def _build_menus(self) -> None:
-        mb = self.menuBar()
-        S = QKeySequence.StandardKey
-        file = mb.addMenu("&File")
-        self._action(file, "&Open Graph…", self.open_dialog, S.Open, "open graph files, each in its own tab")
-        self.recent_menu = file.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        self._action(file, "Open &Sample Graph", self.open_sample, None, "the bundled karate club graph")
-        self.reopen_action = self._action(file, "Reopen Closed &Graph", self.reopen_closed, "Ctrl+Shift+T",
-                                          "bring back the last closed graph with its edits and history")
-        file.addSeparator()
-        self._action(file, "Open Sess&ion…", self.open_session_dialog, "Ctrl+Shift+O")
-        self.save_session_action = self._action(file, "Save Session", self.save_session, S.Save,
-                                                "save graphs, edits, history, runs and layout")
-        self._action(file, "Save Session &As…", self.save_session_as, "Ctrl+Alt+S")
-        self.recover_action = self._action(file, "Recover Autosaved Session", self.recover_autosave, None,
-                                           "the session kept when the window last closed with unsaved edits")
-        file.addSeparator()
-        self.export_action = self._action(file, "&Export Graph As…", self.export_graph_dialog, "Ctrl+Shift+S",
-                                          "write the current graph (with its edits) to a graph file")
-        self._action(file, "Save Window &Picture…", self.screenshot_dialog, None, "save the window as a PNG")
-        self.close_action = self._action(file, "&Close Graph", lambda: self.close_document(self._current), "Ctrl+W")
-        file.addSeparator()
-        self._action(file, "&Quit", self.close, "Ctrl+Q")
-
-        edit = mb.addMenu("&Edit")
-        self.undo_action = self.undo_group.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcuts(_with_platform_keys("Ctrl+Z", S.Undo))
-        self.redo_action = self.undo_group.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts(_with_platform_keys("Ctrl+Shift+Z", S.Redo))
-        edit.addAction(self.undo_action)
-        edit.addAction(self.redo_action)
-
-        graph = mb.addMenu("&Graph")
-        self._action(graph, "&Generate…", self.generate_dialog, "Ctrl+G", "generate a graph from the registry")
-        self.rename_action = self._action(graph, "&Rename…", self.rename_dialog, "F2")
-        self.clone_action = self._action(graph, "&Duplicate as New Tab", self.duplicate_current, "Ctrl+Shift+D",
-                                         "a copy of the current graph (pages and all) in a new tab")
-        self._action(graph, "Default &Page Size for New Graphs…", self.default_page_size_dialog)
-        graph.addSeparator()
-        self._action(graph, "Next Tab", lambda: self._step_tab(1), "Ctrl+PgDown")
-        self._action(graph, "Previous Tab", lambda: self._step_tab(-1), "Ctrl+PgUp")
-
-        structure = mb.addMenu("&Structure")
-        sd = self.structure_dock
-        self.structure_actions = [
-            self._action(structure, "Add &Vertex", sd.add_vertex, "Ctrl+I"),
-            self._action(structure, "&Remove Vertex u", sd.remove_vertex, "Ctrl+Shift+I"),
-            self._action(structure, "Add &Edge u–v", sd.add_edge, "Ctrl+E"),
-            self._action(structure, "Remove E&dge u–v", sd.remove_edge, "Ctrl+Shift+E"),
-            self._action(structure, "E&dit Edge u–v → u–new v", sd.edit_edge, "Ctrl+Alt+E"),
-            self._action(structure, "Random &Batch", sd.apply_batch, "Ctrl+B"),
-            self._action(structure, "Rebuild with &Page Size…", self.page_size_dialog, "Ctrl+Shift+P"),
-        ]
-        structure.addSeparator()
-        self.structure_actions += [
-            self._action(structure, "Next Page", lambda: self._step_page(1), "Ctrl+]"),
-            self._action(structure, "Previous Page", lambda: self._step_page(-1), "Ctrl+["),
-            self._action(structure, "&Check Invariants", self.check_invariants, "Ctrl+K",
-                         "verify every word of the page layout"),
-            self._action(structure, "&Forget Dirty Marks", self.forget_dirty_marks, None,
-                         "clear the 'written since the last sync' marks, as a device sync would"),
-        ]
-
-        self.structure_dock.route_shortcuts([self.undo_action, self.redo_action, *self.structure_actions])
-
-        self.view_menu = mb.addMenu("&View")
-        for dock in (self.graph_dock, self.structure_dock, self.log_dock):
-            self.view_menu.addAction(dock.toggleViewAction())
-        self._view_separator = self.view_menu.addSeparator()
-        self._action(self.view_menu, "Show &Log", lambda: (self.log_dock.show(), self.log_dock.raise_()), "Ctrl+L")
-        self._action(self.view_menu, "&Reset Layout", self.reset_layout)
-
-        helpm = mb.addMenu("&Help")
-        self._action(helpm, "&Keyboard Shortcuts", self.shortcuts_dialog, "F1")
-        self._action(helpm, "&About", self.about_dialog)
-
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        files = self.settings.recent_files()
-        if not files:
-            act = self.recent_menu.addAction("(none yet)")
-            act.setEnabled(False)
-            return
-        for n, path in enumerate(files, 1):
-            act = self.recent_menu.addAction(f"&{n % 10} {Path(path).name}")
-            act.setToolTip(path)
-            act.triggered.connect(lambda _c=False, p=path: self.open_paths([p]))
-        self.recent_menu.addSeparator()
-        self.recent_menu.addAction("Clear List", self.settings.clear_recent_files)
-
-    def _update_actions(self) -> None:
-        d = self._current
-        for act in (self.export_action, self.close_action, self.rename_action, self.clone_action):
-            act.setEnabled(d is not None)
-        editable = d is not None and d.editable
-        for act in self.structure_actions:
-            act.setEnabled(editable)
-        self.clone_action.setEnabled(editable or d is not None)
-        self.reopen_action.setEnabled(bool(self._closed))
-        self.recover_action.setEnabled(self.settings.autosave_path().exists())
-        self.save_session_action.setEnabled(bool(self._documents))
+    def _update_actions(self, *_args) -> None:
+        self.menus.update(self)
 
     # ==== documents and tabs =======================================================================
     def tab_for(self, document: GraphDocument) -> GraphTab | None:
-        for i in range(self.tabs.count()):
-            tab = self.tabs.widget(i)
-            if tab.document is document:
-                return tab
-        return None
+        return self.document_tabs.tab_for(document)
 
     def current_tab(self) -> GraphTab | None:
-        return self.tabs.currentWidget()
+        return self.document_tabs.current_tab()
 
     def add_document(self, document: GraphDocument, *, select: bool = True, order: int | None = None) -> GraphTab:
-        """Show a document in a new tab. ``order`` places tabs of files opened together in the
-        order they were given, whichever finished loading first."""
-        document.tab_order = next(self._order) if order is None else order
-        position = sum(1 for d in self._documents if d.tab_order <= document.tab_order)
-        self._documents.insert(position, document)
-        self.undo_group.addStack(document.undo_stack)
-        tab = GraphTab(document)
-        tab.node_link.vertexClicked.connect(self._on_vertex_clicked)
-        index = self.tabs.insertTab(position, tab, document.name)
-        self.tabs.setTabToolTip(index, document.source or document.name)
-        document.renamed.connect(lambda name, d=document: self._on_renamed(d, name))
-        document.undo_stack.cleanChanged.connect(lambda _clean, d=document: self._on_renamed(d, d.name))
-        document.changed.connect(lambda _s, d=document: self._on_document_changed(d))
-        self.documentAdded.emit(document)
-        if select:
-            self.tabs.setCurrentWidget(tab)
-        self._update_actions()
-        return tab
+        """Show a document in a new tab (see :meth:`DocumentTabs.add`)."""
+        return self.document_tabs.add(document, select=select, order=order)
 
-    def _on_renamed(self, document: GraphDocument, name: str) -> None:
-        if not shiboken6.isValid(self.tabs) or not shiboken6.isValid(document.undo_stack):
-            return                     # the window is being torn down
-        tab = self.tab_for(document)
-        if tab is not None:
-            mark = "" if document.undo_stack.isClean() else " •"
-            self.tabs.setTabText(self.tabs.indexOf(tab), name + mark)
+    def close_document(self, document: GraphDocument | None) -> None:
+        """Close a graph's tab. It is kept (with its history) for File ▸ Reopen Closed Graph."""
+        self.document_tabs.close(document)
 
-    def _on_document_changed(self, document: GraphDocument) -> None:
-        summary = document.last_edit
-        if summary is not None:
-            self.statusBar().showMessage(f"{document.name}: {summary.describe()}", 8000)
-            self.log("info", f"{document.name}: {summary.describe()}")
-        if document is self._current:
-            self._update_actions()
+    def close_all_documents(self) -> None:
+        self.document_tabs.close_all()
 
-    def _on_tab_changed(self, _index: int) -> None:
-        tab = self.tabs.currentWidget()
-        document = tab.document if tab is not None else None
-        if document is self._current:
-            return
-        self._current = document
-        self.undo_group.setActiveStack(document.undo_stack if document is not None else None)
+    def reopen_closed(self) -> None:
+        document = self.document_tabs.reopen_closed()
+        if document is not None:
+            self.log("info", f"reopened {document.name}")
+
+    def duplicate_current(self) -> GraphDocument | None:
+        original = self.current_document()
+        copy = self.document_tabs.duplicate_current()
+        if copy is not None:
+            self.log("info", f"duplicated {original.name}")
+        return copy
+
+    def _on_current_changed(self, document: GraphDocument | None) -> None:
         self.graph_dock.set_document(document)
         self.structure_dock.set_document(document)
+        tab = self.current_tab()
         if tab is not None:
             tab.node_link.set_picked(self.structure_dock.picked())
         title = f"{document.name} — GPU Graph Explorer" if document is not None else "GPU Graph Explorer"
@@ -524,9 +327,18 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self.currentDocumentChanged.emit(document)
 
-    def _step_tab(self, step: int) -> None:
-        if self.tabs.count():
-            self.tabs.setCurrentIndex((self.tabs.currentIndex() + step) % self.tabs.count())
+    def _on_closed(self, document: GraphDocument) -> None:
+        self.log("info", f"closed {document.name} (File ▸ Reopen Closed Graph brings it back)")
+        self.documentClosed.emit(document)
+        self._update_actions()
+
+    def _on_document_changed(self, document: GraphDocument) -> None:
+        summary = document.last_edit
+        if summary is not None:
+            self.statusBar().showMessage(f"{document.name}: {summary.describe()}", 8000)
+            self.log("info", f"{document.name}: {summary.describe()}")
+        if document is self.current_document():
+            self._update_actions()
 
     def _on_vertex_clicked(self, v: int) -> None:
         self.structure_dock.vertex_picked(v)
@@ -535,55 +347,20 @@ class MainWindow(QMainWindow):
             tab.node_link.set_picked(self.structure_dock.picked())
         self.statusBar().showMessage(f"picked vertex {v}", 4000)
 
-    def close_document(self, document: GraphDocument | None) -> None:
-        """Close a graph's tab. It is kept (with its history) for File ▸ Reopen Closed Graph."""
-        if document is None:
-            return
-        tab = self.tab_for(document)
-        if tab is None:
-            return
-        tab.shutdown()
-        index = self.tabs.indexOf(tab)
-        self.tabs.removeTab(index)
-        self.undo_group.removeStack(document.undo_stack)
-        self._documents.remove(document)
-        self._closed.append((document, {"positions": dict(tab.node_link.positions)}))
-        del self._closed[:-MAX_CLOSED_KEPT]
-        tab.deleteLater()
-        self.log("info", f"closed {document.name} (File ▸ Reopen Closed Graph brings it back)")
-        self.documentClosed.emit(document)
-        if not self._documents:
-            self._on_tab_changed(-1)
-        self._update_actions()
-
-    def reopen_closed(self) -> None:
-        if not self._closed:
-            return
-        document, extra = self._closed.pop()
-        tab = self.add_document(document)
-        if extra.get("positions"):
-            tab.node_link.positions = extra["positions"]
-            tab.node_link.refresh()
-        self.log("info", f"reopened {document.name}")
-
-    def close_all_documents(self) -> None:
-        for d in list(self._documents):
-            self.close_document(d)
-
     # ==== opening ===================================================================================
     def open_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open graph files", self.settings.last_directory(),
-                                                GRAPH_FILE_FILTER + f";;Sessions (*{_session_suffix()})"
+                                                GRAPH_FILE_FILTER + f";;Sessions (*{session_suffix()})"
                                                 ";;Run records and sweeps (*.json *.jsonl)")
         if paths:
             self.open_paths(paths)
 
-    def open_sample(self) -> BackgroundTask | None:
+    def open_sample(self) -> Task | None:
         from kernels.samples import sample_path
 
         return self.open_path(str(sample_path()), remember=False)
 
-    def open_paths(self, paths) -> list[BackgroundTask]:
+    def open_paths(self, paths) -> list[Task]:
         tasks = []
         for p in paths:
             task = self.open_path(str(p))
@@ -591,11 +368,11 @@ class MainWindow(QMainWindow):
                 tasks.append(task)
         return tasks
 
-    def open_path(self, path: str, *, remember: bool = True) -> BackgroundTask | None:
+    def open_path(self, path: str, *, remember: bool = True) -> Task | None:
         """Open one file: a graph (in the background, in a new tab), a session, or a result file
         (handed to the dock that reads it). Returns the loading task for graphs."""
         p = Path(path)
-        if p.suffix.lower() == _session_suffix():
+        if p.suffix.lower() == session_suffix():
             self.open_session(str(p))
             return None
         if p.suffix.lower() in RESULT_SUFFIXES:
@@ -605,22 +382,19 @@ class MainWindow(QMainWindow):
             self.show_error("Cannot open graph", f"{path}: no such file")
             self.loadFailed.emit(str(path), f"{path}: no such file")
             return None
-        task = BackgroundTask(f"loading {p.name}", load_file_job(p, self.default_page_size), self)
-        order = next(self._order)
+        task = Task(f"loading {p.name}", load_file_job(p, self.default_page_size), self)
+        order = self.document_tabs.next_order()
         task.finished.connect(lambda loaded, p=p, remember=remember, order=order: self._loaded(
             loaded, p.name.split(".")[0], p if remember else None, order))
-        task.failed.connect(lambda exc, tb, p=p: self._load_failed(f"{p.name}", exc, tb))
-        task.cancelled.connect(lambda p=p: self.log("warning", f"loading {p} was cancelled"))
+        task.failed.connect(lambda _message, p=p: self.report_load_failed(f"{p.name}", task))
+        task.cancelled.connect(lambda _partial, p=p: self.log("warning", f"loading {p} was cancelled"))
         self.log("info", f"loading {p}")
-        return self._track(task)
+        return self.task_status.track(task)
 
     def _open_result_file(self, path: str) -> None:
         for dock in self.compute_docks:
-            opener = getattr(dock, "open_result_file", None)
-            if opener is None:
-                continue
             try:
-                if opener(path):
+                if dock.open_result_file(path):
                     self.log("info", f"opened result file {path}")
                     dock.show()
                     dock.raise_()
@@ -655,12 +429,12 @@ class MainWindow(QMainWindow):
         document.mark_synced()        # nothing is on a device yet; see GraphDocument.mark_synced
         return document
 
-    def _load_failed(self, what: str, exc: BaseException, traceback_text: str) -> None:
-        message = describe_error(exc)
-        if not isinstance(exc, (GraphKernelsError, OSError, MemoryError)):
-            self.log("debug", traceback_text)
-        self.show_error("Cannot open graph", f"{what} was not opened: {message}")
-        self.loadFailed.emit(what, message)
+    def report_load_failed(self, what: str, task: Task) -> None:
+        """Tell the user a graph or session did not open (the traceback too, in the log, when it was a bug)."""
+        if not is_user_error(task.exception):
+            self.log("debug", task.details)
+        self.show_error("Cannot open graph", f"{what} was not opened: {task.error}")
+        self.loadFailed.emit(what, task.error)
 
     # ==== generating ================================================================================
     def generate_dialog(self) -> None:
@@ -668,14 +442,14 @@ class MainWindow(QMainWindow):
         if dialog.exec() and dialog.choice():
             self.generate(*dialog.choice())
 
-    def generate(self, kind: str, options: dict) -> BackgroundTask:
+    def generate(self, kind: str, options: dict) -> Task:
         text = ", ".join(f"{k}={v}" for k, v in options.items())
-        task = BackgroundTask(f"generating {kind}", generate_job(kind, options, self.default_page_size), self)
-        order = next(self._order)
+        task = Task(f"generating {kind}", generate_job(kind, options, self.default_page_size), self)
+        order = self.document_tabs.next_order()
         task.finished.connect(lambda loaded: self._loaded(loaded, loaded.csr.name, None, order))
-        task.failed.connect(lambda exc, tb: self._load_failed(f"generated graph {kind} ({text})", exc, tb))
+        task.failed.connect(lambda _message: self.report_load_failed(f"generated graph {kind} ({text})", task))
         self.log("info", f"generating {kind} ({text})")
-        return self._track(task)
+        return self.task_status.track(task)
 
     # ==== editing ==================================================================================
     def push_command(self, command) -> bool:
@@ -693,9 +467,9 @@ class MainWindow(QMainWindow):
             return False
         return True
 
-    def change_page_size(self, page_size: int, document: GraphDocument | None = None) -> BackgroundTask | None:
+    def change_page_size(self, page_size: int, document: GraphDocument | None = None) -> Task | None:
         """Rebuild a graph on pages of another size, in the background; one undo step."""
-        document = document or self._current
+        document = document or self.current_document()
         if document is None or not document.editable:
             return None
         if page_size == document.page_size:
@@ -708,7 +482,7 @@ class MainWindow(QMainWindow):
             control.progress(None, f"rebuilding {document.name} on pages of {page_size} words")
             return commands.rebuild_structure(snapshot, page_size)
 
-        task = BackgroundTask(f"rebuilding {document.name}", job, self)
+        task = Task(f"rebuilding {document.name}", job, self)
 
         def done(new_structure):
             if document.revision != revision:
@@ -718,12 +492,11 @@ class MainWindow(QMainWindow):
             self.push_command(commands.change_page_size(document, new_structure))
 
         task.finished.connect(done)
-        task.failed.connect(lambda exc, tb: self.show_error("Rebuild failed",
-                                                            f"{document.name}: {describe_error(exc)}"))
-        return self._track(task)
+        task.failed.connect(lambda message: self.show_error("Rebuild failed", f"{document.name}: {message}"))
+        return self.task_status.track(task)
 
     def page_size_dialog(self) -> None:
-        d = self._current
+        d = self.current_document()
         if d is None or not d.editable:
             return
         from explorer.docks.structure_dock import PAGE_SIZES
@@ -747,7 +520,7 @@ class MainWindow(QMainWindow):
             self.settings.set_default_page_size(self.default_page_size)
 
     def check_invariants(self, document: GraphDocument | None = None) -> bool:
-        document = document or self._current
+        document = document or self.current_document()
         if document is None or document.slotted is None:
             return True
         try:
@@ -760,11 +533,13 @@ class MainWindow(QMainWindow):
         return True
 
     def forget_dirty_marks(self) -> None:
-        if self._current is not None:
-            self._current.mark_synced()
-            self.log("info", f"{self._current.name}: dirty marks cleared")
+        document = self.current_document()
+        if document is not None:
+            document.mark_synced()
+            self.log("info", f"{document.name}: dirty marks cleared")
 
-    def _step_page(self, step: int) -> None:
+    def step_page(self, step: int) -> None:
+        """Select the next (1) or previous (-1) page of the current graph's page map."""
         tab = self.current_tab()
         if tab is None or tab.page_map.stats is None:
             return
@@ -774,26 +549,15 @@ class MainWindow(QMainWindow):
             tab.select_page((current + step) % n)
 
     def rename_dialog(self) -> None:
-        d = self._current
+        d = self.current_document()
         if d is None:
             return
         name, ok = QInputDialog.getText(self, "Rename graph", "Name:", text=d.name)
         if ok:
             d.set_name(name)
 
-    def duplicate_current(self) -> GraphDocument | None:
-        d = self._current
-        if d is None:
-            return None
-        copy = GraphDocument(name=f"{d.name} (copy)", csr=d.csr(),
-                             slotted=d.slotted.copy() if d.slotted is not None else None,
-                             source=d.source, not_editable_reason=d.not_editable_reason)
-        self.add_document(copy)
-        self.log("info", f"duplicated {d.name}")
-        return copy
-
     def export_graph_dialog(self) -> None:
-        d = self._current
+        d = self.current_document()
         if d is None:
             return
         path, _ = QFileDialog.getSaveFileName(self, "Export graph", str(Path(self.settings.last_directory()) /
@@ -804,7 +568,7 @@ class MainWindow(QMainWindow):
     def export_graph(self, path: str, document: GraphDocument | None = None) -> bool:
         from kernels.graph.io import write_graph
 
-        document = document or self._current
+        document = document or self.current_document()
         try:
             write_graph(document.csr(), path)
         except (GraphKernelsError, OSError) as exc:
@@ -813,146 +577,34 @@ class MainWindow(QMainWindow):
         self.log("info", f"exported {document.name} to {path}")
         return True
 
-    # ==== sessions ==================================================================================
-    def _dock_states(self) -> dict:
-        states = {}
-        for dock in self.compute_docks:
-            getter = getattr(dock, "session_state", None)
-            if getter is None:
-                continue
-            try:
-                states[dock.objectName()] = getter()
-            except Exception as exc:  # noqa: BLE001
-                self.log("warning", f"{dock.objectName()}: its state was not saved ({describe_error(exc)})")
-        return states
+    # ==== sessions (see explorer.window.session_controller) =======================================
+    @property
+    def session_path(self) -> str | None:
+        return self.sessions.path
 
     def collect_session(self):
-        from explorer import session
+        return self.sessions.collect()
 
-        docs = self._documents
-        positions = [dict(self.tab_for(d).node_link.positions) for d in docs]
-        current = docs.index(self._current) if self._current in docs else 0
-        return session.collect(docs, current=current, window_geometry=bytes(self.saveGeometry().data()),
-                               window_state=bytes(self.saveState().data()), docks=self._dock_states(),
-                               positions=positions)
+    def save_session(self) -> Task | None:
+        return self.sessions.save()
 
-    def save_session(self) -> BackgroundTask | None:
-        if self.session_path:
-            return self.save_session_to(self.session_path)
-        return self.save_session_as()
+    def save_session_as(self) -> Task | None:
+        return self.sessions.save_as()
 
-    def save_session_as(self) -> BackgroundTask | None:
-        suffix = _session_suffix()
-        start = self.session_path or str(Path(self.settings.last_directory()) / f"session{suffix}")
-        path, _ = QFileDialog.getSaveFileName(self, "Save session", start, f"Sessions (*{suffix})")
-        if not path:
-            return None
-        if not path.endswith(suffix):
-            path += suffix
-        return self.save_session_to(path)
+    def save_session_to(self, path: str, *, autosave: bool = False) -> Task:
+        return self.sessions.save_to(path, autosave=autosave)
 
-    def save_session_to(self, path: str, *, autosave: bool = False) -> BackgroundTask:
-        """Save everything to ``path`` (the file is written in the background, atomically)."""
-        from explorer import session
-
-        data = self.collect_session()
-        clean_stacks = [d.undo_stack for d in self._documents]
-        task = BackgroundTask(f"saving session {Path(path).name}",
-                              lambda control: session.write(data, path, progress=lambda f: control.progress(f)), self)
-
-        def saved(_result):
-            if not autosave:
-                self.session_path = path
-                for stack in clean_stacks:
-                    stack.setClean()
-                self.settings.set_last_directory(Path(path).parent)
-            self.log("info", f"session saved to {path}")
-            self.statusBar().showMessage(f"session saved to {path}", 6000)
-            self.sessionSaved.emit(path)
-
-        task.finished.connect(saved)
-        task.failed.connect(lambda exc, tb: self.show_error(
-            "Session not saved", f"{path}: {describe_error(exc)} (the previous file, if any, is intact)"))
-        return self._track(task)
-
-    def open_session_dialog(self) -> None:
-        suffix = _session_suffix()
-        path, _ = QFileDialog.getOpenFileName(self, "Open session", self.settings.last_directory(),
-                                              f"Sessions (*{suffix});;All files (*)")
-        if path:
-            self.open_session(path)
-
-    def open_session(self, path: str, *, replace: bool = False) -> BackgroundTask:
-        """Read a session in the background and open its graphs as new tabs (``replace``: close
-        the current ones first; they stay in Reopen Closed Graph)."""
-        from explorer import session
-
-        task = BackgroundTask(f"opening session {Path(path).name}", lambda control: session.read(path), self)
-        task.finished.connect(lambda data: self.restore_session(data, path, replace=replace))
-        task.failed.connect(lambda exc, tb: self._load_failed(f"session {Path(path).name}", exc, tb))
-        self.log("info", f"opening session {path}")
-        return self._track(task)
+    def open_session(self, path: str, *, replace: bool = False) -> Task:
+        return self.sessions.open(path, replace=replace)
 
     def restore_session(self, data, path: str = "", *, replace: bool = False) -> list[GraphDocument]:
-        from explorer import session
-
-        if replace:
-            self.close_all_documents()
-        opened = []
-        for rec in data.documents:
-            slotted = None
-            reason = rec.not_editable_reason
-            if rec.structure is not None and rec.structure >= 0:
-                slotted = data.structures[rec.structure]
-            elif rec.structure == -1:
-                try:
-                    from kernels.graph.slotted import SlottedGraph
-
-                    size = self.default_page_size or auto_page_size(rec.csr)
-                    slotted = SlottedGraph.from_csr(rec.csr, page_size=size)
-                except GraphKernelsError as exc:
-                    reason = str(exc)
-            document = GraphDocument(name=rec.name, csr=rec.csr, slotted=slotted, source=rec.source,
-                                     not_editable_reason=reason)
-            session.restore_undo_history(document, rec, data.structures)
-            tab = self.add_document(document, select=False)
-            if rec.positions:
-                tab.node_link.positions = dict(rec.positions)
-                tab.node_link.refresh()
-            opened.append(document)
-        if opened:
-            index = min(max(data.current, 0), len(opened) - 1)
-            self.tabs.setCurrentWidget(self.tab_for(opened[index]))
-        if data.window_state:
-            self.restoreState(QByteArray(data.window_state))
-        for dock in self.compute_docks:
-            state = data.docks.get(dock.objectName())
-            restore = getattr(dock, "restore_session_state", None)
-            if state is not None and restore is not None:
-                try:
-                    restore(state)
-                except Exception as exc:  # noqa: BLE001
-                    self.log("warning", f"{dock.objectName()}: its saved state was not restored "
-                                        f"({describe_error(exc)})")
-        unknown = set(data.docks) - {d.objectName() for d in self.compute_docks}
-        for name in sorted(unknown):
-            self.log("warning", f"the session holds the state of {name}, which is not available here")
-        for w in data.warnings:
-            self.show_warning(f"{Path(path).name}: {w}")
-        if path and Path(path).suffix == _session_suffix() and Path(path) != self.settings.autosave_path():
-            self.session_path = path
-        self.log("info", f"session {path} opened: {len(opened)} graph(s)")
-        self.sessionLoaded.emit(path)
-        self._update_actions()
-        return opened
+        return self.sessions.restore(data, path, replace=replace)
 
     def recover_autosave(self) -> None:
-        path = self.settings.autosave_path()
-        if path.exists():
-            self.open_session(str(path))
+        self.sessions.recover_autosave()
 
     def unsaved_documents(self) -> list[GraphDocument]:
-        return [d for d in self._documents if not d.undo_stack.isClean()]
+        return self.sessions.unsaved_documents()
 
     # ==== drag and drop =============================================================================
     def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -1012,77 +664,34 @@ class MainWindow(QMainWindow):
             if choice == "cancel":
                 event.ignore()
                 return
-            if choice == "save" and not self._save_before_quitting():
+            if choice == "save" and not self.sessions.save_now():
                 event.ignore()
                 return
             unsaved = self.unsaved_documents()
         self.settings.save_window(self.saveGeometry(), self.saveState())
         if unsaved:
-            # never lose edits: keep them in the autosave session (File ▸ Recover Autosaved Session)
-            try:
-                from explorer import session
-
-                session.write(self.collect_session(), self.settings.autosave_path())
-                self.log("info", f"unsaved edits kept in {self.settings.autosave_path()}")
-            except Exception as exc:  # noqa: BLE001
-                self.log("error", f"could not keep the unsaved edits: {describe_error(exc)}")
+            self.sessions.keep_unsaved()
         self.shutdown()
         self.log_handler.detach()
         super().closeEvent(event)
 
-    def _save_before_quitting(self) -> bool:
-        """Save the session now (not in the background: the window is closing)."""
-        from explorer import session
-
-        path = self.session_path
-        if not path:
-            suffix = _session_suffix()
-            path, _ = QFileDialog.getSaveFileName(self, "Save session", str(Path(self.settings.last_directory())
-                                                                             / f"session{suffix}"),
-                                                  f"Sessions (*{suffix})")
-            if not path:
-                return False
-            path = path if path.endswith(suffix) else path + suffix
-        try:
-            session.write(self.collect_session(), path)
-        except (GraphKernelsError, OSError) as exc:
-            self.show_error("Session not saved", f"{path}: {describe_error(exc)}")
-            return False
-        self.session_path = path
-        for d in self._documents:
-            d.undo_stack.setClean()
-        return True
-
     def shutdown(self) -> None:
         """Stop everything that runs in the background (tasks, layouts, compute docks)."""
-        self.cancel_tasks()
-        for task in list(self._tasks):
-            task.wait(30)
-        for i in range(self.tabs.count()):
-            self.tabs.widget(i).shutdown()
+        self.task_status.stop_all(timeout_s=30)
+        self.document_tabs.shutdown()
         self.graph_dock.statistics.cancel()
         for dock in self.compute_docks:
-            stop = getattr(dock, "shutdown", None)
-            if stop is not None:
-                try:
-                    stop()
-                except Exception as exc:  # noqa: BLE001
-                    self.log("warning", f"{dock.objectName()} did not stop cleanly: {describe_error(exc)}")
+            try:
+                dock.shutdown()
+            except Exception as exc:  # noqa: BLE001 - the other docks must still stop
+                self.log("warning", f"{dock.objectName()} did not stop cleanly: {describe_error(exc)}")
         for box in list(self._message_boxes):
             box.close()
 
     # ==== help and pictures ==========================================================================
     def shortcut_list(self) -> list[tuple[str, str]]:
-        """(command, keys) of every menu command with a shortcut, each once (an action in two
-        menus, like Open Results…, is listed once)."""
-        rows, seen = [], set()
-        for menu_action in self.menuBar().actions():
-            menu = menu_action.menu()
-            for act in menu.actions():
-                if act.shortcut().toString() and id(act) not in seen:
-                    seen.add(id(act))
-                    rows.append((act.text().replace("&", ""), act.shortcut().toString()))
-        return rows
+        """(command, keys) of every menu command with a shortcut, each once."""
+        return shortcut_list(self.menuBar())
 
     def shortcuts_dialog(self) -> None:
         rows = [f"<tr><td>{html.escape(text)}</td><td><b>{html.escape(keys)}</b></td></tr>"
@@ -1097,7 +706,7 @@ class MainWindow(QMainWindow):
                           f"pages, run GPU kernels with the launch parameters you choose.<br><br>"
                           f"{self.target_label.text()}")
 
-    def screenshot_dialog(self) -> None:
+    def picture_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Save window picture",
                                               str(Path(self.settings.last_directory()) / "window.png"), "PNG (*.png)")
         if path:
@@ -1105,46 +714,6 @@ class MainWindow(QMainWindow):
                 self.log("info", f"window picture saved to {path}")
             else:
                 self.show_error("Picture not saved", f"{path}: could not be written")
-
-    def prepare_view(self, view: str) -> bool:
-        """Arrange the window to show one thing (``--screenshot --view``): page-map, inspector,
-        timing or heatmap. Returns False (and logs why) when it cannot be shown."""
-        tab = self.current_tab()
-        if view in ("page-map", "inspector"):
-            if tab is None or tab.document.slotted is None:
-                self.log("warning", f"--view {view}: the current graph has no slotted pages")
-                return False
-            stats = tab.page_map.stats
-            if stats is not None and len(stats["fill"]):
-                # the fullest ordinary page shows the most records
-                ordinary = [i for i in range(len(stats["fill"])) if not stats["large"][i]] or [0]
-                best = max(ordinary, key=lambda i: (stats["vertices"][i], stats["fill"][i]))
-                tab.select_page(int(best))
-            bottom = [d for d in self.docks() if self.dockWidgetArea(d) == Qt.DockWidgetArea.BottomDockWidgetArea
-                      and d.isVisible()]
-            if bottom:
-                self.resizeDocks(bottom, [120] * len(bottom), Qt.Orientation.Vertical)
-            if view == "inspector":
-                tab.splitter.setSizes([300, 900])
-                tab.right_splitter.setSizes([250, 650])
-            else:
-                tab.splitter.setSizes([400, 800])
-                tab.right_splitter.setSizes([650, 250])
-            return True
-        for dock in self.compute_docks:
-            show = getattr(dock, "show_view", None)
-            if show is None:
-                continue
-            try:
-                if show(view) is not False:
-                    dock.show()
-                    dock.raise_()
-                    return True
-            except Exception as exc:  # noqa: BLE001
-                self.log("warning", f"--view {view}: {describe_error(exc)}")
-                return False
-        self.log("warning", f"--view {view}: no dock shows it in this installation")
-        return False
 
     def wait_idle(self, timeout_s: float = 60.0) -> bool:
         """Process events until background work and pending layouts are done (screenshots)."""
@@ -1154,9 +723,7 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         while time.monotonic() < deadline:
             app.processEvents()
-            pending = self.busy() or any(
-                (t := self.tabs.widget(i)).node_link._task is not None and t.node_link._task.running
-                for i in range(self.tabs.count()))
+            pending = self.busy() or any(tab.node_link.busy() for tab in self.document_tabs.tabs())
             if not pending:
                 app.processEvents()
                 return True

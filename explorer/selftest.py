@@ -108,13 +108,13 @@ class SelfTest:
                                   f"{files[-1].stem.rsplit('-', 1)[-1]} px)")
 
     def open_window(self) -> bool:
-        from explorer.app import _report_unexpected_errors
+        from explorer.app import report_unexpected_errors
         from explorer.main_window import MainWindow
         from explorer.settings import AppSettings
 
         started = time.monotonic()
         self.window = MainWindow(settings=AppSettings.ephemeral(self.workdir), restore_layout=False, dialogs=False)
-        _report_unexpected_errors(self.window)
+        report_unexpected_errors(self.window)
         self.window.add_compute_docks()
         self.window.resize(1200, 800)
         self.window.show()

@@ -130,8 +130,8 @@ def smoke_test(program: Path) -> int:
             x_env = {k: v for k, v in env.items() if k != "QT_QPA_PLATFORM"}
             x_env["QT_QPA_PLATFORM"] = "xcb"
             check("a real X11 window under xvfb-run (xcb platform plugin)",
-                  ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", str(program), "--screenshot", str(shot),
-                   "--size", "1200x800"],
+                  ["xvfb-run", "-a", "-s", "-screen 0 1600x1000x24", str(program), "-m", "explorer.screenshot",
+                   str(shot), "--size", "1200x800"],
                   lambda out: None if shot.is_file() and shot.stat().st_size > 10_000 else "no picture was written",
                   run_env=x_env)
             if shot.is_file() and os.environ.get("GGE_SMOKE_SCREENSHOT"):

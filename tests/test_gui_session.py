@@ -245,7 +245,7 @@ def test_closing_with_unsaved_edits_keeps_them_for_recovery(qtbot, tmp_path):
     close(w)
     assert autosave.exists()
     w2 = make_window(qtbot, tmp_path, "w", with_results=False)
-    assert w2.recover_action.isEnabled()
+    assert w2.menus.recover_action.isEnabled()
     with qtbot.waitSignal(w2.sessionLoaded, timeout=60_000):
         w2.recover_autosave()
     assert w2.documents()[0].num_vertices == 35

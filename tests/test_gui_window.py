@@ -190,8 +190,8 @@ def test_recent_files_and_layout_are_remembered(qtbot, tmp_path):
     assert settings.window_state() is not None
     w2 = make_window(qtbot, tmp_path, restore_layout=True)
     assert not w2.log_dock.isVisible()
-    w2._fill_recent_menu()
-    assert any("karate" in a.text() for a in w2.recent_menu.actions())
+    w2.menus.recent_menu.aboutToShow.emit()        # as when the user opens File ▸ Open Recent
+    assert any("karate" in a.text() for a in w2.menus.recent_menu.actions())
     w2.close()
     no_task_threads_left()
 
@@ -224,10 +224,10 @@ def test_every_menu_command_has_a_keyboard_shortcut_or_is_a_dialog(window):
         assert expected in shortcuts
 
 
-def test_screenshot_option_writes_a_png_and_exits_zero(tmp_path):
+def test_screenshot_module_writes_a_png_and_exits_zero(tmp_path):
     out = tmp_path / "shot.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    proc = subprocess.run([sys.executable, "-m", "explorer", "--screenshot", str(out), "--view", "page-map",
+    proc = subprocess.run([sys.executable, "-m", "explorer.screenshot", str(out), "--view", "page-map",
                            "--page-size", "32", str(data_path("karate.mtx"))],
                           capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
@@ -235,12 +235,20 @@ def test_screenshot_option_writes_a_png_and_exits_zero(tmp_path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
 
 
+def test_the_user_facing_help_has_no_screenshot_options():
+    proc = subprocess.run([sys.executable, "-m", "explorer", "--help"], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert proc.returncode == 0 and "--self-test" in proc.stdout
+    for option in ("--screenshot", "--view", "--size", "--random-edits"):
+        assert option not in proc.stdout
+
+
 def test_screenshot_of_a_bad_file_still_writes_the_picture_and_says_why(tmp_path):
     bad = tmp_path / "bad.mtx"
     bad.write_text("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 3\n")
     out = tmp_path / "shot.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    proc = subprocess.run([sys.executable, "-m", "explorer", "--screenshot", str(out), str(bad)],
+    proc = subprocess.run([sys.executable, "-m", "explorer.screenshot", str(out), str(bad)],
                           capture_output=True, text=True, timeout=300, env=env, cwd=ROOT)
     assert proc.returncode == 1
     assert "bad.mtx" in proc.stderr

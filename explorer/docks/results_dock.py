@@ -39,6 +39,7 @@ from explorer.plots.export import save_offscreen
 from explorer.plots.heatmap_view import HeatmapView
 from explorer.plots.history_table import HistoryModel, HistoryTable
 from explorer.plots.timing_chart import TimingChart
+from explorer.window.compute_dock import ComputeDock
 from kernels.errors import GraphFormatError, GraphKernelsError
 from kernels.results import (
     dumps,
@@ -60,7 +61,7 @@ def _plain(obj):
     return json.loads(dumps(obj))
 
 
-class ResultsDock(QDockWidget):
+class ResultsDock(QDockWidget, ComputeDock):
     """History table | timing chart and heatmap tabs; a toolbar for comparing and exporting."""
 
     recordsAdded = Signal(int)           # how many

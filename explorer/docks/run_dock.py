@@ -40,6 +40,7 @@ from explorer.compute.cluster_ui import ClusterControls
 from explorer.compute.requests import DEFAULT_TIME_LIMIT_S
 from explorer.compute.targets import default_target_for, describe_target, targets_for, unavailable_reason
 from explorer.docks.run_form import ParamForm, SweepPanel, check_params
+from explorer.window.compute_dock import ComputeDock
 from kernels.algorithms.registry import families, plugin_problems
 from kernels.errors import GraphKernelsError
 from kernels.measure.sim_estimate import SECONDS_PER_THREAD_LAUNCH, estimate, format_duration
@@ -56,7 +57,7 @@ def _cell_key(params: dict, names: list[str]) -> tuple:
     return tuple((type(params.get(n)) is bool, params.get(n)) for n in names)
 
 
-class RunDock(QDockWidget):
+class RunDock(QDockWidget, ComputeDock):
     """Choose and run a variant, or sweep its parameters, on the current graph."""
 
     refused = Signal(str)          # a request refused before running (the reason)

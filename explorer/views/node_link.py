@@ -14,7 +14,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
-from explorer.loading import BackgroundTask
+from explorer.tasks import Task
 from explorer.views.graph_layout import force_layout, place_new_vertices
 
 MAX_VERTICES = 3000
@@ -55,7 +55,7 @@ class NodeLinkView(QWidget):
         self.ids = np.zeros(0, dtype=np.int64)            # vertex id of each drawn point
         self.picked: list[int] = []                        # highlighted vertices (source, target)
         self._labels: list[pg.TextItem] = []
-        self._task: BackgroundTask | None = None
+        self._task: Task | None = None
         self.drawn = False
 
     # ---- document -----------------------------------------------------------------------
@@ -125,9 +125,9 @@ class NodeLinkView(QWidget):
                                cancelled=control.cancelled)
             return {int(v): pos[int(v)] for v in live}
 
-        task = BackgroundTask("node-link layout", job, self)
+        task = Task("node-link layout", job, self)
         task.finished.connect(self._on_layout)
-        task.failed.connect(lambda exc, _tb: self._show_message(f"no layout: {exc}"))
+        task.failed.connect(lambda message: self._show_message(f"no layout: {message}"))
         self._task = task
         task.start()
 
@@ -137,6 +137,10 @@ class NodeLinkView(QWidget):
         self.positions = positions
         self._draw()
         self.layoutReady.emit()
+
+    def busy(self) -> bool:
+        """Whether a layout is being computed."""
+        return self._task is not None and self._task.running
 
     def cancel(self) -> None:
         """Stop a running layout (window closing)."""

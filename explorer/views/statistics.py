@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.loading import BackgroundTask
+from explorer.tasks import Task
 from kernels.graph.stats import graph_info
 from kernels.memory import format_bytes
 
@@ -138,7 +138,7 @@ class StatisticsView(QWidget):
         self.document = None
         self.info: dict | None = None
         self.info_revision = -1
-        self._task: BackgroundTask | None = None
+        self._task: Task | None = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -191,7 +191,7 @@ class StatisticsView(QWidget):
             self._task.cancel()
         self.table.setRowCount(0)
         self.title.setText(self.title.text() + "<br><i>updating statistics…</i>")
-        task = BackgroundTask("statistics", lambda control: compute_statistics(csr, live, pages, one_sided), self)
+        task = Task("statistics", lambda control: compute_statistics(csr, live, pages, one_sided), self)
         task.finished.connect(lambda info, r=revision: self._show(r, info))
         self._task = task
         task.start()
