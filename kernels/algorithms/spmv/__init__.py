@@ -3,7 +3,8 @@
 Variants: ``cpu-serial``, ``cpu-parallel``, ``scipy`` (the reference); on the GPU
 ``gpu-naive`` (one thread per row), ``gpu-tunable`` (the paper's kernel, specialised on
 ``wg`` x ``rows``), ``gpu-merge`` (merge-path, load-balanced), ``gpu-adaptive`` (rows binned by
-length, one launch) and ``cusparse`` (the vendor baseline through CuPy). GPU code lives in its
+length, one launch) and ``cusparse`` (the vendor baseline through CuPy); ``graphblas`` (SuiteSparse:GraphBLAS, the CPU
+baseline, optional). GPU code lives in its
 own modules, imported only when a GPU variant is made (see ``docs/spmv.md``). Metrics: GFLOP/s
 (2·nnz / t) and effective bandwidth (values, column indices, row pointers, x and y each counted
 once).
@@ -14,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from kernels.algorithms import graphblas_support
 from kernels.algorithms.execution import HostExecution
 from kernels.algorithms.registry import (
     Constraint,
@@ -215,4 +217,9 @@ FAMILY.add(Variant(
 FAMILY.add(Variant(
     "cusparse", "vendor", "NVIDIA cuSPARSE through CuPy (cupyx), the vendor baseline",
     vendor.make, available=vendor.available,
+))
+FAMILY.add(Variant(
+    "graphblas", "library", "SuiteSparse:GraphBLAS GrB_mxv (plus_times semiring, multi-threaded) through "
+    "python-graphblas: the CPU baseline a performance engineer would use",
+    lazy_make("kernels.algorithms.spmv.graphblas:make"), available=graphblas_support.unavailable,
 ))

@@ -6,7 +6,8 @@ entries (out-edges of a directed graph). Verification: exact equality with SciPy
 see :mod:`.common`) and the time.
 
 Variants: ``cpu-serial`` (queue), ``cpu-parallel`` (level-synchronous, numba prange),
-``scipy`` (the reference), ``gpu-csr`` and ``gpu-slotted`` (operators from
+``scipy`` (the reference), ``graphblas`` (SuiteSparse:GraphBLAS, the CPU baseline;
+optional), ``gpu-csr`` and ``gpu-slotted`` (operators from
 :mod:`kernels.operators`; load balancing, direction and block size are parameters; the
 slotted variant runs on the device page pool of a slotted graph with the given page size, or
 on a document's live pages, see :mod:`kernels.graph.live_pages`).
@@ -16,8 +17,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernels.algorithms import graphblas_support
 from kernels.algorithms.execution import HostExecution
-from kernels.algorithms.registry import Family, Metric, Problem, Variant, Verification, register_family
+from kernels.algorithms.registry import (
+    Family,
+    Metric,
+    Problem,
+    Variant,
+    Verification,
+    lazy_make,
+    register_family,
+)
 from kernels.algorithms.traversal.common import SOURCE_PARAM, gteps, milliseconds, prepare_traversal
 from kernels.algorithms.traversal.variants import BALANCE, BLOCK, DIRECTION, PAGE_SIZE, gpu_maker
 
@@ -99,3 +109,7 @@ FAMILY.add(Variant(
     "gpu-slotted", "gpu", "the same operators on the device page pool of a slotted graph: each frontier vertex "
     "found by binary search over the page index and its page's slots; bottom-up steps walk the pages",
     gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, BALANCE, DIRECTION, BLOCK), live_pages=True))
+FAMILY.add(Variant(
+    "graphblas", "library", "SuiteSparse:GraphBLAS through python-graphblas, the CPU baseline: level-synchronous push "
+    "(LAGraph's LAGr_BreadthFirstSearch push step): q⟨¬visited⟩ = q·A over any_pair",
+    lazy_make("kernels.algorithms.traversal.graphblas:make_bfs"), available=graphblas_support.unavailable))

@@ -7,7 +7,8 @@ within a relative 1e-9 (sums in a different order may round differently). Metric
 (see :mod:`.common`) and the time.
 
 Variants: ``cpu-serial`` (Dijkstra, binary heap), ``cpu-parallel`` (frontier Bellman–Ford,
-numba prange), ``scipy`` (the reference), ``gpu-csr`` and ``gpu-slotted`` (frontier
+numba prange), ``scipy`` (the reference), ``graphblas`` (SuiteSparse:GraphBLAS, the CPU
+baseline; optional), ``gpu-csr`` and ``gpu-slotted`` (frontier
 Bellman–Ford with atomic min, built from :mod:`kernels.operators`).
 """
 
@@ -15,8 +16,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernels.algorithms import graphblas_support
 from kernels.algorithms.execution import HostExecution
-from kernels.algorithms.registry import Family, Metric, Problem, Variant, Verification, register_family
+from kernels.algorithms.registry import (
+    Family,
+    Metric,
+    Problem,
+    Variant,
+    Verification,
+    lazy_make,
+    register_family,
+)
 from kernels.algorithms.traversal.common import SOURCE_PARAM, gteps, milliseconds, prepare_traversal
 from kernels.algorithms.traversal.variants import BALANCE, BLOCK, PAGE_SIZE, gpu_maker
 
@@ -110,3 +120,8 @@ FAMILY.add(Variant(
 FAMILY.add(Variant(
     "gpu-slotted", "gpu", "frontier Bellman-Ford on the device page pool of a slotted graph (weights in the "
     "parallel weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, BALANCE, BLOCK), live_pages=True))
+FAMILY.add(Variant(
+    "graphblas", "library", "SuiteSparse:GraphBLAS through python-graphblas, the CPU baseline: frontier Bellman-Ford "
+    "over "
+    "the min_plus semiring: f·A, min with the distances, the improved entries are the next frontier",
+    lazy_make("kernels.algorithms.traversal.graphblas:make_sssp"), available=graphblas_support.unavailable))

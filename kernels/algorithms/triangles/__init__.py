@@ -9,7 +9,8 @@ Verification: exact equality with the reference (:mod:`.reference`).
 Variants: ``cpu-serial`` and ``cpu-parallel`` (the report's algorithm 6), ``scipy`` (the
 library reference), ``gpu-row-block`` and ``gpu-row-shared`` (algorithms 8 and 9),
 ``gpu-spgemm`` (the report's rejected cuSPARSE method, through CuPy) and ``gpu-oriented``
-(degree orientation + shared-memory hashing; see ``docs/triangles.md``).
+(degree orientation + shared-memory hashing; see ``docs/triangles.md``); ``graphblas``
+(SuiteSparse:GraphBLAS with LAGraph's methods, the CPU baseline; optional).
 Metrics: undirected edges per second, and the time.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernels.algorithms import graphblas_support
 from kernels.algorithms.execution import HostExecution
 from kernels.algorithms.registry import (
     Constraint,
@@ -192,3 +194,18 @@ FAMILY.add(Variant(
                   "(L = tril(A), the report's), degree = by (degree, id)", choices=("natural", "degree")),),
     constraints=(NO_PER_VERTEX,),
     available=_spgemm_unavailable))
+
+
+# ---- the CPU baseline (optional: python-graphblas) ----------------------------------------
+
+FAMILY.add(Variant(
+    "graphblas", "library",
+    "SuiteSparse:GraphBLAS through python-graphblas, LAGraph's LAGr_TriangleCount: C⟨L⟩ = L·Uᵀ (Sandia_LUT, "
+    "LAGraph's default) or L·L (Sandia_LL) over plus_pair, then sum(C); per vertex Burkhardt's "
+    "rowsum(C⟨A⟩ = A·A)/2. The CPU baseline a performance engineer would use",
+    lazy_make("kernels.algorithms.triangles.graphblas:make"),
+    params=(Param("method", str, "sandia-lut", "LAGraph method for the total: sandia-lut = masked dot products "
+                  "L·Uᵀ, sandia-ll = masked saxpy L·L", choices=("sandia-lut", "sandia-ll")),
+            Param("ordering", str, "degree", "vertex ranking of L: degree = ascending (degree, id) (LAGraph's "
+                  "presort for these methods), natural = by id (L = tril(A))", choices=("degree", "natural"))),
+    per_vertex=True, available=graphblas_support.unavailable))
