@@ -44,3 +44,10 @@ def print_claims(checked: list[dict]) -> None:
         verdict = {True: "MET", False: "NOT MET", None: "n/a"}[c["met"]]
         ratio = f"{c['ratio']:.2f}" if c["ratio"] is not None and math.isfinite(c["ratio"]) else "-"
         print(f"claim on {c['graph']}: {c['claim']}: {verdict} (ratio {ratio}) {c['note']}")
+
+
+def graphblas_unavailable() -> str | None:
+    """Why the ``graphblas`` CPU baseline cannot run here (``None`` when it can): it is optional."""
+    from kernels.algorithms.graphblas_support import unavailable
+
+    return unavailable()

@@ -207,6 +207,8 @@ def traversal_section(bench: Bench, graph, source: int, family: str, cfg: dict, 
             bench.run(graph, "sssp", "gpu-slotted", {**s, "page_size": page, "balance": "lb", "block": block},
                       target=gpu_target, repeat=rep)
     bench.run(graph, family, "scipy", s, target="cpu", repeat=1, warmup=0)
+    # the honest CPU baseline (SuiteSparse:GraphBLAS, all cores); optional, a failed row without it
+    bench.run(graph, family, "graphblas", s, target="cpu", repeat=rep if graph.nnz <= cfg["cpu_max_entries"] else 1)
     if graph.nnz <= cfg["cpu_max_entries"]:
         bench.run(graph, family, "cpu-parallel", s, target="cpu", repeat=rep)
     if graph.nnz <= cfg["cpu_serial_max_entries"]:
@@ -246,14 +248,29 @@ def dynamic_section(graph, source: int, algorithm: str, fractions, rounds: int, 
 
 # ---- report ------------------------------------------------------------------------------------
 
+def relative_to_graphblas(rows: list[dict]) -> None:
+    """``vs_graphblas``: speed relative to SuiteSparse:GraphBLAS (the honest CPU baseline) on the
+    same graph, algorithm and source (> 1: faster)."""
+    best: dict[tuple, float] = {}
+    for r in rows:
+        if r["variant"] == "graphblas" and r.get("verified") and r.get("median_s"):
+            key = (r["graph"], r["family"], r["params"].get("source"))
+            best[key] = min(r["median_s"], best.get(key, float("inf")))
+    for r in rows:
+        key = (r["graph"], r["family"], r["params"].get("source"))
+        if r.get("median_s") and key in best:
+            r["vs_graphblas"] = best[key] / r["median_s"]
+
+
 def summary_table(rows: list[dict]) -> str:
-    head = f"{'graph':<26} {'fam':<4} {'variant':<12} {'params':<40} {'ms':>10} {'GTEPS':>8} ok"
+    head = f"{'graph':<26} {'fam':<4} {'variant':<12} {'params':<40} {'ms':>10} {'GTEPS':>8} {'xGrB':>7} ok"
     lines = [head, "-" * len(head)]
     for r in rows:
         params = " ".join(f"{k}={v}" for k, v in r["params"].items() if k not in ("source", "block"))
         if r.get("median_s"):
             lines.append(f"{r['graph'][:26]:<26} {r['family']:<4} {r['label'][:12]:<12} {params[:40]:<40} "
-                         f"{r['median_s'] * 1e3:10.3f} {r['gteps']:8.3f} {'yes' if r['verified'] else 'NO'}")
+                         f"{r['median_s'] * 1e3:10.3f} {r['gteps']:8.3f} {r.get('vs_graphblas', float('nan')):7.2f} "
+                         f"{'yes' if r['verified'] else 'NO'}")
         else:
             lines.append(f"{r['graph'][:26]:<26} {r['family']:<4} {r['label'][:12]:<12} {params[:40]:<40} "
                          f"FAILED {str(r.get('error', r.get('status', '')))[:60]}")
@@ -381,6 +398,7 @@ def main(argv=None) -> int:
         traversal_section(bench, g, source, "sssp", cfg, gpu_target, main=False)
 
     goal_values = goals(bench, dynamic, bfs_graphs, rmat_name)
+    relative_to_graphblas(bench.rows)
     result = {"kind": "benchmark", "family": "bfs+sssp", "mode": mode, "device": device, "environment": env,
               "config": {k: v for k, v in cfg.items()}, "results": bench.rows, "dynamic": dynamic,
               "crossover": crossover(dynamic), "goals": goal_values, "skipped": skipped,
@@ -388,7 +406,8 @@ def main(argv=None) -> int:
     out = out_dir / f"traversal-{slug(device)}{suffix}.json"
     write_json_atomic(out, result)
 
-    say("\n== BFS / SSSP summary (median time of a whole traversal; GTEPS = reached edges / time) ==")
+    say("\n== BFS / SSSP summary (median time of a whole traversal; GTEPS = reached edges / time; xGrB = speed / "
+        "SuiteSparse:GraphBLAS on the CPU) ==")
     say(f"device {device}")
     say(summary_table(bench.rows))
     if dynamic:

@@ -38,7 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from _common import load_real, print_claims  # noqa: E402
+from _common import graphblas_unavailable, load_real, print_claims  # noqa: E402
 
 FAMILY = "triangles"
 RESULTS = ROOT / "benchmarks" / "results"
@@ -47,6 +47,7 @@ RESULTS = ROOT / "benchmarks" / "results"
 SERIAL_MERGE_STEPS_PER_S = 1.5e8      # algorithm 6, numba, one core
 SCIPY_PRODUCTS_PER_S = 3.0e7          # SciPy sparse product, one core
 CPU_LIMIT_S = 20.0                    # skip a CPU run predicted to take longer
+CPU_VARIANTS = ("cpu", "scipy", "graphblas")  # variant-name prefixes that run on the host
 GPU_LIMIT_S = 15.0                    # skip a row kernel / SpGEMM whose timed launches would take longer
 LAUNCHES_WITH_ONE_REPEAT = 3          # runner: warm-up (at least 1) + probe + 1 sample
 SLOW_LAUNCH_S = 0.5                   # above this, time one sample only
@@ -216,7 +217,7 @@ class Bench:
                     ("gpu-spgemm", {"ordering": "natural"}), ("gpu-spgemm", {"ordering": "degree"}),
                     ("gpu-row-block", DEFAULT_PARAMS["gpu-row-block"]),
                     ("gpu-row-shared", DEFAULT_PARAMS["gpu-row-shared"]),
-                    ("cpu-parallel", {}), ("cpu-serial", {}), ("scipy", {})]
+                    ("graphblas", {}), ("cpu-parallel", {}), ("cpu-serial", {}), ("scipy", {})]
         for variant, params in variants:
             params = dict(params)
             if block and "block_size" in params:
@@ -224,12 +225,15 @@ class Bench:
             if variant == "gpu-spgemm" and self.args.target != "cuda":
                 self.rows.append(self.skip(graph, variant, params, "needs CuPy and a real GPU"))
                 continue
+            if variant == "graphblas" and graphblas_unavailable():
+                self.rows.append(self.skip(graph, variant, params, graphblas_unavailable()))
+                continue
             # predictions scale a smaller graph of the same generator; real graphs differ too much
             same_kind = history.get(kind, {}) if kind != "real" else {}
             predicted = predicted_seconds(variant, params, est, same_kind)
             if predicted is not None and not self.args.include_slow:
-                limit = CPU_LIMIT_S if variant.startswith(("cpu", "scipy")) else GPU_LIMIT_S
-                launches = 1 if variant.startswith(("cpu", "scipy")) else LAUNCHES_WITH_ONE_REPEAT
+                limit = CPU_LIMIT_S if variant.startswith(CPU_VARIANTS) else GPU_LIMIT_S
+                launches = 1 if variant.startswith(CPU_VARIANTS) else LAUNCHES_WITH_ONE_REPEAT
                 if predicted * launches > limit:
                     note = (f"predicted {predicted:.1f} s per run x {launches} > {limit:.0f} s"
                             if launches > 1 else f"predicted {predicted:.1f} s > {limit:.0f} s")
@@ -239,7 +243,7 @@ class Bench:
             slow = predicted is not None and predicted > SLOW_LAUNCH_S
             if predicted is None and variant in ("gpu-row-block", "gpu-row-shared", "gpu-spgemm"):
                 slow = problem.size["edges"] > 10_000_000  # first of its kind: seconds per launch possible
-            if variant.startswith(("cpu", "scipy")):
+            if variant.startswith(CPU_VARIANTS):
                 repeat, warmup = (1, 0) if slow or problem.size["edges"] > 2_000_000 else (3, 1)
             else:
                 repeat, warmup = (1, 0) if slow else (self.args.repeat, 1)
@@ -348,6 +352,8 @@ def add_speedups(rows: list[dict]) -> None:
                 r["speedup_vs_cpu_serial"] = base["cpu-serial"] / r["median_s"]
             if "gpu-row-block" in base:
                 r["speedup_vs_gpu_row_block"] = base["gpu-row-block"] / r["median_s"]
+            if "graphblas" in base:  # the honest CPU baseline (SuiteSparse:GraphBLAS, all cores)
+                r["speedup_vs_graphblas"] = base["graphblas"] / r["median_s"]
 
 
 def claims(rows: list[dict], graphs: list[dict], sweeps: list[dict]) -> list[dict]:
@@ -392,7 +398,7 @@ def print_table(rows: list[dict], graphs: list[dict]) -> None:
     edges = {g["name"]: g["edges"] for g in graphs}
     print()
     print(f"{'graph':22s} {'edges':>10s} {'variant':15s} {'params':14s} {'time ms':>11s} {'edges/s':>9s} "
-          f"{'x serial':>9s} {'x row-blk':>9s}  status")
+          f"{'x serial':>9s} {'x row-blk':>9s} {'x grblas':>9s}  status")
     last = None
     for r in rows:
         name = r["graph"] if r["graph"] != last else ""
@@ -403,11 +409,12 @@ def print_table(rows: list[dict], graphs: list[dict]) -> None:
             rate = f"{r['edges_per_s']:9.3g}" if r.get("edges_per_s") else " " * 9
             s1 = f"{r['speedup_vs_cpu_serial']:9.1f}" if "speedup_vs_cpu_serial" in r else " " * 9
             s2 = f"{r['speedup_vs_gpu_row_block']:9.1f}" if "speedup_vs_gpu_row_block" in r else " " * 9
+            s3 = f"{r['speedup_vs_graphblas']:9.2f}" if "speedup_vs_graphblas" in r else " " * 9
             status = r["status"] if r["status"] == "ok" else "WRONG: " + r.get("verification", "")[:50]
         else:
-            t, rate, s1, s2 = " " * 11, " " * 9, " " * 9, " " * 9
+            t, rate, s1, s2, s3 = " " * 11, " " * 9, " " * 9, " " * 9, " " * 9
             status = f"{r['status']}: {(r.get('note') or r.get('error') or '')[:70]}"
-        print(f"{name[:22]:22s} {e} {r['variant']:15s} {fmt_params(r['params'])[:14]:14s} {t} {rate} {s1} {s2}  "
+        print(f"{name[:22]:22s} {e} {r['variant']:15s} {fmt_params(r['params'])[:14]:14s} {t} {rate} {s1} {s2} {s3}  "
               f"{status}")
 
 
