@@ -37,6 +37,9 @@ class GraphBlasSpmv(Execution):
 
     def launch(self) -> None:
         self.y << self.A.mxv(self.x, self.semiring)
+        # finish any deferred work (sorting a jumbled result) inside the timed launch, in case
+        # python-graphblas was initialised elsewhere in non-blocking mode
+        self.y.wait()
 
     def download(self):
         return self.y.to_dense(fill_value=0, dtype=self.dtype)
