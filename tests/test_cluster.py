@@ -124,7 +124,8 @@ def test_cells_are_spread_over_both_workers_and_arrive_as_they_finish(backend, t
 
 
 def test_a_cell_that_hangs_past_the_time_limit_fails_and_later_cells_still_run(backend):
-    sweep = run_sweep(tiny_graph(), "sleepy", "cpu-serial", {"seconds": [0.0, 10000.0, 0.0, 0.0]}, repeat=1,
+    # distinct values: a grid keeps one cell per value
+    sweep = run_sweep(tiny_graph(), "sleepy", "cpu-serial", {"seconds": [0.0, 10000.0, 0.001, 0.002]}, repeat=1,
                       warmup=0, time_limit=8.0, backend=backend)
     cells = sweep["cells"]
     assert [c["status"] for c in cells] == ["ok", "failed", "ok", "ok"], [c.get("reason") for c in cells]
