@@ -51,8 +51,8 @@ def star_with_triangles(leaves: int = 150) -> nx.Graph:
 
 def test_family_lists_the_report_variants_and_the_fast_one():
     fam = get_family("triangles")
-    assert set(fam.variants) == {"cpu-serial", "cpu-parallel", "scipy", "gpu-row-block", "gpu-row-shared",
-                                 "gpu-spgemm", "gpu-oriented"}
+    assert set(fam.variants) == {"cpu-serial", "cpu-parallel", "scipy", "graphblas", "gpu-row-block",
+                                 "gpu-row-shared", "gpu-spgemm", "gpu-oriented"}
     assert fam.reference_name == "scipy"
     assert fam.metrics[0].name == "edges/s"
     assert fam.variant("gpu-spgemm").kind == "vendor"
