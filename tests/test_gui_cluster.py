@@ -93,7 +93,10 @@ def test_a_run_and_a_sweep_on_the_cluster_land_in_the_results_like_local_ones(qt
     assert ComputeClient.for_window(window).cluster.is_connected
 
 
-def test_a_scheduler_that_is_not_there_is_one_sentence_and_nothing_is_lost(qtbot, window):
+def test_a_scheduler_that_is_not_there_is_one_sentence_and_nothing_is_lost(qtbot, window, monkeypatch):
+    from explorer.compute import cluster as cluster_module
+
+    monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT_S", 3.0)   # nothing listens: no need to wait 20 s
     run, _ = docks(window)
     controls = run.cluster_controls
     doc = window.documents()[0]
