@@ -312,55 +312,43 @@ class ComputeClient(QObject):
         raise JobFailed(f"{request.title} did not run: {outcome.message or outcome.reason}")
 
     def _sweep_on_cluster(self, request: SweepRequest, target: str, control: JobControl) -> dict:
-        from kernels.compute.sweep import run_sweep
-
-        backend = self._cluster_backend()
-        total = request.total_cells
-        control.progress(0.0, f"{request.title} on {request.graph_name} on the cluster: 0 of {total} configurations")
-
-        def progress(done: int, total: int, cell: dict) -> None:
-            control.cell(cell)
-            control.progress(done / max(total, 1), f"{request.title} on {request.graph_name} on the cluster: "
-                                                   f"{done} of {total} configurations")
-
-        try:
-            sweep = run_sweep(request.graph, request.family, request.variant, request.grid, fixed=request.fixed,
-                              target=target, repeat=request.repeat, warmup=request.warmup,
-                              time_limit=request.time_limit, progress=progress, cancel=control.cancelled,
-                              backend=backend, **_file_arguments(request))
-        except ResumeRefused as exc:
-            raise JobFailed(_refused(request, exc)) from None
-        except GraphKernelsError as exc:
-            raise JobFailed(f"{request.title} did not start: {exc}") from None
-        if sweep.get("cancelled") or control.cancelled():
-            sweep["cancelled"] = True
-            raise JobCancelled(sweep)
-        return sweep
+        return self._run_sweep(request, target, control, f"{request.title} on {request.graph_name} on the cluster",
+                               backend=self._cluster_backend())
 
     def _sweep_job(self, request: SweepRequest, control: JobControl) -> dict:
-        from kernels.compute.sweep import run_sweep
-
         where, target = split_target(request.target)
         if where == "cluster":
             return self._sweep_on_cluster(request, target, control)
         client = self._worker(request.target)
         self._start_worker(client, control)
-        total = request.total_cells
-        control.progress(0.0, f"{request.title}: 0 of {total} configurations")
         pid = [client.pid]
 
-        def progress(done: int, total: int, cell: dict) -> None:
-            control.cell(cell)
-            control.progress(done / max(total, 1), f"{request.title}: {done} of {total} configurations")
+        def note_restart() -> None:
             if client.pid != pid[0]:           # a crashed or hung cell: the sweep restarted the worker
                 pid[0] = client.pid
                 control.worker_started(client.pid)
 
+        return self._run_sweep(request, request.target, control, request.title, on_cell=note_restart, client=client)
+
+    def _run_sweep(self, request: SweepRequest, target: str, control: JobControl, label: str, *,
+                   on_cell=None, **where) -> dict:
+        """The sweep through ``where`` (a local ``client`` or a cluster ``backend``): cells and
+        progress to the GUI as they finish, refusals and cancels in words."""
+        from kernels.compute.sweep import run_sweep
+
+        control.progress(0.0, f"{label}: 0 of {request.total_cells} configurations")
+
+        def progress(done: int, total: int, cell: dict) -> None:
+            control.cell(cell)
+            control.progress(done / max(total, 1), f"{label}: {done} of {total} configurations")
+            if on_cell is not None:
+                on_cell()
+
         try:
             sweep = run_sweep(request.graph, request.family, request.variant, request.grid, fixed=request.fixed,
-                              target=request.target, repeat=request.repeat, warmup=request.warmup,
+                              target=target, repeat=request.repeat, warmup=request.warmup,
                               time_limit=request.time_limit, progress=progress, cancel=control.cancelled,
-                              client=client, **_file_arguments(request))
+                              **where, **_file_arguments(request))
         except ResumeRefused as exc:
             raise JobFailed(_refused(request, exc)) from None
         except GraphKernelsError as exc:
