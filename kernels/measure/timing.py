@@ -72,27 +72,9 @@ def _no_tick() -> None:
     pass
 
 
-def time_kernel_cpu(launch, repeat: int, warmup: int, reset=None, tick=None) -> KernelStats:
-    """``tick()`` is called after each warm-up and each timed sample (progress; outside the timing)."""
-    tick = tick or _no_tick
-    for _ in range(warmup):
-        if reset:
-            reset()
-        launch()
-        tick()
-    samples = []
-    for _ in range(max(repeat, 1)):
-        if reset:
-            reset()
-        t0 = _now()
-        launch()
-        samples.append(_now() - t0)
-        tick()
-    return KernelStats.from_samples(samples)
-
-
-def time_kernel_simulator(launch, sync, repeat: int, warmup: int, reset=None, tick=None) -> KernelStats:
-    """Simulator timings are wall-clock times of the simulation, not of any GPU."""
+def _time_on_host(launch, sync, repeat: int, warmup: int, reset, tick) -> KernelStats:
+    """Warm-up launches, then ``repeat`` samples of one launch each, timed by ``perf_counter``.
+    ``sync`` waits for a simulated device (a no-op on the CPU): it is part of each sample."""
     tick = tick or _no_tick
     for _ in range(warmup):
         if reset:
@@ -111,6 +93,16 @@ def time_kernel_simulator(launch, sync, repeat: int, warmup: int, reset=None, ti
         samples.append(_now() - t0)
         tick()
     return KernelStats.from_samples(samples)
+
+
+def time_kernel_cpu(launch, repeat: int, warmup: int, reset=None, tick=None) -> KernelStats:
+    """``tick()`` is called after each warm-up and each timed sample (progress; outside the timing)."""
+    return _time_on_host(launch, _no_tick, repeat, warmup, reset, tick)
+
+
+def time_kernel_simulator(launch, sync, repeat: int, warmup: int, reset=None, tick=None) -> KernelStats:
+    """Simulator timings are wall-clock times of the simulation, not of any GPU."""
+    return _time_on_host(launch, sync, repeat, warmup, reset, tick)
 
 
 def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None, tick=None) -> tuple[KernelStats, bool]:
