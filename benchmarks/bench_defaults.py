@@ -49,11 +49,11 @@ REAL = ("celegans_metabolic.mtx", "USAir97.mtx", "netscience.mtx", "delaunay_n10
         "power.mtx", "airfoil1.mtx", "bips98_606.mtx", "hep-th.mtx", "G1.mtx", "ca-HepTh.mtx",
         "fe_4elt2.mtx", "bcsstk13.mtx", "as-caida20071105.mtx", "delaunay_n15.mtx")
 QUICK = ("USAir97.mtx", "power.mtx", "ca-HepTh.mtx", "as-caida20071105.mtx")
-GENERATED = ("gen:rmat:scale=16", "gen:rmat:scale=18", "gen:chung_lu:n=100000,avg-degree=16",
+GENERATED = ("gen:rmat:scale=16", "gen:rmat:scale=18", "gen:chung_lu:n=100000,avg_degree=16",
              "gen:delaunay:n=200000,points=jittered-grid", "gen:grid2d:nx=300,ny=300")
-GENERATED_KCLIQUE = ("gen:rmat:scale=13", "gen:chung_lu:n=20000,avg-degree=16")  # the reference must finish
+GENERATED_KCLIQUE = ("gen:rmat:scale=13", "gen:chung_lu:n=20000,avg_degree=16")  # the reference must finish
 GENERATED_SPMV = ("gen:stencil:kind=27pt,nx=64", "gen:stencil:kind=7pt,nx=100",
-                  "gen:powerlaw_matrix:n-rows=200000,n-cols=200000", "gen:rmat:scale=17")
+                  "gen:powerlaw_matrix:n_rows=200000,n_cols=200000", "gen:rmat:scale=17")
 GROUPS = (1, 2, 4, 8, 16, 32)
 KS = (4, 5, 6)
 REPEAT, WARMUP = 5, 1
