@@ -17,6 +17,10 @@ DIRECTION = Param("direction", str, "optimizing", "'push' (top-down only) or 'op
                   "bottom-up steps while the frontier is large; undirected graphs)",
                   choices=("push", "optimizing"))
 
+LOOP = Param("loop", str, "device", "'device' (the whole traversal in one cooperative launch: a persistent grid "
+             "loops over the levels, synchronising with a grid sync) or 'host' (a host loop: several launches and "
+             "one counter read-back per level)", choices=("host", "device"))
+
 
 def gpu_maker(algorithm: str, kind: str):
     def make(problem, params, target):
