@@ -358,13 +358,15 @@ class DeviceLoopTraversal:
         and at most min(n, m / PER_LANE) such lists are in a frontier (each vertex once)."""
         cap_small = max(n, 1)
         cap_chunks = m // (group * PER_LANE) + min(n, m // PER_LANE) + 1
-        if self._queues is not None and self._queues[0] >= cap_small and self._queues[1] >= cap_chunks:
-            return self._queues[2], self._queues[3]
         ws = self.workspace
-        small = ws.get("loop.small", np.int64, 6 * cap_small)[: 6 * cap_small].reshape(2, 3, cap_small)
-        chunks = ws.get("loop.chunks", np.int64, 8 * cap_chunks)[: 8 * cap_chunks].reshape(2, 4, cap_chunks)
-        self._queues = (cap_small, cap_chunks, small, chunks)
-        return small, chunks
+        flat_small = ws.get("loop.small", np.int64, 6 * cap_small)
+        flat_chunks = ws.get("loop.chunks", np.int64, 8 * cap_chunks)
+        key = (id(flat_small), id(flat_chunks), cap_small, cap_chunks)
+        if self._queues is None or self._queues[0] != key:
+            # reshaping costs host time: keep the views while the workspace keeps its buffers
+            self._queues = (key, flat_small[: 6 * cap_small].reshape(2, 3, cap_small),
+                            flat_chunks[: 8 * cap_chunks].reshape(2, 4, cap_chunks))
+        return self._queues[1], self._queues[2]
 
     def run(self, view: DeviceGraphView, source: int, out) -> None:
         if self.weighted and not view.weighted:
