@@ -3,11 +3,20 @@
 graphs shaped like the thesis' (R-MAT, road-like grid and Delaunay, collaboration-like
 Chung–Lu), CPU and SciPy baselines, the dynamic experiment (sync + rerun against rebuild +
 upload + rerun) at edit batches of 0.01 %, 0.1 %, 1 % and 10 % of the edges, then SSSP. A time
-budget (225 s) skips what is left, with a note, if the machine is slower than expected.
+budget (300 s; 100 s quick) skips what is left, with a note, if the machine is slower than expected.
 
-    python3 benchmarks/bench_traversal.py            # full run, about 3-4 minutes on an H100/H200
-    python3 benchmarks/bench_traversal.py --quick    # small inputs, a smoke test (about a minute)
-    python3 benchmarks/bench_traversal.py --simulate # dry run on the CUDA simulator (no GPU; tiny inputs)
+First, the **device loop** (``loop=device``: the whole traversal in one cooperative launch)
+beside the **host loop** (``loop=host``: launches and a counter read-back per level), gpu-csr
+and gpu-slotted, BFS (top-down and direction-optimizing) and SSSP, on long-diameter graphs (a
+1000 x 1000 grid, a 2^20-point Delaunay graph) and real ones from tests/data: kernel time,
+levels, µs per level, levels per second, GTEPS, and per graph the claim line "BFS/SSSP under
+10 µs per level" (best top-down device-loop row). The later sections run the default loop
+(device).
+
+    python3 benchmarks/bench_traversal.py              # full run, about 4-5 minutes on an H100/H200
+    python3 benchmarks/bench_traversal.py --quick      # small inputs, a smoke test (under two minutes)
+    python3 benchmarks/bench_traversal.py --loop-only  # only the device loop vs host loop section
+    python3 benchmarks/bench_traversal.py --simulate   # dry run on the CUDA simulator (no GPU; tiny inputs)
 
 Every BFS/SSSP timing is the project's own (``kernels.measure.runner.run_variant``: CUDA events over
 repeated whole traversals after a warm-up, compilation timed apart) and every result is
@@ -51,7 +60,9 @@ FULL = {
     "cpu_max_entries": 40_000_000, "cpu_serial_max_entries": 10_000_000,
     "dynamic": [("rmat", 22, "bfs", [1e-4, 1e-3], 2), ("rmat", 20, "bfs", [1e-4, 1e-3, 1e-2, 1e-1], 1),
                 ("rmat_w", 20, "sssp", [1e-4, 1e-3], 1), ("grid", 1000, "bfs", [1e-3], 1)],
-    "budget_s": 225,
+    "loop_graphs": [("grid", 1000), ("delaunay", 1 << 20), ("file", "delaunay_n15.mtx"),
+                    ("file", "as-caida20071105.mtx"), ("file", "power.mtx")],
+    "budget_s": 300,
 }
 QUICK = {
     "graphs": [("rmat", 16), ("grid", 200), ("chung_lu", 1 << 16)],
@@ -59,7 +70,8 @@ QUICK = {
     "page_sizes": [256, 1024], "other_page_sizes": [1024], "block": 256, "repeat": 2,
     "cpu_max_entries": 40_000_000, "cpu_serial_max_entries": 10_000_000,
     "dynamic": [("rmat", 16, "bfs", [1e-4, 1e-3, 1e-2, 1e-1], 1), ("rmat_w", 14, "sssp", [1e-3], 1)],
-    "budget_s": 90,
+    "loop_graphs": [("grid", 300), ("delaunay", 1 << 16), ("file", "delaunay_n15.mtx"), ("file", "power.mtx")],
+    "budget_s": 100,
 }
 SIMULATE = {
     "graphs": [("rmat", 6), ("grid", 6)],
@@ -67,18 +79,25 @@ SIMULATE = {
     "page_sizes": [16, 32], "other_page_sizes": [16], "block": 32, "repeat": 1,
     "cpu_max_entries": 10_000, "cpu_serial_max_entries": 10_000,
     "dynamic": [("rmat", 6, "bfs", [1e-2, 1e-1], 1)],
+    "loop_graphs": [("grid", 5), ("file", "karate.mtx")],
     "budget_s": 600,
 }
+LEVEL_GOAL_US = 10.0   # the device loop's claim: under 10 µs per level
 
 
 # ---- inputs --------------------------------------------------------------------------------
 
-def make_graph(kind: str, size: int):
+def make_graph(kind: str, size):
     """The benchmark's graphs: R-MAT (Graph500 parameters, edge factor 16), a square grid and a
     Delaunay triangulation (road-like: low degree, large diameter), Chung–Lu with a power-law
     exponent of 2.3 and mean degree 10 (collaboration-like). ``_w``: uniform weights in [1, 10)."""
     from kernels.graph.generators import chung_lu, delaunay, grid2d, rmat
 
+    if kind == "file":                           # a real graph of tests/data (``size`` is its name)
+        from kernels.graph.io import read_graph
+
+        data = ROOT / "tests" / "data"
+        return read_graph(data / size if (data / size).exists() else data / f"{size}.gz")
     weights = "uniform" if kind.endswith("_w") else None
     wr = (1.0, 10.0)
     base = kind.removesuffix("_w")
@@ -165,9 +184,15 @@ class Bench:
         row["wall_s"] = time.perf_counter() - t0
         self.rows.append(row)
         shown = " ".join(f"{k}={v}" for k, v in row["params"].items() if k != "source")
+        levels = row.get("steps", {}).get("levels")
+        if row.get("median_s") and levels:
+            row["levels"] = levels
+            row["us_per_level"] = row["median_s"] / levels * 1e6
+            row["levels_per_s"] = levels / row["median_s"]
         if row.get("median_s"):
+            per_level = f" {row['us_per_level']:8.2f} us/level" if "us_per_level" in row else ""
             say(f"    {family:<4} {row['label']:<13} {shown:<52} {row['median_s'] * 1e3:9.3f} ms "
-                f"{row['gteps']:7.3f} GTEPS  verified={row['verified']}  ({row['wall_s']:.1f} s)")
+                f"{row['gteps']:7.3f} GTEPS{per_level}  verified={row['verified']}  ({row['wall_s']:.1f} s)")
         else:
             say(f"    {family:<4} {row['label']:<13} {shown:<52} FAILED: {row.get('error', row.get('status'))}")
         return row
@@ -213,6 +238,70 @@ def traversal_section(bench: Bench, graph, source: int, family: str, cfg: dict, 
         bench.run(graph, family, "cpu-parallel", s, target="cpu", repeat=rep)
     if graph.nnz <= cfg["cpu_serial_max_entries"]:
         bench.run(graph, family, "cpu-serial", s, target="cpu", repeat=1)
+
+
+def loop_section(bench: Bench, graph, source: int, family: str, cfg: dict, gpu_target: str) -> None:
+    """The device loop (one cooperative launch) beside the host loop (launches and a read-back per
+    level), both views, top-down BFS (and direction-optimizing) or SSSP: time, levels, µs per level."""
+    rep, block = cfg["repeat"], cfg["block"]
+    views = [("gpu-csr", {}), ("gpu-slotted", {"page_size": 1024 if gpu_target == "cuda" else 16})]
+    directions = (("push", "optimizing") if not graph.directed else ("push",)) if family == "bfs" else (None,)
+    for variant, extra in views:
+        for direction in directions:
+            for loop in ("device", "host"):
+                params = {"source": source, **extra, "balance": "lb", "block": block, "loop": loop}
+                if direction:
+                    params["direction"] = direction
+                label = f"{variant[4:]}:{loop}{'' if direction in (None, 'push') else ':opt'}"
+                bench.run(graph, family, variant, params, target=gpu_target, repeat=rep, label=label)
+
+
+def loop_table(rows: list[dict]) -> str:
+    head = (f"{'graph':<26} {'fam':<4} {'variant':<19} {'ms':>10} {'levels':>7} {'us/level':>9} {'levels/s':>10} "
+            f"{'GTEPS':>8} ok")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        if r.get("section") != "loop":
+            continue
+        if r.get("median_s"):
+            lines.append(f"{r['graph'][:26]:<26} {r['family']:<4} {r['label'][:19]:<19} {r['median_s'] * 1e3:10.3f} "
+                         f"{r.get('levels', 0):7d} {r.get('us_per_level', float('nan')):9.2f} "
+                         f"{r.get('levels_per_s', float('nan')):10.0f} {r['gteps']:8.3f} "
+                         f"{'yes' if r['verified'] else 'NO'}")
+        else:
+            lines.append(f"{r['graph'][:26]:<26} {r['family']:<4} {r['label'][:19]:<19} "
+                         f"FAILED {str(r.get('error', r.get('status', '')))[:60]}")
+    return "\n".join(lines)
+
+
+def level_claims(rows: list[dict]) -> dict:
+    """Per graph and family: the best verified device-loop µs per level (top-down), the host
+    loop's for comparison, and whether it is under LEVEL_GOAL_US."""
+    out = {}
+    for r in rows:
+        if r.get("section") != "loop" or not r.get("verified") or "us_per_level" not in r:
+            continue
+        if r["params"].get("direction") == "optimizing":
+            continue
+        key = (r["graph"], r["family"])
+        entry = out.setdefault(key, {"device": None, "host": None, "device_variant": None})
+        loop = r["params"]["loop"]
+        if entry[loop] is None or r["us_per_level"] < entry[loop]:
+            entry[loop] = r["us_per_level"]
+            if loop == "device":
+                entry["device_variant"] = r["variant"]
+    claims = {}
+    for (graph, family), e in out.items():
+        if e["device"] is None:
+            continue
+        host = f", host loop {e['host']:.1f} µs/level" if e["host"] else ""
+        verdict = "yes" if e["device"] < LEVEL_GOAL_US else "NO"
+        claims[f"{graph} {family.upper()}"] = {
+            "device_us_per_level": e["device"], "host_us_per_level": e["host"], "variant": e["device_variant"],
+            "under_goal": e["device"] < LEVEL_GOAL_US,
+            "line": f"BFS/SSSP under {LEVEL_GOAL_US:g} µs per level: {graph} {family.upper()}: {verdict} "
+                    f"({e['device_variant']} device loop {e['device']:.2f} µs/level{host})"}
+    return claims
 
 
 def dynamic_section(graph, source: int, algorithm: str, fractions, rounds: int, cfg: dict, gpu_target: str,
@@ -339,6 +428,7 @@ def main(argv=None) -> int:
     ap.add_argument("--simulate", action="store_true", help="dry run on the CUDA simulator with tiny inputs "
                     "(no GPU needed; timings meaningless)")
     ap.add_argument("--no-dynamic", action="store_true", help="skip the dynamic experiment")
+    ap.add_argument("--loop-only", action="store_true", help="only the device loop vs host loop section")
     ap.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results"))
     args = ap.parse_args(argv)
     cfg = SIMULATE if args.simulate else QUICK if args.quick else FULL
@@ -369,8 +459,29 @@ def main(argv=None) -> int:
         return False
 
     inputs, bench, skipped = Inputs(), Bench(), []
+    say("[1/4] device loop (one cooperative launch) vs host loop: kernel time, levels, µs per level")
+    for kind, size in cfg["loop_graphs"]:
+        for family in ("bfs", "sssp"):
+            gkind = f"{kind}_w" if family == "sssp" and kind in ("grid", "delaunay") else kind
+            if over_budget(f"device loop {family} on {gkind} {size}"):
+                continue
+            g, source = inputs.get(gkind, size)
+            first = len(bench.rows)
+            loop_section(bench, g, source, family, cfg, gpu_target)
+            for row in bench.rows[first:]:
+                row["section"] = "loop"
+        later = set(cfg["graphs"]) | set(cfg["sssp_graphs"]) | {(k, sz) for k, sz, *_ in cfg["dynamic"]}
+        for gkind in (kind, f"{kind}_w"):
+            if (gkind, size) not in later:
+                inputs.drop(gkind, size)             # not needed by the later sections
+    claims = level_claims(bench.rows)
+    for c in claims.values():
+        say("  " + c["line"])
+
     bfs_graphs = []
-    say("[1/3] BFS: gpu-csr (balance x direction), gpu-slotted (page sizes), SciPy and CPU")
+    if args.loop_only:
+        cfg = {**cfg, "graphs": [], "sssp_graphs": [], "dynamic": []}
+    say("[2/4] BFS: gpu-csr (balance x direction), gpu-slotted (page sizes), SciPy and CPU (device loop)")
     for i, (kind, size) in enumerate(cfg["graphs"]):
         if over_budget(f"BFS on {kind} {size}"):
             continue
@@ -381,7 +492,7 @@ def main(argv=None) -> int:
 
     dynamic = []
     if not args.no_dynamic:
-        say("[2/3] dynamic experiment: edit rounds, sync + gpu-slotted rerun vs rebuild + upload + gpu-csr rerun")
+        say("[3/4] dynamic experiment: edit rounds, sync + gpu-slotted rerun vs rebuild + upload + gpu-csr rerun")
         for kind, size, algorithm, fractions, rounds in cfg["dynamic"]:
             if over_budget(f"dynamic {algorithm} on {kind} {size}"):
                 continue
@@ -390,7 +501,7 @@ def main(argv=None) -> int:
             if kind == "rmat" and size >= 22:
                 inputs.drop(kind, size)               # the largest graph is not needed any more
 
-    say("[3/3] SSSP (weights uniform in [1, 10)): gpu-csr, gpu-slotted, SciPy (Dijkstra) and CPU")
+    say("[4/4] SSSP (weights uniform in [1, 10)): gpu-csr, gpu-slotted, SciPy (Dijkstra) and CPU")
     for kind, size in cfg["sssp_graphs"]:
         if over_budget(f"SSSP on {kind} {size}"):
             continue
@@ -401,7 +512,8 @@ def main(argv=None) -> int:
     relative_to_graphblas(bench.rows)
     result = {"kind": "benchmark", "family": "bfs+sssp", "mode": mode, "device": device, "environment": env,
               "config": {k: v for k, v in cfg.items()}, "results": bench.rows, "dynamic": dynamic,
-              "crossover": crossover(dynamic), "goals": goal_values, "skipped": skipped,
+              "crossover": crossover(dynamic), "goals": goal_values, "level_claims": list(claims.values()),
+              "skipped": skipped,
               "dynamic_records": shown_path(records_path), "wall_s": time.perf_counter() - started}
     out = out_dir / f"traversal-{slug(device)}{suffix}.json"
     write_json_atomic(out, result)
@@ -409,7 +521,11 @@ def main(argv=None) -> int:
     say("\n== BFS / SSSP summary (median time of a whole traversal; GTEPS = reached edges / time; xGrB = speed / "
         "SuiteSparse:GraphBLAS on the CPU) ==")
     say(f"device {device}")
-    say(summary_table(bench.rows))
+    say(summary_table([r for r in bench.rows if r.get("section") != "loop"]))
+    say("\n== device loop vs host loop (µs per level = kernel time / levels; levels/s = levels / kernel time) ==")
+    say(loop_table(bench.rows))
+    for c in claims.values():
+        say("  " + c["line"])
     if dynamic:
         say("\n== dynamic experiment (medians over the edit rounds; speedup = static total / dynamic total) ==")
         say(dynamic_table(dynamic))

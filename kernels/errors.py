@@ -80,3 +80,8 @@ class GraphEditError(GraphKernelsError):
 class ClusterError(GraphKernelsError):
     """A Dask cluster could not be used: no scheduler at the address, a TLS mismatch, a timeout,
     no worker able to run the job, or a worker lost with the job on it."""
+
+
+class DeviceLoopError(GraphKernelsError):
+    """A traversal's device loop (``loop=device``, one cooperative launch) could not be launched on
+    this GPU: names the grid it asked for and the alternative (``loop=host``)."""

@@ -26,12 +26,14 @@ from tests.conftest import data_path
 
 SMALL = 32   # threads per block under the simulator
 
-BFS_GPU = [("gpu-csr", {"balance": "lb", "direction": "optimizing"}),
+# the default loop is the device loop (tests/test_traversal_device_loop.py); the host loop keeps
+# a lb and a tpv case of each view here
+BFS_GPU = [("gpu-csr", {"balance": "lb", "direction": "optimizing", "loop": "host"}),
            ("gpu-csr", {"balance": "tpv", "direction": "push"}),
            ("gpu-slotted", {"page_size": 16, "balance": "lb", "direction": "optimizing"}),
-           ("gpu-slotted", {"page_size": 32, "balance": "tpv", "direction": "push"})]
-SSSP_GPU = [("gpu-csr", {"balance": "lb"}), ("gpu-slotted", {"page_size": 16, "balance": "lb"}),
-            ("gpu-slotted", {"page_size": 16, "balance": "tpv"})]
+           ("gpu-slotted", {"page_size": 32, "balance": "tpv", "direction": "push", "loop": "host"})]
+SSSP_GPU = [("gpu-csr", {"balance": "lb", "loop": "host"}), ("gpu-slotted", {"page_size": 16, "balance": "lb"}),
+            ("gpu-slotted", {"page_size": 16, "balance": "tpv", "loop": "host"})]
 
 
 def run(graph, family, variant, **params):
@@ -215,7 +217,7 @@ def test_family_parameters_are_declared_for_the_gui_and_the_cli():
     bfs = get_family("bfs").to_json()
     slotted = next(v for v in bfs["variants"] if v["name"] == "gpu-slotted")
     names = [p["name"] for p in slotted["params"]]
-    assert names == ["page_size", "balance", "direction", "block"]
+    assert names == ["page_size", "balance", "direction", "block", "loop"]
     assert [p["name"] for p in bfs["params"]] == ["source"]
     assert bfs["metrics"][0]["name"] == "GTEPS"
 

@@ -4,7 +4,8 @@ kernels.operators.ptx_check [--cc 9.0]``.
 The CUDA simulator runs kernels as Python, so it cannot catch what only numba's CUDA
 compiler sees (typing of tuples, atomics on each dtype, local/shared array shapes). This
 compiles each kernel for the argument types the traversals really pass -- both views, both
-balances, both output modes, BFS and SSSP functors, weighted and not -- with
+balances, both output modes, BFS and SSSP functors, weighted and not, the device-loop
+kernels (:mod:`kernels.algorithms.traversal.device_loop`) -- with
 ``numba.cuda.compile_ptx``, which needs NVVM and NVRTC but no device. Exit status: 0 when
 every kernel compiles, 1 when one fails (each failure printed), 77 when the CUDA compiler
 libraries are not installed (nothing checked).
@@ -39,11 +40,17 @@ def _types():
         "slotted": slotted, "slotted_f32": slotted_f32, "csr": csr}}
 
 
+def _types_3d():
+    import numba
+
+    return numba.typeof(np.zeros((2, 2, 2), dtype=np.int64))
+
+
 def kernels_to_check():
     """(name, dispatcher, argument types) of every kernel a traversal can launch."""
     from numba import types
 
-    from kernels.algorithms.traversal import gpu_bfs, gpu_sssp
+    from kernels.algorithms.traversal import device_loop, gpu_bfs, gpu_sssp
     from kernels.operators import advance, compute, filter, intersection, scan
 
     t = _types()
@@ -76,6 +83,19 @@ def kernels_to_check():
             out.append(("bottom-up csr", gpu_bfs.bottom_up_csr(256), (g, n, i32, n, i64, n, n)))
         else:
             out.append((f"bottom-up slotted[{view_name}]", gpu_bfs.bottom_up_slotted(256, 32), (g, i32, n, i64, n, n)))
+    i64_3d = _types_3d()
+    for view_name, g in t["views"].items():
+        kind = "csr" if view_name == "csr" else "slotted"
+        for algorithm, weighted, group, optimizing, output in (("bfs", False, 32, False, i32),
+                                                               ("bfs", False, 32, True, i32),
+                                                               ("bfs", False, 1, True, i32),
+                                                               ("sssp", True, 32, False, f64),
+                                                               ("sssp", False, 1, False, f64)):
+            tag = (f"{view_name} {algorithm}{' weighted' if weighted else ''} group={group}"
+                   f"{' optimizing' if optimizing else ''}")
+            out.append((f"device loop[{tag}]",
+                        device_loop.device_loop_kernel(kind, algorithm, weighted, 256, group, optimizing),
+                        (g, n, n, n, output, i32, i64_3d, i64_3d, i64, i64)))
     out.append(("scan[array]", scan.scan_pass(scan.load_array, 1024, 4), (types.UniTuple(i64, 1), n, i64, i64, i64)))
     out.append(("add pass", scan.add_pass(2048), (i64, n, i64)))
     out.append(("partition", advance.partition_kernel(), (i64, n, i64, n, i64, n)))

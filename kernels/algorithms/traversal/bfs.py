@@ -29,7 +29,7 @@ from kernels.algorithms.registry import (
     register_family,
 )
 from kernels.algorithms.traversal.common import SOURCE_PARAM, gteps, milliseconds, prepare_traversal
-from kernels.algorithms.traversal.variants import BALANCE, BLOCK, DIRECTION, PAGE_SIZE, gpu_maker
+from kernels.algorithms.traversal.variants import BALANCE, BLOCK, DIRECTION, LOOP, PAGE_SIZE, gpu_maker
 
 
 def _prepare(graph, params, seed) -> Problem:
@@ -104,11 +104,11 @@ FAMILY.add(Variant("scipy", "library", "scipy.sparse.csgraph.breadth_first_order
 FAMILY.add(Variant(
     "gpu-csr", "gpu", "frontier BFS on a CSR snapshot: advance (load-balanced or thread per vertex) with a "
     "compare-and-swap visit, optional bottom-up steps (direction-optimizing)",
-    gpu_maker("bfs", "csr"), params=(BALANCE, DIRECTION, BLOCK)))
+    gpu_maker("bfs", "csr"), params=(BALANCE, DIRECTION, BLOCK, LOOP)))
 FAMILY.add(Variant(
     "gpu-slotted", "gpu", "the same operators on the device page pool of a slotted graph: each frontier vertex "
     "found by binary search over the page index and its page's slots; bottom-up steps walk the pages",
-    gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, BALANCE, DIRECTION, BLOCK), live_pages=True))
+    gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, BALANCE, DIRECTION, BLOCK, LOOP), live_pages=True))
 FAMILY.add(Variant(
     "graphblas", "library", "SuiteSparse:GraphBLAS through python-graphblas, the CPU baseline: level-synchronous push "
     "(LAGraph's LAGr_BreadthFirstSearch push step): q⟨¬visited⟩ = q·A over any_pair",

@@ -241,5 +241,5 @@ class GpuBfs:
             level += 1
             if level > n + 1:
                 raise RuntimeError("BFS did not terminate (more levels than vertices): a kernel bug")
-        self.last_run = {"levels": level, "top_down_steps": steps["top-down"],
+        self.last_run = {"loop": "host", "levels": level, "top_down_steps": steps["top-down"],
                          "bottom_up_steps": steps["bottom-up"], "visited": visited}

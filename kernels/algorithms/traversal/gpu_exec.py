@@ -12,9 +12,14 @@
   that structure's persistent mirror (a full upload the first time, then the dirty pages),
   and the ``page_size`` parameter does not apply (the structure has its own; a notice says so).
 
+``loop`` picks how the levels are driven: ``device`` (default) runs the whole traversal in one
+cooperative launch (:mod:`.device_loop`), ``host`` the host loop of :mod:`.gpu_bfs` /
+:mod:`.gpu_sssp` (several launches and one counter read-back per level).
+
 Compile stage, on a real GPU: every kernel the run can take is compiled by a traversal of a
-tiny graph with the same array types (the bottom-up step and the frontier filter included:
-the warm-up alternates directions every level), so the kernel timings hold no compilation.
+tiny graph with the same array types (host loop: the bottom-up step and the frontier filter
+included, the warm-up alternates directions every level; device loop: its one kernel, whose
+cooperative grid limit is then cached), so the kernel timings hold no compilation.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import numpy as np
 from numba import cuda
 
 from kernels.algorithms.execution import Execution
+from kernels.algorithms.traversal.device_loop import DeviceLoopTraversal
 from kernels.algorithms.traversal.gpu_bfs import GpuBfs
 from kernels.algorithms.traversal.gpu_sssp import GpuSssp
 from kernels.operators.launch import Workspace
@@ -30,7 +36,13 @@ from kernels.operators.views import slotted_view, upload_csr
 
 
 def traversal(algorithm: str, kind: str, params: dict, *, weighted: bool, workspace: Workspace | None = None):
-    """A :class:`GpuBfs` or :class:`GpuSssp` for the run's parameters."""
+    """A :class:`DeviceLoopTraversal` for ``loop="device"`` (the families' default), else a
+    :class:`GpuBfs` or :class:`GpuSssp` (the host loop; also when ``params`` has no ``loop``, as
+    the dynamic experiment's)."""
+    if params.get("loop", "host") == "device":
+        return DeviceLoopTraversal(algorithm, kind, weighted=weighted, balance=params["balance"],
+                                   direction=params.get("direction", "push"), block=params["block"],
+                                   workspace=workspace)
     if algorithm == "bfs":
         return GpuBfs(kind, balance=params["balance"], direction=params.get("direction", "push"),
                       block=params["block"], workspace=workspace)
@@ -64,8 +76,8 @@ def compile_like(algorithm: str, kind: str, params: dict, *, directed: bool, wei
         view = slotted_view(DeviceMirror(SlottedGraph.from_csr(tiny, page_size=page_size,
                                                                weight_dtype=weight_dtype)))
     runner = traversal(algorithm, kind, params, weighted=weighted)
-    if algorithm == "bfs":
-        runner.alternate = True
+    if isinstance(runner, GpuBfs):
+        runner.alternate = True         # the device loop is one kernel: its run compiles every branch
     out = output_array(algorithm, view.n_vertices)
     runner.run(view, 0, out)
     cuda.synchronize()

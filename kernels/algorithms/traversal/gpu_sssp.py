@@ -92,4 +92,4 @@ class GpuSssp:
             iteration += 1
             if iteration > n + 1:
                 raise RuntimeError("SSSP did not converge within n iterations (negative weights or a kernel bug)")
-        self.last_run = {"iterations": iteration, "improvements": relaxed}
+        self.last_run = {"loop": "host", "levels": iteration, "iterations": iteration, "improvements": relaxed}

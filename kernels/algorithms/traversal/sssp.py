@@ -28,7 +28,7 @@ from kernels.algorithms.registry import (
     register_family,
 )
 from kernels.algorithms.traversal.common import SOURCE_PARAM, gteps, milliseconds, prepare_traversal
-from kernels.algorithms.traversal.variants import BALANCE, BLOCK, PAGE_SIZE, gpu_maker
+from kernels.algorithms.traversal.variants import BALANCE, BLOCK, LOOP, PAGE_SIZE, gpu_maker
 
 RELATIVE_TOLERANCE = 1e-9
 
@@ -116,10 +116,10 @@ FAMILY.add(Variant("cpu-parallel", "cpu-parallel", "frontier Bellman-Ford: relax
 FAMILY.add(Variant("scipy", "library", "scipy.sparse.csgraph.dijkstra with indices=source (the reference)", _scipy))
 FAMILY.add(Variant(
     "gpu-csr", "gpu", "frontier Bellman-Ford on a CSR snapshot: advance with an atomic-min relax functor",
-    gpu_maker("sssp", "csr"), params=(BALANCE, BLOCK)))
+    gpu_maker("sssp", "csr"), params=(BALANCE, BLOCK, LOOP)))
 FAMILY.add(Variant(
     "gpu-slotted", "gpu", "frontier Bellman-Ford on the device page pool of a slotted graph (weights in the "
-    "parallel weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, BALANCE, BLOCK), live_pages=True))
+    "parallel weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, BALANCE, BLOCK, LOOP), live_pages=True))
 FAMILY.add(Variant(
     "graphblas", "library", "SuiteSparse:GraphBLAS through python-graphblas, the CPU baseline: frontier Bellman-Ford "
     "over "

@@ -1,0 +1,413 @@
+"""BFS and SSSP in ONE cooperative launch: a persistent grid loops over the levels on the device.
+
+The host loop (:mod:`.gpu_bfs`, :mod:`.gpu_sssp`) pays, per level, several launches (~45 µs
+of host time each through numba's dispatcher) and a device->host copy of the counters. Here
+one kernel runs the whole traversal: a *resident* grid (at most
+``max_cooperative_grid_blocks``; see :func:`loop_grid`) expands a level, then waits at
+``cuda.cg.this_grid().sync()`` (~1.5 µs on an H100 with one or two blocks per SM), and every
+thread reads the next frontier's size from device memory after the sync -- so all threads
+agree on termination and on the direction of the next step without talking to the host.
+
+**The frontier is two queues**, both filled when a vertex is claimed (the claiming thread
+locates the new vertex's list anyway, so its handle and degree are stored with it and never
+searched for again):
+
+* *small* entries ``(vertex, handle, degree)`` for lists of at most :data:`PER_LANE`
+  neighbours: one thread walks the whole list;
+* *chunk* entries ``(vertex, handle, first, degree)`` for longer lists, cut into chunks of
+  ``group * PER_LANE`` neighbours: a group of ``group`` consecutive threads (a warp on the
+  GPU) takes a chunk, lane ``l`` reading neighbours ``first + l, first + l + group, ...``
+  (coalesced). A hub with 10^5 neighbours becomes ~400 chunks spread over the whole grid, so
+  no thread walks it alone, and no prefix sum is needed. ``balance="tpv"`` sets ``group = 1``
+  (chunks of ``PER_LANE`` neighbours, one thread each).
+
+Per level, every thread runs "virtual threads" ``k`` in a block-uniform grid-stride loop:
+``k < small`` is small entry ``k``; the chunk region starts at the next multiple of ``group``.
+Each virtual thread claims at most ``PER_LANE`` vertices, held in local arrays, and publishes
+them block-aggregated: one shared-memory atomic per thread, one global atomic per block and
+counter (two ``syncthreads`` per round; the shared counters alternate by round so a third is
+not needed).
+
+**Counters** (int64, :data:`SLOTS` x :data:`FIELDS`): small entries, chunk entries, vertices
+claimed, and their degree sum, for frontier ``L`` in slot ``L % 3``. During level ``L`` the
+grid reads slot ``L % 3``, adds into slot ``(L + 1) % 3``, and thread 0 zeroes slot
+``(L + 2) % 3`` -- the frontier of level ``L - 1``, which every thread read before the sync
+that started level ``L``. The queues alternate by level parity.
+
+**BFS** claims with the host loop's ``visit`` functor (compare-and-swap on the level);
+**SSSP** relaxes with its ``relax`` functor (atomic min, a stamp so a vertex joins the next
+frontier once per iteration). With ``direction="optimizing"`` (undirected graphs) a level may
+be a *bottom-up* step instead: every unvisited vertex (block-uniform grid-stride over vertex
+ids, its list found by the view's ``locate`` on either view) looks for a neighbour at the
+current level and stops at the first. It also appends what it labels to the queue, so a
+return to top-down needs no rebuild. Beamer's rule (alpha = 14, beta = 24, as the host loop)
+uses the claimed-vertex and degree-sum counters read after the sync: every thread computes
+the same decision.
+
+The CUDA simulator runs ``this_grid().sync()`` only for a one-block grid (it is the block's
+``syncthreads`` there), so simulator runs use one block.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from numba import cuda, int32, int64
+from numba.cuda.cudadrv.driver import CudaAPIError
+
+from kernels.algorithms.traversal.gpu_bfs import ALPHA, BETA, visit
+from kernels.algorithms.traversal.gpu_sssp import relax_functor
+from kernels.errors import DeviceLoopError
+from kernels.operators.launch import Workspace, on_simulator
+from kernels.operators.views import DeviceGraphView, functions
+
+PER_LANE = 8          # neighbours one virtual thread reads per level (and the small-list limit)
+GROUP = {"cuda": 32, "sim": 4}   # threads sharing a chunk of a long list under balance="lb"
+THREADS_PER_SM = 512  # resident threads per SM of the persistent grid (see loop_grid)
+SLOTS = 3             # counter slots: current frontier, next frontier, the one being reset
+FIELDS = 4            # per slot: small entries, chunk entries, vertices claimed, degree sum
+RESULT = 5            # levels, top-down steps, bottom-up steps, vertices reached, converged
+LOOPS = ("host", "device")
+
+
+# ---- the algorithms' parts ------------------------------------------------------------------
+
+@cuda.jit(device=True)
+def _bfs_state(a, b, level):
+    return (a, level + 1)
+
+
+@cuda.jit(device=True)
+def _sssp_state(a, b, level):
+    return (a, b, level)
+
+
+@cuda.jit(device=True)
+def _bfs_init(a, b, v, source):
+    a[v] = 0 if v == source else -1
+
+
+@cuda.jit(device=True)
+def _sssp_init(a, b, v, source):
+    a[v] = 0.0 if v == source else np.inf
+    b[v] = -1
+
+
+# ---- the kernel -----------------------------------------------------------------------------
+
+@functools.cache
+def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, group: int, optimizing: bool):
+    """The persistent traversal kernel for a view kind, an algorithm and launch parameters.
+
+    ``kernel(g, n, m, source, a, b, small, chunks, counters, result)``: ``a`` is the output
+    (BFS levels int32 / SSSP distances float64), ``b`` the SSSP stamp array (unused by BFS),
+    ``small`` int64[2, 3, cap], ``chunks`` int64[2, 4, cap], ``counters`` int64[SLOTS * FIELDS],
+    ``result`` int64[RESULT]."""
+    f = functions(kind)
+    locate, edge_at, target = f.locate, f.edge_at, f.target
+    bfs = algorithm == "bfs"
+    functor = visit if bfs else relax_functor(kind, weighted)
+    make_state = _bfs_state if bfs else _sssp_state
+    init_vertex = _bfs_init if bfs else _sssp_init
+    chunk = group * PER_LANE
+    alpha, beta = ALPHA, BETA
+    bottom_up_allowed = bool(optimizing and bfs)
+
+    @cuda.jit(device=True)
+    def chunks_of(degree):
+        if degree <= PER_LANE:
+            return int64(0)
+        return (degree + chunk - 1) // chunk
+
+    @cuda.jit(device=True)
+    def publish(mine, fv, fl, fd, sh, half, t, counters, nxt, small, chunks, parity):
+        """Append this thread's ``mine`` claimed vertices to the next queues, block-aggregated.
+        Every thread of the block calls it the same number of times (``syncthreads`` inside)."""
+        n_small = int64(0)
+        n_chunks = int64(0)
+        degrees = int64(0)
+        for i in range(mine):
+            c = chunks_of(fd[i])
+            if c == 0:
+                n_small += 1
+            else:
+                n_chunks += c
+            degrees += fd[i]
+        h = half * 6
+        my_small = cuda.atomic.add(sh, h, n_small) if n_small > 0 else int64(0)
+        my_chunks = cuda.atomic.add(sh, h + 1, n_chunks) if n_chunks > 0 else int64(0)
+        if mine > 0:
+            cuda.atomic.add(sh, h + 2, int64(mine))
+            cuda.atomic.add(sh, h + 3, degrees)
+        cuda.syncthreads()
+        if t == 0:
+            if sh[h + 2] > 0:
+                sh[h + 4] = cuda.atomic.add(counters, nxt * FIELDS, sh[h])
+                sh[h + 5] = cuda.atomic.add(counters, nxt * FIELDS + 1, sh[h + 1])
+                cuda.atomic.add(counters, nxt * FIELDS + 2, sh[h + 2])
+                cuda.atomic.add(counters, nxt * FIELDS + 3, sh[h + 3])
+            o = (1 - half) * 6          # the other half: last used a round ago, everyone is past it
+            for k in range(4):
+                sh[o + k] = 0
+        cuda.syncthreads()
+        s = sh[h + 4] + my_small
+        c0 = sh[h + 5] + my_chunks
+        for i in range(mine):
+            d = fd[i]
+            c = chunks_of(d)
+            if c == 0:
+                small[parity, 0, s] = fv[i]
+                small[parity, 1, s] = fl[i]
+                small[parity, 2, s] = d
+                s += 1
+            else:
+                for q in range(c):
+                    chunks[parity, 0, c0] = fv[i]
+                    chunks[parity, 1, c0] = fl[i]
+                    chunks[parity, 2, c0] = q * chunk
+                    chunks[parity, 3, c0] = d
+                    c0 += 1
+
+    def kernel(g, n, m, source, a, b, small, chunks, counters, result):
+        grid = cuda.cg.this_grid()
+        t = cuda.threadIdx.x
+        tid = cuda.grid(1)
+        nthreads = cuda.gridsize(1)
+        first_thread = int64(cuda.blockIdx.x) * block
+        sh = cuda.shared.array(12, int64)       # two halves: counts x4, bases x2
+        fv = cuda.local.array(PER_LANE, int32)
+        fl = cuda.local.array(PER_LANE, int64)
+        fd = cuda.local.array(PER_LANE, int64)
+        if t < 12:
+            sh[t] = 0
+        for v in range(tid, n, nthreads):
+            init_vertex(a, b, v, source)
+        if tid == 0:
+            for k in range(SLOTS * FIELDS):
+                counters[k] = 0
+            loc, degree = locate(g, source)
+            c = chunks_of(degree)
+            if c == 0:
+                small[0, 0, 0] = source
+                small[0, 1, 0] = loc
+                small[0, 2, 0] = degree
+                counters[0] = 1
+            else:
+                for q in range(c):
+                    chunks[0, 0, q] = source
+                    chunks[0, 1, q] = loc
+                    chunks[0, 2, q] = q * chunk
+                    chunks[0, 3, q] = degree
+                counters[1] = c
+            counters[2] = 1
+            counters[3] = degree
+        grid.sync()
+        level = int64(0)
+        rnd = 0
+        explored = int64(0)
+        previous = int64(1)
+        bottom_up = False
+        top_steps = int64(0)
+        bottom_steps = int64(0)
+        reached = int64(0)
+        converged = 1
+        while True:
+            slot = level % SLOTS
+            n_small = counters[slot * FIELDS]
+            n_chunks = counters[slot * FIELDS + 1]
+            grown = counters[slot * FIELDS + 2]
+            grown_edges = counters[slot * FIELDS + 3]
+            if grown == 0:
+                break
+            if level > n:
+                converged = 0                  # more levels than vertices: a kernel bug
+                break
+            reached += grown
+            if bottom_up_allowed and level > 0:   # Beamer's rule, from the same numbers in every thread
+                explored += grown_edges
+                if bottom_up:
+                    bottom_up = not (grown < previous and grown * beta < n)
+                else:
+                    bottom_up = grown_edges * alpha > m - explored
+            previous = grown
+            parity = level & 1
+            nxt = (level + 1) % SLOTS
+            if tid == 0:
+                reset = (level + 2) % SLOTS
+                for k in range(FIELDS):
+                    counters[reset * FIELDS + k] = 0
+            if bottom_up_allowed and bottom_up:
+                bottom_steps += 1
+                for base in range(first_thread, n, nthreads):
+                    v = base + t
+                    mine = 0
+                    if v < n and a[v] == -1:
+                        loc, degree = locate(g, v)
+                        for j in range(degree):
+                            if a[target(g, edge_at(g, loc, j))] == level:
+                                a[v] = level + 1
+                                fv[0] = v
+                                fl[0] = loc
+                                fd[0] = degree
+                                mine = 1
+                                break
+                    publish(mine, fv, fl, fd, sh, rnd & 1, t, counters, nxt, small, chunks, 1 - parity)
+                    rnd += 1
+            else:
+                top_steps += 1
+                state = make_state(a, b, level)
+                chunk_start = (n_small + group - 1) // group * group
+                total = chunk_start + n_chunks * group
+                for base in range(first_thread, total, nthreads):
+                    k = base + t
+                    mine = 0
+                    src = int64(-1)
+                    loc = int64(0)
+                    j0 = int64(0)
+                    j1 = int64(0)
+                    step = 1
+                    if k < n_small:
+                        src = small[parity, 0, k]
+                        loc = small[parity, 1, k]
+                        j1 = small[parity, 2, k]
+                    elif k >= chunk_start and k < total:
+                        c = (k - chunk_start) // group
+                        lane = k - chunk_start - c * group
+                        src = chunks[parity, 0, c]
+                        loc = chunks[parity, 1, c]
+                        first = chunks[parity, 2, c]
+                        j0 = first + lane
+                        j1 = min(first + chunk, chunks[parity, 3, c])
+                        step = group
+                    for j in range(j0, j1, step):
+                        e = edge_at(g, loc, j)
+                        u = target(g, e)
+                        if functor(src, u, e, g, state):
+                            fv[mine] = u
+                            mine += 1
+                    for i in range(mine):
+                        where, degree = locate(g, fv[i])
+                        fl[i] = where
+                        fd[i] = degree
+                    publish(mine, fv, fl, fd, sh, rnd & 1, t, counters, nxt, small, chunks, 1 - parity)
+                    rnd += 1
+            grid.sync()
+            level += 1
+        if tid == 0:
+            result[0] = level
+            result[1] = top_steps
+            result[2] = bottom_steps
+            result[3] = reached
+            result[4] = converged
+
+    return cuda.jit(kernel)
+
+
+# ---- host side ------------------------------------------------------------------------------
+
+@functools.cache
+def _multiprocessors() -> int:
+    return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+
+
+_COOPERATIVE_LIMIT: dict = {}
+
+
+def cooperative_limit(kernel, args, block: int, key) -> int:
+    """``max_cooperative_grid_blocks`` of the kernel compiled for ``args`` (cached by ``key``)."""
+    if key not in _COOPERATIVE_LIMIT:
+        argtypes = tuple(kernel.typeof_pyval(a) for a in args)
+        _COOPERATIVE_LIMIT[key] = int(kernel.compile(argtypes).max_cooperative_grid_blocks(block))
+    return _COOPERATIVE_LIMIT[key]
+
+
+def loop_grid(block: int, limit: int, work: int) -> int:
+    """Blocks of the persistent grid: ``THREADS_PER_SM`` threads per SM (one or two blocks of
+    256-512 threads: a grid sync costs ~1.5 µs at 132 x 256 threads on an H100, ~4.5 µs at
+    792 x 256), never more than the device holds at once (``limit``, a cooperative launch
+    refuses more) nor more than the largest level could use (``work`` virtual threads)."""
+    wanted = _multiprocessors() * max(1, THREADS_PER_SM // block)
+    return max(1, min(wanted, limit, -(-max(work, 1) // block)))
+
+
+class DeviceLoopTraversal:
+    """BFS (``algorithm="bfs"``) or SSSP on a device view in one cooperative launch.
+
+    ``run(view, source, out)`` fills ``out`` (int32 levels / float64 distances) and returns
+    without waiting; ``last_run`` reads the kernel's small result array (levels, steps of each
+    direction, vertices reached) when asked."""
+
+    def __init__(self, algorithm: str, kind: str, *, weighted: bool = False, balance: str = "lb",
+                 direction: str = "push", block: int = 256, workspace: Workspace | None = None):
+        self.algorithm, self.kind, self.weighted = algorithm, kind, bool(weighted and algorithm == "sssp")
+        self.balance, self.direction, self.block = balance, direction, int(block)
+        self.workspace = workspace or Workspace()
+        self.grid = 0
+        self._result = None
+        self._queues: tuple | None = None
+
+    def _group(self) -> int:
+        if self.balance == "tpv":
+            return 1
+        return min(GROUP["sim" if on_simulator() else "cuda"], self.block)
+
+    def _queue_arrays(self, n: int, m: int, group: int):
+        """(small int64[2, 3, n], chunks int64[2, 4, cap]); ``cap`` bounds the chunks of one
+        frontier: a list of degree d > PER_LANE gives ceil(d / chunk) <= d / chunk + 1 chunks,
+        and at most min(n, m / PER_LANE) such lists are in a frontier (each vertex once)."""
+        cap_small = max(n, 1)
+        cap_chunks = m // (group * PER_LANE) + min(n, m // PER_LANE) + 1
+        ws = self.workspace
+        flat_small = ws.get("loop.small", np.int64, 6 * cap_small)
+        flat_chunks = ws.get("loop.chunks", np.int64, 8 * cap_chunks)
+        key = (id(flat_small), id(flat_chunks), cap_small, cap_chunks)
+        if self._queues is None or self._queues[0] != key:
+            # reshaping costs host time: keep the views while the workspace keeps its buffers
+            self._queues = (key, flat_small[: 6 * cap_small].reshape(2, 3, cap_small),
+                            flat_chunks[: 8 * cap_chunks].reshape(2, 4, cap_chunks))
+        return self._queues[1], self._queues[2]
+
+    def run(self, view: DeviceGraphView, source: int, out) -> None:
+        if self.weighted and not view.weighted:
+            raise ValueError("a weighted SSSP needs a view with weights")
+        ws = self.workspace
+        n, m = view.n_vertices, view.n_entries
+        group = self._group()
+        optimizing = self.algorithm == "bfs" and self.direction == "optimizing" and not view.directed
+        kernel = device_loop_kernel(view.kind, self.algorithm, self.weighted, self.block, group, optimizing)
+        small, chunks = self._queue_arrays(n, m, group)
+        stamp = ws.get("loop.stamp", np.int32, n if self.algorithm == "sssp" else 1)
+        counters = ws.get("loop.counters", np.int64, SLOTS * FIELDS)
+        self._result = result = ws.get("loop.result", np.int64, RESULT)
+        args = (view.args, np.int64(n), np.int64(m), np.int64(source), out, stamp, small, chunks, counters, result)
+        if on_simulator():
+            grid = 1                           # the simulator's grid sync is one block's syncthreads
+        else:
+            key = (kernel, self.block, str(view.args[2].dtype))
+            limit = cooperative_limit(kernel, args, self.block, key)
+            if limit < 1:
+                raise DeviceLoopError(f"loop=device: the traversal kernel cannot keep one block of {self.block} "
+                                      f"threads resident on this GPU; use loop=host or a smaller block")
+            grid = loop_grid(self.block, limit, max(n, m // PER_LANE))
+        self.grid = grid
+        try:
+            kernel[grid, self.block](*args)
+        except CudaAPIError as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise DeviceLoopError(f"loop=device: the cooperative launch of {grid} blocks x {self.block} threads "
+                                  f"was refused ({first}); use loop=host") from None
+
+    @property
+    def last_run(self) -> dict:
+        if self._result is None:
+            return {}
+        levels, top, bottom, reached, converged = (int(x) for x in self._result.copy_to_host()[:RESULT])
+        if not converged:
+            raise RuntimeError(f"the device-loop {self.algorithm} ran more levels than vertices: a kernel bug")
+        out = {"loop": "device", "levels": levels, "grid_blocks": self.grid, "block": self.block}
+        if self.algorithm == "bfs":
+            out.update(top_down_steps=top, bottom_up_steps=bottom, visited=reached)
+        else:
+            out.update(iterations=levels, improvements=reached - 1)
+        return out
