@@ -56,7 +56,8 @@ def format_record(rec: dict) -> str:
         + (f": {rec['verification']['detail']}" if rec["verification"]["detail"] else ""),
         f"  kernel    median {k['median_s'] * 1e3:.4g} ms (min {k['min_s'] * 1e3:.4g}, max "
         f"{k['max_s'] * 1e3:.4g}, cv {k['cv']:.1%}, {len(k['samples'])} samples x "
-        f"{k['launches_per_sample']} launches, {t['method']})",
+        f"{k['launches_per_sample']} launches, {t['method']}"
+        + (", CUDA graph replays" if t.get("launch") == "graph" else "") + ")",
         f"  stages    compile {t['compile_s'] * 1e3:.4g} ms, host->device {t['h2d_s'] * 1e3:.4g} ms, "
         f"device->host {t['d2h_s'] * 1e3:.4g} ms",
     ]
