@@ -7,6 +7,7 @@ differences, never hidden; kernel faults and out-of-memory become project errors
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import logging
 from collections.abc import Callable
@@ -172,8 +173,11 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                 try:
                     kernel, launch_bound = time_kernel_cuda(plan.launch, repeat, warmup, reset, tick,
                                                             stream=plan.stream)
-                finally:
-                    plan.close()
+                except BaseException:
+                    with contextlib.suppress(Exception):  # the timing's own error is the one to report
+                        plan.close()
+                    raise
+                plan.close()
                 method = "cuda events"
             elif target == "sim":
                 kernel = time_kernel_simulator(execution.launch, sync, repeat, warmup, reset, tick)
