@@ -18,6 +18,9 @@
    gpu-fw-naive and gpu-fw-staged, in relaxations per second and as a fraction of the GPU's
    fp32 peak (SMs x fp32 lanes x clock; a relaxation is one add and one min, so the relaxation
    peak is half the fp32 instruction rate).
+4. Launch modes: the Floyd–Warshall variants at small n (p = 0.01), each with direct numba
+   launches and with replays of a CUDA graph captured from its schedule (``launch=graph``:
+   n launches for the naive kernel, three per tile round for the tiled ones), side by side.
 
 Every timing comes from ``kernels.measure.runner.run_variant`` (CUDA events after a warm-up) and every
 result is verified against SciPy (on a seeded sample of source rows when the full reference
@@ -59,7 +62,8 @@ FULL = {"sizes": [1000, 2000, 3000, 4000, 5000], "replicates": 2, "probabilities
         "scale_sizes": [8192, 16384], "scale_p": 0.01,
         "scale_blocked": [(32, 4), (32, 8), (64, 4), (64, 8), (64, 16)],
         "scale_staged": [(64, 8, 8), (64, 16, 8), (64, 32, 8), (32, 8, 4)],
-        "repeat": 3, "run_cap_s": 8.0, "budget_s": 230.0, "reference_budget_s": 1.0}
+        "repeat": 3, "run_cap_s": 8.0, "budget_s": 230.0, "reference_budget_s": 1.0,
+        "launch_sizes": [512, 1000]}
 QUICK = {**FULL, "sizes": [1000, 2000], "replicates": 1, "warps": [1, 4, 8, 32], "staged": [(64, 16)],
          "scale_sizes": [8192], "scale_blocked": [(32, 8), (64, 8)], "scale_staged": [(64, 16, 8)],
          "repeat": 2, "run_cap_s": 5.0, "budget_s": 110.0}
@@ -67,7 +71,7 @@ QUICK = {**FULL, "sizes": [1000, 2000], "replicates": 1, "warps": [1, 4, 8, 32],
 SIMULATE = {"sizes": [20], "replicates": 1, "probabilities": [0.3, 0.05], "sweep_n": 20, "warps": [1, 2],
             "tiles": [8], "staged": [(8, 4)], "scale_sizes": [24], "scale_p": 0.2,
             "scale_blocked": [(8, 1), (8, 2)], "scale_staged": [(8, 4, 1)], "repeat": 1, "run_cap_s": 60.0,
-            "budget_s": 600.0, "reference_budget_s": 1.0}
+            "budget_s": 600.0, "reference_budget_s": 1.0, "launch_sizes": [20]}
 
 # fp32 lanes per SM by compute capability (CUDA C programming guide, arithmetic throughput)
 FP32_LANES = {(7, 0): 64, (7, 5): 64, (8, 0): 64, (8, 6): 128, (8, 7): 128, (8, 9): 128, (9, 0): 128,
@@ -162,7 +166,7 @@ class Bench:
         return variant + " " + " ".join(f"{k}={v}" for k, v in sorted(params.items()) if k != "dtype")
 
     def run(self, graph, meta: dict, variant: str, params: dict | None = None, *, repeat: int | None = None,
-            warmup: int = 1, cap: float | None = None) -> dict:
+            warmup: int = 1, cap: float | None = None, launch: str = "auto") -> dict:
         """One verified run (or a 'skipped' row when the prediction exceeds the cap or the budget)."""
         from kernels.measure.runner import run_variant
 
@@ -189,7 +193,7 @@ class Bench:
         t0 = time.perf_counter()
         try:
             result = run_variant(graph, "apsp", variant, {"dtype": DTYPE, **params}, target=target,
-                                 repeat=repeat, warmup=warmup)
+                                 repeat=repeat, warmup=warmup, launch=launch)
         except Exception as exc:  # a kernel fault, a refusal, a wrong launch: report and go on
             from kernels.errors import GraphKernelsError
 
@@ -207,7 +211,9 @@ class Bench:
                    compile_s=rec["timing"]["compile_s"], h2d_s=rec["timing"]["h2d_s"], d2h_s=rec["timing"]["d2h_s"],
                    launch_bound=rec["timing"]["launch_bound"], verified=rec["verified"],
                    verification=rec["verification"]["detail"], reference=rec["verification"]["reference"],
-                   wall_s=time.perf_counter() - t0, timing_method=rec["timing"]["method"])
+                   wall_s=time.perf_counter() - t0, timing_method=rec["timing"]["method"],
+                   launch=rec["timing"].get("launch", "direct"), launch_requested=launch,
+                   launch_notices=[n for n in rec["notices"] if "fell back" in n])
         if k["median_s"] > 0:
             rate = k["median_s"] / work_of(variant, n, m)
             self.seconds_per_work[self._key(variant, params)] = rate
@@ -340,6 +346,42 @@ def scale_phase(bench: Bench, best: dict) -> dict:
 
 # ---- tables ------------------------------------------------------------------------------------
 
+def launch_phase(bench: Bench, best: dict) -> None:
+    """The FW variants at small n with direct launches and CUDA-graph replays (phase "launch")."""
+    for n in bench.cfg["launch_sizes"]:
+        graph, meta = make_graph(n, 0.01, 0)
+        meta["phase"] = "launch"
+        say(f"\n[{bench.elapsed():6.1f} s] launch modes: n={n} p=0.01, {meta['m']:,} edges")
+        tile = bench.cfg["tiles"][0]
+        configs = [("gpu-fw-naive", best.get("gpu-fw-naive", {"warps_per_block": 8})),
+                   ("gpu-fw-blocked", best.get(f"gpu-fw-blocked tile={tile}", {"tile": tile, "warps_per_block": 8}))]
+        staged = bench.cfg["staged"][0]
+        configs.append(("gpu-fw-staged", best.get(f"gpu-fw-staged tile={staged[0]} stage={staged[1]}",
+                                                  {"tile": staged[0], "stage": staged[1], "warps_per_block": 8})))
+        for variant, params in configs:
+            if not valid(variant, params):
+                continue
+            for launch in ("direct", "graph"):
+                bench.run(graph, meta, variant, params, launch=launch)
+
+
+def launch_table(bench: Bench) -> list[dict]:
+    rows = [r for r in bench.runs if r.get("phase") == "launch" and r["status"] == "ok"]
+    out = []
+    for r in rows:
+        if r["launch_requested"] != "direct":
+            continue
+        graph = next((g for g in rows if g["n"] == r["n"] and g["variant"] == r["variant"]
+                      and g["params"] == r["params"] and g["launch_requested"] == "graph"), None)
+        entry = {"n": r["n"], "variant": r["variant"], "params": r["params"], "direct_s": r["time_s"],
+                 "graph_s": graph["time_s"] if graph and graph["launch"] == "graph" else None,
+                 "graph_note": (graph or {}).get("launch_notices") or ([] if graph else ["graph run failed"])}
+        if entry["graph_s"]:
+            entry["direct_over_graph"] = entry["direct_s"] / entry["graph_s"]
+        out.append(entry)
+    return out
+
+
 def serial_baseline(bench: Bench, n: int, p: float, algorithm: str, replicate: int) -> tuple[float | None, str]:
     """Measured serial time for this graph, else extrapolated from the largest measured one."""
     serial = SERIAL_OF.get(algorithm)
@@ -451,6 +493,14 @@ def print_summary(tables: dict, peak: dict, skipped: list, elapsed: float, out_j
         say(f"{r['n']:>6} {r['variant']:16} {fmt_params(r['params']):26} {r['time_s']:9.3f} "
             f"{r['relax_per_s'] / 1e12:10.3f} {frac:>7} {vs:>8}")
     failed = [r for r in tables["all"] if r["status"] in ("failed", "wrong")]
+    say("\nLaunch modes (Floyd-Warshall, p = 0.01): direct numba launches vs CUDA-graph replays of the schedule")
+    say(f"{'n':>6} {'variant':16} {'params':26} {'direct ms':>10} {'graph ms':>10} {'d/g':>6}")
+    for r in tables.get("launch", []):
+        graph = f"{r['graph_s'] * 1e3:10.3f}" if r.get("graph_s") else f"{'-':>10}"
+        ratio = f"{r['direct_over_graph']:6.2f}" if r.get("direct_over_graph") else "     -"
+        note = f"  ({r['graph_note'][0][:80]})" if r.get("graph_note") else ""
+        say(f"{r['n']:>6} {r['variant']:16} {fmt_params(r['params']):26} {r['direct_s'] * 1e3:10.3f} {graph} "
+            f"{ratio}{note}")
     say(f"\nruns: {sum(r['status'] == 'ok' for r in tables['all'])} verified, {len(failed)} failed or wrong, "
         f"{len(skipped)} skipped; results in {out_json}")
     for r in failed:
@@ -492,6 +542,8 @@ def main(argv=None) -> int:
     for n in first_sizes:  # 1. the report's sizes we always want, with the warps sweep at sweep_n
         for p in cfg["probabilities"]:
             graph_phase(bench, n, p, 0, best, sweep=(n == sweep_n))
+    if not args.scale_only and bench.left() > 20:  # launch modes: small n, where launches cost the most
+        launch_phase(bench, best)
     chosen = {}
     try:  # 2. the scale-up
         chosen = scale_phase(bench, best)
@@ -515,7 +567,7 @@ def main(argv=None) -> int:
 
     add_speedups(bench)
     tables = {"sweep": sweep_table(bench), "sizes": size_table(bench), "scale": scale_table(bench, peak),
-              "all": bench.runs}
+              "launch": launch_table(bench), "all": bench.runs}
     skipped = [r for r in bench.runs if r["status"] == "skipped"]
     device = "simulator" if args.simulate else slug(peak["device"])
     suffix = "-quick" if args.quick else "-simulate" if args.simulate else "-scale" if args.scale_only else ""

@@ -6,6 +6,10 @@ full ``wg x rows`` sweep of ``gpu-tunable`` and a speedup table (the paper's tab
     python3 benchmarks/bench_spmv.py --quick    # small inputs, a smoke test (under a minute)
     python3 benchmarks/bench_spmv.py --only-powerlaw   # copy bandwidth + power-law matrix + gpu-adaptive on
                                                        # the stencil (~1 minute): spmv-<device>-powerlaw.json
+    python3 benchmarks/bench_spmv.py --only-launch [--quick]   # launch modes side by side: every GPU variant
+                                                       # with direct launches and CUDA-graph replays, cuSPARSE
+                                                       # (graph if it captures), on 10^4-10^6-entry matrices;
+                                                       # spmv-launch-<device>.json (--quick: < 2 minutes)
 
 Everything runs in this one process except the sweep, which goes through the project's
 worker process (``kernels.compute.sweep.run_sweep``, as ``graph-kernels sweep`` does). Every timing is
@@ -110,7 +114,8 @@ class Bench:
         self.rows: list[dict] = []
 
     def run(self, graph, variant: str, params: dict | None = None, *, target: str | None = None,
-            repeat: int = 5, warmup: int = 1, label: str | None = None, note: str = "") -> dict:
+            repeat: int = 5, warmup: int = 1, label: str | None = None, note: str = "",
+            launch: str = "auto") -> dict:
         from kernels.errors import GraphKernelsError
         from kernels.measure.runner import run_variant
 
@@ -119,7 +124,8 @@ class Bench:
                "label": label or variant, "params": params, "note": note}
         t0 = time.perf_counter()
         try:
-            rec = run_variant(graph, "spmv", variant, params, target=target, repeat=repeat, warmup=warmup).record
+            rec = run_variant(graph, "spmv", variant, params, target=target, repeat=repeat, warmup=warmup,
+                              launch=launch).record
             metrics = {m["name"]: m["value"] for m in rec["metrics"]}
             kernel = rec["timing"]["kernel"]
             row.update(status=rec["status"], verified=rec["verified"], target=rec["target"],
@@ -127,6 +133,7 @@ class Bench:
                        cv=kernel["cv"], gflops=metrics.get("GFLOP/s"), gbs=metrics.get("bandwidth"),
                        compile_s=rec["timing"]["compile_s"], h2d_s=rec["timing"]["h2d_s"],
                        launch_bound=rec["timing"]["launch_bound"], fits_in_l2=rec["timing"]["fits_in_l2"],
+                       launch=rec["timing"].get("launch", "direct"), launch_requested=launch,
                        verification=rec["verification"]["detail"], notices=rec["notices"])
             if row["gbs"] and self.copy_gbs:
                 row["pct_copy"] = 100.0 * row["gbs"] / self.copy_gbs
@@ -333,12 +340,135 @@ def only_powerlaw(cfg: dict, bench: Bench, env: dict, copy: dict, device: str, m
     return 0
 
 
+# ---- launch modes: direct launches vs CUDA-graph replays ------------------------------------
+
+# real matrices of 10^4-10^6 entries from tests/data (those outside the range are skipped)
+LAUNCH_REAL = ("G1.mtx", "airfoil1.mtx", "ca-HepTh.mtx", "fe_4elt2.mtx", "as-caida20071105.mtx", "delaunay_n15.mtx",
+               "bcsstk13.mtx", "bips98_606.mtx")
+LAUNCH_REAL_QUICK = ("airfoil1.mtx", "as-caida20071105.mtx", "delaunay_n15.mtx", "bcsstk13.mtx")
+LAUNCH_VARIANTS = (("gpu-naive", {"wg": 128}), ("gpu-tunable", {"wg": 128, "rows": 16}),
+                   ("gpu-merge", MERGE_BEST), ("gpu-adaptive", {}))
+LAUNCH_CLAIM = 1.2          # gpu-adaptive (graph replays) within 1.2x of cuSPARSE's time
+LAUNCH_CLAIM_NNZ = (10**5, 10**6)
+
+
+def launch_inputs(quick: bool, simulate: bool) -> list:
+    """Real matrices of 10^4-10^6 entries and generated ones of 10^5-10^6 entries."""
+    from kernels.graph.generators import powerlaw_matrix, stencil
+
+    if simulate:  # the script's plumbing only
+        return [*real_matrices(("lp_afiro.mtx",)), stencil("27pt", 4)]
+    reals = [g for g in real_matrices(LAUNCH_REAL_QUICK if quick else LAUNCH_REAL) if 10**4 <= g.nnz <= 10**6]
+    generated = [stencil("27pt", 20), powerlaw_matrix(1 << 15, 1 << 15, 16.0, 2.0, 1 << 12, seed=1)]
+    if not quick:
+        generated += [stencil("27pt", 33), powerlaw_matrix(1 << 14, 1 << 14, 8.0, 2.0, 1 << 11, seed=2),
+                      powerlaw_matrix(1 << 16, 1 << 16, 14.0, 2.0, 1 << 13, seed=3)]
+    return [*reals, *generated]
+
+
+def launch_table(rows: list[dict], matrices: list) -> tuple[str, dict]:
+    """Per matrix: each variant's direct and graph times, graph speedup, and time / cuSPARSE's
+    (cuSPARSE's own row says whether it ran as a graph)."""
+    lines, ratios = [], {}
+    head = (f"{'matrix':<30} {'nnz':>9} {'variant':<13} {'direct ms':>10} {'graph ms':>10} {'d/g':>5} "
+            f"{'direct/cuSP':>11} {'graph/cuSP':>10}  cuSPARSE ran")
+    lines += [head, "-" * len(head)]
+
+    def time_of(matrix, variant, requested):
+        ok = [r for r in rows if r["matrix"] == matrix and r["variant"] == variant and r.get("verified")
+              and r.get("median_s") and r.get("launch_requested") == requested]
+        return ok[0] if ok else None
+
+    for g in matrices:
+        # the baseline: cuSPARSE as a graph where it captured, else its direct launches
+        cs_graph, cs_direct = time_of(g.name, "cusparse", "graph"), time_of(g.name, "cusparse", "direct")
+        base = cs_graph if cs_graph and cs_graph["launch"] == "graph" else cs_direct
+        how = "-" if base is None else base["launch"] + ("" if base["launch"] == "graph" else
+                                                         " (no graph: " + _fallback(cs_graph) + ")")
+        for variant, _ in (*LAUNCH_VARIANTS, ("cusparse", {})):
+            d, gr = time_of(g.name, variant, "direct"), time_of(g.name, variant, "graph")
+            if gr is not None and gr["launch"] != "graph":
+                gr = None                        # fell back: not a graph time
+            cells = []
+            for r in (d, gr):
+                cells.append(f"{r['median_s'] * 1e3:10.4f}" if r else f"{'-':>10}")
+            speed = f"{d['median_s'] / gr['median_s']:5.2f}" if d and gr else f"{'-':>5}"
+            vs = []
+            for r in (d, gr):
+                vs.append(r["median_s"] / base["median_s"] if r and base else None)
+            ratios[(g.name, variant)] = {"direct": vs[0], "graph": vs[1], "nnz": g.nnz}
+            shown = [f"{v:>{w}.2f}" if v is not None else f"{'-':>{w}}" for v, w in zip(vs, (11, 10), strict=True)]
+            lines.append(f"{g.name[:30]:<30} {g.nnz:>9,} {variant:<13} {cells[0]} {cells[1]} {speed} "
+                         + " ".join(shown) + (f"  {how}" if variant == "cusparse" else ""))
+    return "\n".join(lines), ratios
+
+
+def _fallback(row) -> str:
+    if row is None:
+        return "failed"
+    notes = [n for n in row.get("notices", []) if "fell back" in n]
+    return notes[0].split(": ", 1)[-1][:90] if notes else "not captured"
+
+
+def only_launch(cfg: dict, bench: Bench, env: dict, device: str, mode: str, out: Path, started: float,
+                quick: bool, simulate: bool) -> int:
+    from kernels.results import write_json_atomic
+
+    rep = cfg["repeat"]
+    t = time.perf_counter()
+    matrices = launch_inputs(quick, simulate)
+    say(f"[2/2] launch modes on {len(matrices)} matrices (inputs ready in {time.perf_counter() - t:.1f} s)")
+    target = "sim" if simulate else "cuda"
+    for g in matrices:
+        say(f"  {g.name}: {g.n_rows:,} rows, {g.nnz:,} nonzeros")
+        for variant, params in LAUNCH_VARIANTS:
+            if simulate and variant == "gpu-adaptive":
+                params = {"block": 64}
+            if simulate:
+                params = {**params, "wg": 32} if "wg" in params else params
+            for launch in ("direct", "graph"):
+                bench.run(g, variant, params, target=target, repeat=rep, launch=launch,
+                          label=f"{variant[4:]} {launch}")
+        for launch in ("direct", "graph"):
+            bench.run(g, "cusparse", target=target, repeat=rep, launch=launch, label=f"cusparse {launch}")
+    text, ratios = launch_table(bench.rows, matrices)
+    in_range = {k: v for k, v in ratios.items() if k[1] == "gpu-adaptive"
+                and LAUNCH_CLAIM_NNZ[0] <= v["nnz"] <= LAUNCH_CLAIM_NNZ[1] and v["graph"] is not None}
+    worst = max((v["graph"] for v in in_range.values()), default=None)
+    claim = {"claim": f"gpu-adaptive (CUDA-graph replays) within {LAUNCH_CLAIM}x of cuSPARSE's time on every "
+                      f"matrix of {LAUNCH_CLAIM_NNZ[0]:.0e}-{LAUNCH_CLAIM_NNZ[1]:.0e} entries",
+             "matrices": len(in_range), "worst_ratio": worst,
+             "holds": bool(in_range) and worst is not None and worst <= LAUNCH_CLAIM,
+             "per_matrix": {k[0]: v["graph"] for k, v in in_range.items()}}
+    result = {"kind": "benchmark", "family": "spmv", "mode": f"{mode}-launch", "device": device, "environment": env,
+              "config": {"repeat": rep, "variants": [dict(v=v, params=p) for v, p in LAUNCH_VARIANTS]},
+              "matrices": {g.name: {"rows": g.n_rows, "cols": g.n_cols, "nnz": g.nnz, "source": g.source}
+                           for g in matrices},
+              "results": bench.rows, "ratios_to_cusparse": {f"{m}/{v}": r for (m, v), r in ratios.items()},
+              "claim": claim, "wall_s": time.perf_counter() - started}
+    write_json_atomic(out, result)
+    say("\n== launch modes (median kernel time per product; d/g = direct time / graph time; x/cuSP = time / "
+        "cuSPARSE's time, cuSPARSE as a graph where it captured; < 1 is faster than cuSPARSE) ==")
+    say(f"device {device}")
+    say(text)
+    say("\n== claim ==")
+    shown = "n/a" if worst is None else f"{worst:.2f}"
+    say(f"  {claim['claim']}: {'HOLDS' if claim['holds'] else 'DOES NOT HOLD'} (worst ratio {shown} over "
+        f"{claim['matrices']} matrices)")
+    for m, r in claim["per_matrix"].items():
+        say(f"    {m}: {r:.2f}")
+    say(f"\nwrote {shown_path(out)} ({time.perf_counter() - started:.0f} s in all)")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small inputs: a smoke test")
     ap.add_argument("--no-sweep", action="store_true", help="skip the worker-process sweep")
     ap.add_argument("--only-powerlaw", action="store_true", help="only the copy bandwidth, the power-law matrix "
                     "(cuSPARSE, gpu-merge best, gpu-adaptive alternatives) and gpu-adaptive on the stencil")
+    ap.add_argument("--only-launch", action="store_true", help="only the launch-mode comparison: each GPU "
+                    "variant with direct launches and CUDA-graph replays and cuSPARSE, on 10^4-10^6-entry matrices")
     ap.add_argument("--simulate", action="store_true", help="dry run of the script on the CUDA simulator "
                     "with tiny inputs (no GPU needed; timings meaningless)")
     ap.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results"))
@@ -357,6 +487,14 @@ def main(argv=None) -> int:
     env = environment(gpu_target)
     device = env["device"].get("name", "gpu")
     suffix = ("" if mode == "full" else f"-{mode}") + ("-powerlaw" if args.only_powerlaw else "")
+    if args.only_launch:
+        say(f"SpMV launch modes on {device} ({mode})")
+        bench = Bench(0.0)
+        out_dir = Path(args.out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        return only_launch(cfg, bench, env, device, mode,
+                           out_dir / f"spmv-launch-{slug(device)}{'' if mode == 'full' else '-' + mode}.json",
+                           started, args.quick, args.simulate)
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     say(f"SpMV benchmark on {device} ({mode})")

@@ -322,6 +322,7 @@ def test_results_and_run_settings_survive_a_session(qtbot, window, tmp_path, mad
     res.open_result_file(sweep_path)
     res.set_baseline("cpu-serial")
     run.choose("spmv", "gpu-tunable", {"wg": "64", "rows": "8"}, repeat=7)
+    run.launch_box.setCurrentIndex(run.launch_box.findData("direct"))
     states = json.loads(json.dumps({d.objectName(): d.session_state() for d in window.compute_docks}))
 
     other = MainWindow(AppSettings.ephemeral(tmp_path / "other"), restore_layout=False, dialogs=False)
@@ -338,6 +339,7 @@ def test_results_and_run_settings_survive_a_session(qtbot, window, tmp_path, mad
         assert res2.baseline_box.currentData() == "cpu-serial"
         assert run2.variant.name == "gpu-tunable" and run2.form.texts()["wg"] == "64"
         assert run2.repeat_box.value() == 7
+        assert run2.launch_box.currentData() == "direct" and run.launch_box.currentData() == "direct"
     finally:
         other.close()
 

@@ -225,7 +225,7 @@ class ComputeClient(QObject):
                                f"({backend.address}, {target})")
         job = Job(graph_key=request.graph_key, family=request.family, variant=request.variant,
                   params=dict(request.params), target=target, repeat=request.repeat, warmup=request.warmup,
-                  time_limit=request.time_limit)
+                  time_limit=request.time_limit, launch=request.launch)
         outcome = backend.run(job, cancel=control.cancelled)
         if control.cancelled():
             raise JobCancelled()
@@ -265,7 +265,7 @@ class ComputeClient(QObject):
         control.progress(None, f"syncing {request.graph_name}'s pages and running {request.title} on {place}")
         job = Job(graph_key=request.live_key, family=request.family, variant=request.variant,
                   params=dict(request.params), target=target, repeat=request.repeat, warmup=request.warmup,
-                  time_limit=request.time_limit)
+                  time_limit=request.time_limit, launch=request.launch)
         outcome, sync = backend.run_on_document(request.live_key, source, job, cancel=control.cancelled)
         if control.cancelled():
             raise JobCancelled()
@@ -292,7 +292,7 @@ class ComputeClient(QObject):
         control.progress(None, f"running {request.title} on {request.graph_name} on {target}")
         job = Job(graph_key=request.graph_slot, family=request.family, variant=request.variant,
                   params=dict(request.params), target=target, repeat=request.repeat, warmup=request.warmup,
-                  time_limit=request.time_limit)
+                  time_limit=request.time_limit, launch=request.launch)
         outcome = backend.run(job, cancel=control.cancelled)
         if outcome.failure == CANCELLED or control.cancelled():
             raise JobCancelled()
@@ -346,7 +346,7 @@ class ComputeClient(QObject):
 
         try:
             sweep = run_sweep(request.graph, request.family, request.variant, request.grid, fixed=request.fixed,
-                              target=target, repeat=request.repeat, warmup=request.warmup,
+                              target=target, repeat=request.repeat, warmup=request.warmup, launch=request.launch,
                               time_limit=request.time_limit, progress=progress, cancel=control.cancelled,
                               **where, **_file_arguments(request))
         except ResumeRefused as exc:

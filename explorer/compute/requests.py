@@ -30,6 +30,7 @@ class RunRequest:
     repeat: int = 5
     warmup: int = 1
     time_limit: float = DEFAULT_TIME_LIMIT_S
+    launch: str = "auto"            # timed launches: auto, graph (CUDA graph replays) or direct
     # a variant that runs on the live slotted pages: the document's edit journal (a
     # DocumentSource) and its key; the worker keeps a replica and gets only what it lacks
     live_source: object = None
@@ -66,6 +67,7 @@ class SweepRequest:
     repeat: int = 3
     warmup: int = 1
     time_limit: float = DEFAULT_TIME_LIMIT_S
+    launch: str = "auto"
     # the sweep file each finished cell is appended to ("": none), so a killed GUI keeps them
     out: str = ""
     # continue ``out`` (Resume Sweep): only the cells it lacks run; ``resume_from`` is the file as
@@ -99,8 +101,8 @@ class SweepRequest:
 
         header = SweepHeader(family=self.family, variant=self.variant, grid=self.grid,
                              input=input_description(self.graph), target=self.target, fixed=dict(self.fixed),
-                             repeat=self.repeat, warmup=self.warmup, time_limit=self.time_limit,
-                             total_cells=self.total_cells)
+                             repeat=self.repeat, warmup=self.warmup, launch=self.launch,
+                             time_limit=self.time_limit, total_cells=self.total_cells)
         known = list((self.resume_from or {}).get("cells", [])) if self.resume else []
         return {**header.to_json(), "cells": known, "cancelled": False, "live": True}
 

@@ -46,6 +46,8 @@ from kernels.errors import GraphKernelsError
 from kernels.measure.sim_estimate import SECONDS_PER_THREAD_LAUNCH, estimate, format_duration
 
 ERROR_COLOUR = "#b01010"
+# the Launch combo: label, the runner's launch mode (kernels.measure.cuda_graphs.LAUNCH_MODES)
+LAUNCH_CHOICES = (("Auto", "auto"), ("CUDA graph", "graph"), ("Direct", "direct"))
 
 
 def _plural(n: int, word: str) -> str:
@@ -125,8 +127,16 @@ class RunDock(QDockWidget, ComputeDock):
         self.time_limit_box.setValue(DEFAULT_TIME_LIMIT_S)
         self.time_limit_box.setToolTip("a run (or a sweep's configuration) that takes longer is stopped: the "
                                        "worker is killed and restarted")
+        self.launch_box = QComboBox()
+        for label, mode in LAUNCH_CHOICES:
+            self.launch_box.addItem(label, mode)
+        self.launch_box.setToolTip("how timed launches are made on a GPU: Auto replays a CUDA graph captured from "
+                                   "the variant's launch where it can (a fixed kernel sequence, CuPy present), "
+                                   "else launches directly; CUDA graph asks for it (the record says if and why "
+                                   "it fell back); Direct times numba launches, their host overhead included")
         settings.addRow("target", self.target_box)
         settings.addRow("repetitions", self.repeat_box)
+        settings.addRow("launch", self.launch_box)
         settings.addRow("time limit", self.time_limit_box)
         layout.addLayout(settings)
 
@@ -510,7 +520,8 @@ class RunDock(QDockWidget, ComputeDock):
         live = self.document.journal if (var.live_pages and self.document.editable) else None
         request = RunRequest(graph=graph, graph_key=key, graph_slot=slot, family=fam.name, variant=var.name,
                              params=params, target=self.target_box.currentData(), repeat=self.repeat_box.value(),
-                             time_limit=self.time_limit_box.value(), live_source=live,
+                             time_limit=self.time_limit_box.value(), launch=self.launch_box.currentData(),
+                             live_source=live,
                              live_key=f"doc-{self.document.doc_id}" if live is not None else "")
         return self._submit(request)
 
@@ -538,6 +549,7 @@ class RunDock(QDockWidget, ComputeDock):
             return None
         request = SweepRequest(graph=graph, graph_key=key, family=fam.name, variant=var.name, grid=grid,
                                fixed=fixed, target=target, repeat=self.repeat_box.value(),
+                               launch=self.launch_box.currentData(),
                                time_limit=self.time_limit_box.value(), out=self._new_sweep_file(fam.name, var.name))
         return self._submit(request)
 
@@ -637,6 +649,8 @@ class RunDock(QDockWidget, ComputeDock):
                             fixed=dict(previous.get("fixed") or {}), target=target,
                             repeat=int(previous.get("repeat", self.repeat_box.value())),
                             warmup=int(previous.get("warmup", 1)),
+                            # a resume must keep the file's launch mode (files before launch modes: direct)
+                            launch=str(previous.get("launch", "direct")),
                             time_limit=float(previous.get("time_limit", self.time_limit_box.value())),
                             out=path, resume=True, resume_from=previous)
 
@@ -793,6 +807,7 @@ class RunDock(QDockWidget, ComputeDock):
         return {"family": self.family_box.currentData(), "variant": self.variant_box.currentData(),
                 "params": self.form.texts(), "target": self.target_box.currentData(),
                 "repeat": self.repeat_box.value(), "time_limit": self.time_limit_box.value(),
+                "launch": self.launch_box.currentData(),
                 "sweep": {"rows": self.sweep_panel.rows_param.currentText(),
                           "rows_values": self.sweep_panel.rows_values.text(),
                           "cols": self.sweep_panel.cols_param.currentText(),
@@ -812,6 +827,8 @@ class RunDock(QDockWidget, ComputeDock):
             self.repeat_box.setValue(int(state["repeat"]))
         if "time_limit" in state:
             self.time_limit_box.setValue(float(state["time_limit"]))
+        if self.launch_box.findData(state.get("launch")) >= 0:
+            self.launch_box.setCurrentIndex(self.launch_box.findData(state.get("launch")))
         sweep = state.get("sweep") or {}
         if sweep.get("rows") in self.sweep_panel.params:
             self.sweep_panel.rows_param.setCurrentText(sweep["rows"])

@@ -6,6 +6,14 @@
 output each time), ``download()`` (device→host, returns the output) and ``release()``.
 ``reset()`` runs before each timed launch when ``needs_reset`` is true (in-place algorithms
 such as Floyd–Warshall); it is kept out of the kernel time.
+
+**Streams and CUDA graphs.** A GPU execution queues its work (kernels, device copies, memsets)
+on ``self.stream``: numba's default stream (``0``) unless the runner sets another one. An
+execution whose ``launch()`` is a fixed sequence of device work on ``self.stream`` — no read
+back to the host, no allocation, the same kernels with the same arguments every time — says
+``capturable = True``; the runner may then capture one ``launch()`` into a CUDA graph and time
+replays of it (``kernels.measure.cuda_graphs``). ``reset()`` of a capturable execution goes on
+``self.stream`` too, so that it is ordered with the replays.
 """
 
 from __future__ import annotations
@@ -13,6 +21,11 @@ from __future__ import annotations
 
 class Execution:
     needs_reset = False
+    #: ``launch()`` is a fixed sequence of device work on ``self.stream`` (no host reads, no
+    #: allocations): it may be captured once into a CUDA graph and replayed
+    capturable = False
+    #: the numba stream the launch queues its work on (0: numba's default stream)
+    stream = 0
     #: bytes the kernel touches on the device (inputs + outputs), for the "fits in L2" flag
     device_bytes: int = 0
 

@@ -53,7 +53,8 @@ def run_on_cluster(args, graph, params: dict):
         backend.add_graph(key, graph)
         outcome = backend.run(Job(key, args.family, args.variant, params, target=args.target, repeat=args.repeat,
                                   warmup=args.warmup, seed=args.seed, want_output=bool(args.output),
-                                  time_limit=getattr(args, "time_limit", None)))
+                                  time_limit=getattr(args, "time_limit", None),
+                                  launch=getattr(args, "launch", "auto")))
         outcome.raise_if_failed()
         outcome.record["worker"] = outcome.worker
         return RunResult(record=outcome.record, output=outcome.output)

@@ -58,6 +58,15 @@ warmups = _integer_at_least(0, "an integer >= 0")
 positive_int = _integer_at_least(1, "an integer >= 1")
 
 
+def launch_mode(raw: str) -> str:
+    """``--launch``: one of the runner's launch modes (kernels.measure.cuda_graphs.LAUNCH_MODES)."""
+    from kernels.measure.cuda_graphs import LAUNCH_MODES
+
+    if raw not in LAUNCH_MODES:
+        raise _refuse(raw, f"one of {', '.join(LAUNCH_MODES)}")
+    return raw
+
+
 def positive_seconds(raw: str) -> float:
     """A time limit: a finite number of seconds > 0 (``nan`` would switch the limit off, ``inf`` too)."""
     try:

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 
 from kernels.cli.cluster_options import add_cluster_options, run_on_cluster, scheduler_from_args
-from kernels.cli.common import print_json, progress_of, repetitions, warmups
+from kernels.cli.common import launch_mode, print_json, progress_of, repetitions, warmups
 
 EXIT_VERIFICATION_FAILED = 3
 
@@ -32,6 +32,10 @@ def add_run_options(p) -> None:
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter (repeatable)")
     p.add_argument("--repeat", type=repetitions, default=5, help="timed repetitions, >= 1 (default 5)")
     p.add_argument("--warmup", type=warmups, default=1, help="untimed warm-up launches, >= 0 (default 1)")
+    p.add_argument("--launch", type=launch_mode, default="auto", metavar="{auto,graph,direct}",
+                   help="timed launches on a GPU: auto (default: replays of a CUDA graph captured from the "
+                        "variant's launch where it is capturable and CuPy is present, else direct), graph (the "
+                        "record notes a fallback and why), direct (numba launches)")
     p.add_argument("--seed", type=int, default=0, help="seed of generated inputs (e.g. SpMV's x)")
     p.add_argument("--format", help="force the input format")
     add_cluster_options(p)
@@ -56,7 +60,8 @@ def format_record(rec: dict) -> str:
         + (f": {rec['verification']['detail']}" if rec["verification"]["detail"] else ""),
         f"  kernel    median {k['median_s'] * 1e3:.4g} ms (min {k['min_s'] * 1e3:.4g}, max "
         f"{k['max_s'] * 1e3:.4g}, cv {k['cv']:.1%}, {len(k['samples'])} samples x "
-        f"{k['launches_per_sample']} launches, {t['method']})",
+        f"{k['launches_per_sample']} launches, {t['method']}"
+        + (", CUDA graph replays" if t.get("launch") == "graph" else "") + ")",
         f"  stages    compile {t['compile_s'] * 1e3:.4g} ms, host->device {t['h2d_s'] * 1e3:.4g} ms, "
         f"device->host {t['d2h_s'] * 1e3:.4g} ms",
     ]
@@ -117,7 +122,7 @@ def run(args) -> int:
         steps = args.warmup + args.repeat + FIXED_STEPS
         with progress_of(args).task(f"{args.family}/{args.variant}", total=steps, unit="steps") as task:
             result = run_variant(graph, args.family, args.variant, params, target=args.target,
-                                 repeat=args.repeat, warmup=args.warmup, seed=args.seed,
+                                 repeat=args.repeat, warmup=args.warmup, seed=args.seed, launch=args.launch,
                                  progress=lambda stage, done, total: task.update(completed=done, postfix=stage))
     rec = result.record
     if args.output:

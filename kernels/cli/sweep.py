@@ -83,7 +83,7 @@ def run(args) -> int:
         # this machine's worker, or --scheduler's cluster; cells done, failed and the best so far
         progress = SweepProgress(task, remote=backend.kind != "local")
         sweep = run_sweep(graph, args.family, args.variant, grid, fixed=fixed, target=args.target,
-                          repeat=args.repeat, warmup=args.warmup, seed=args.seed,
+                          repeat=args.repeat, warmup=args.warmup, seed=args.seed, launch=args.launch,
                           time_limit=args.time_limit, progress=progress, backend=backend,
                           out=args.out, resume=args.resume,
                           strategy=Strategy(args.strategy, args.budget_cells, args.budget_seconds, args.seed))

@@ -55,6 +55,7 @@ class Job:
     warmup: int = 1
     seed: int = 0
     want_output: bool = False
+    launch: str = "auto"       # launch mode of the timed launches: auto, graph or direct
     time_limit: float | None = 300.0
     tag: Any = None            # the caller's name for the job (a sweep: the cell's grid position)
 

@@ -86,13 +86,13 @@ class LiveDocument:
         return self._csr
 
     def run(self, family: str, variant: str, params: dict | None = None, *, target: str | None = None,
-            repeat: int = 5, warmup: int = 1, seed: int = 0, verify: bool = True):
+            repeat: int = 5, warmup: int = 1, seed: int = 0, verify: bool = True, launch: str = "auto"):
         """``run_variant`` on the current state: a ``live_pages`` variant syncs the dirty pages and
         runs on the mirror; others run on the CSR. Returns the :class:`RunResult`."""
         from kernels.measure.runner import run_variant
 
         return run_variant(self.csr(), family, variant, params, target=target, repeat=repeat, warmup=warmup,
-                           seed=seed, verify=verify, live=self.live)
+                           seed=seed, verify=verify, live=self.live, launch=launch)
 
     def summary(self) -> dict:
         g = self.graph

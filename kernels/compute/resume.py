@@ -4,7 +4,9 @@ A resumed sweep adds cells to the file's; they are comparable only if they measu
 thing in the same way. Each field below must be equal in the file's header and in the new
 sweep's, or the resume is refused in one line naming the first difference: the input's
 fingerprint, the family and variant, the grid (names, values and their order), the fixed
-parameters, the target, the device name and the strategy (name and seed: a budget may grow).
+parameters, the target, the device name, the launch mode (``direct`` for files written before
+launch modes existed: their cells were direct launches) and the strategy (name and seed: a
+budget may grow).
 Repetitions, warm-ups and the time limit may change (a longer time limit to retry nothing:
 failed cells are not "missing" and are not run again).
 """
@@ -35,6 +37,7 @@ def _fields(sweep: dict) -> dict:
                                    key=str),
         "target": sweep.get("target"),
         "device": sweep.get("device"),
+        "launch mode": sweep.get("launch", "direct"),
         "strategy": strategy.get("name", "grid"),
         "strategy seed": strategy.get("seed", 0) if strategy.get("name") in ("random", "local") else None,
     }
@@ -48,6 +51,8 @@ def _show(name: str, sweep: dict) -> str:
         return _short(" ".join(f"{k}={','.join(map(str, v))}" for k, v in sweep.get("grid", {}).items()))
     if name == "fixed parameters":
         return _short(" ".join(f"{k}={v}" for k, v in (sweep.get("fixed") or {}).items()) or "none")
+    if name == "launch mode":
+        return _fields(sweep)[name]
     if name.startswith("strategy"):
         return _short(_fields(sweep)[name])
     return _short(sweep.get(name))

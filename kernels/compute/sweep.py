@@ -23,6 +23,7 @@ from kernels.algorithms.registry import get_variant
 from kernels.compute.resume import check_resumable
 from kernels.compute.strategies import SearchSpace, check_strategy, search, unique_values
 from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
+from kernels.measure.cuda_graphs import check_launch_mode
 from kernels.measure.environment import environment
 from kernels.measure.runner import check_repetitions
 from kernels.results.records import Strategy, SweepCell, SweepEnd, SweepHeader, SweepResume, input_description, utc_now
@@ -72,13 +73,14 @@ class _Session:
     the file each finished cell is appended to, and :meth:`evaluate`, which the strategy calls."""
 
     def __init__(self, *, fam, var, family, variant, space, fixed, strategy, backend, key, target, repeat, warmup,
-                 seed, time_limit, progress, cancel, writer, known, total):
+                 seed, time_limit, progress, cancel, writer, known, total, launch="auto"):
         import time
 
         self.fam, self.var, self.family, self.variant = fam, var, family, variant
         self.space, self.fixed, self.strategy, self.backend, self.key = space, fixed, strategy, backend, key
         self.target, self.repeat, self.warmup, self.seed, self.time_limit = target, repeat, warmup, seed, time_limit
         self.progress, self.user_cancel, self.writer, self.total = progress, cancel, writer, total
+        self.launch = launch
         self.cells = list(known)
         self.known = {space.key(c["params"]): c for c in known}
         self.measured = sum(1 for c in known if c["status"] != "invalid")
@@ -145,7 +147,8 @@ class _Session:
                 continue
             queued.add(key)
             jobs.append(Job(self.key, self.family, self.variant, params, target=self.target, repeat=self.repeat,
-                            warmup=self.warmup, seed=self.seed, time_limit=self.time_limit, tag=combo))
+                            warmup=self.warmup, seed=self.seed, time_limit=self.time_limit, tag=combo,
+                            launch=self.launch))
         if not jobs:
             return out
         if not self.graph_added:
@@ -169,7 +172,7 @@ def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed:
               target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
               time_limit: float = 300.0, progress: Callable[[int, int, dict], None] | None = None,
               cancel: Callable[[], bool] | None = None, client=None, backend=None,
-              out=None, resume: bool = False, strategy: Strategy | None = None) -> dict:
+              out=None, resume: bool = False, strategy: Strategy | None = None, launch: str = "auto") -> dict:
     """Run the sweep and return it (a dict as :func:`kernels.results.load_sweep` returns).
 
     Valid cells go to ``backend`` (a :class:`~kernels.compute.backend.ComputeBackend`; by
@@ -182,9 +185,12 @@ def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed:
     finishes, then an end line. With ``resume=True`` an existing ``out`` is continued: it must
     be a sweep of the same input, variant, grid, fixed parameters, target, device and strategy
     (:func:`kernels.compute.resume.check_resumable` refuses it in one line otherwise), and only
-    the cells it lacks are run. ``strategy`` chooses the cells (default: the whole grid)."""
+    the cells it lacks are run. ``strategy`` chooses the cells (default: the whole grid).
+    ``launch`` (auto, graph, direct) is every cell's launch mode (``run_variant``'s), kept in
+    the header; each cell's record says which mode ran."""
     fam, var = get_variant(family, variant)
     check_repetitions(repeat, warmup)
+    check_launch_mode(launch)
     if not isinstance(time_limit, (int, float)) or not math.isfinite(time_limit) or time_limit <= 0:
         raise ParameterError("time_limit", time_limit, "a finite number of seconds > 0")
     strategy = check_strategy(strategy or Strategy())
@@ -201,7 +207,7 @@ def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed:
         backend = LocalBackend(client=client) if client is not None else LocalBackend()
     try:
         return _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, warmup, seed,
-                    time_limit, progress, cancel, backend, out, resume, strategy)
+                    time_limit, progress, cancel, backend, out, resume, strategy, launch)
     finally:
         if own_backend:
             backend.close()
@@ -214,14 +220,14 @@ def _planned(strategy: Strategy, space: SearchSpace) -> int:
 
 
 def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, warmup, seed, time_limit,
-         progress, cancel, backend, out, resume, strategy) -> dict:
+         progress, cancel, backend, out, resume, strategy, launch="auto") -> dict:
     from kernels.results import load_sweep
 
     header = SweepHeader(
         family=family, variant=variant, grid={k: list(v) for k, v in grid.items()}, input=input_description(graph),
         target=target or backend.default_target(family, variant), device=_device_name(backend, target),
-        fixed=fixed, repeat=repeat, warmup=warmup, seed=seed, time_limit=time_limit, strategy=strategy,
-        total_cells=len(space),
+        fixed=fixed, repeat=repeat, warmup=warmup, launch=launch, seed=seed, time_limit=time_limit,
+        strategy=strategy, total_cells=len(space),
         # a cluster's environment is its workers': the cells' records say it (assemble takes the first)
         environment=environment(target or "cpu") if backend.kind == "local" else None,
         backend={"kind": backend.kind, "address": backend.address}).to_json()
@@ -245,7 +251,7 @@ def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, w
     session = _Session(fam=fam, var=var, family=family, variant=variant, space=space, fixed=fixed,
                        strategy=strategy, backend=backend, key=f"sweep-{graph.fingerprint}", target=target,
                        repeat=repeat, warmup=warmup, seed=seed, time_limit=time_limit, progress=progress,
-                       cancel=cancel, writer=writer, known=known, total=_planned(strategy, space))
+                       cancel=cancel, writer=writer, known=known, total=_planned(strategy, space), launch=launch)
     session.graph = graph
     try:
         search(strategy, space, session.evaluate, session.exhausted)

@@ -7,6 +7,7 @@ differences, never hidden; kernel faults and out-of-memory become project errors
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import logging
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from typing import Any
 
 from kernels.algorithms.registry import Family, Variant, Verification, get_variant
 from kernels.errors import GraphKernelsError, ParameterError, ResourceLimitError, TargetUnavailableError
+from kernels.measure.cuda_graphs import check_launch_mode, plan_launches
 from kernels.measure.environment import environment
 from kernels.measure.nvtx_ranges import stage_ranges
 from kernels.measure.targets import activate, default_gpu_target
@@ -103,7 +105,7 @@ def check_live_vertices(fam: Family, resolved: dict, live) -> None:
 
 def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                 target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
-                verify: bool = True, live=None,
+                verify: bool = True, live=None, launch: str = "auto",
                 progress: Callable[[str, int, int], None] | None = None) -> RunResult:
     """Run ``family/variant`` on ``graph`` and return its record and output.
 
@@ -116,10 +118,16 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     ``kernel``, ``download``, ``verify``) and after each launch, with the steps done so far out of
     ``warmup + repeat + 4``; it is called outside the timed regions. The problem's notices are
     logged (INFO) as well as kept in the record. On a real GPU, with the optional ``nvtx``
-    package, each stage is an NVTX range named ``family/variant stage`` for Nsight Systems."""
+    package, each stage is an NVTX range named ``family/variant stage`` for Nsight Systems.
+
+    ``launch`` (``auto``, ``graph``, ``direct``): on a real GPU, whether the timed launches are
+    replays of a CUDA graph captured from the variant's launch (see
+    :mod:`kernels.measure.cuda_graphs`); the record's ``timing.launch`` says which ran, and a
+    notice says why a graph was not used when one was asked for."""
     fam, var = get_variant(family, variant)
     resolved = fam.resolve_params(var, params)
     check_repetitions(repeat, warmup)
+    check_launch_mode(launch)
     target = choose_target(var, target)
     if live is not None:
         check_live_vertices(fam, resolved, live)
@@ -150,13 +158,26 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         report("kernel", 1)
         reset = execution.reset if execution.needs_reset else None
         launch_bound = False
+        launch_mode = "direct"
 
         def tick() -> None:
             report("kernel", 1)
 
         with stage_range("kernel"):
             if target == "cuda":
-                kernel, launch_bound = time_kernel_cuda(execution.launch, repeat, warmup, reset, tick)
+                plan = plan_launches(execution, target, launch)
+                launch_mode = plan.mode
+                if plan.notice:
+                    problem.notices.append(plan.notice)
+                    logger.info("%s/%s on %s: %s", fam.name, var.name, graph.name, plan.notice)
+                try:
+                    kernel, launch_bound = time_kernel_cuda(plan.launch, repeat, warmup, reset, tick,
+                                                            stream=plan.stream)
+                except BaseException:
+                    with contextlib.suppress(Exception):  # the timing's own error is the one to report
+                        plan.close()
+                    raise
+                plan.close()
                 method = "cuda events"
             elif target == "sim":
                 kernel = time_kernel_simulator(execution.launch, sync, repeat, warmup, reset, tick)
@@ -200,7 +221,8 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     metrics = [{"name": m.name, "unit": m.unit,
                 "value": m.compute(problem, median) if median > 0 else None} for m in fam.metrics]
     timing = Timing(compile_s=compile_s, h2d_s=h2d_s, kernel=kernel, d2h_s=d2h_s, method=method,
-                    launch_bound=launch_bound, fits_in_l2=fits_in_l2, repeat=repeat, warmup=warmup)
+                    launch_bound=launch_bound, fits_in_l2=fits_in_l2, repeat=repeat, warmup=warmup,
+                    launch=launch_mode)
     record = RunRecord(
         timestamp=started, family=fam.name, variant=var.name, kind=var.kind, target=target, params=resolved,
         seed=seed,

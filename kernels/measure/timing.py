@@ -7,6 +7,10 @@ launches are batched between one pair of events and the run is flagged *launch-b
 On the CUDA simulator events are meaningless (they report -1 ms), so ``perf_counter`` is used
 and the method says so. CPU variants use ``perf_counter`` after a warm-up, which also absorbs
 numba's compilation (reported as the compile figure).
+
+On a GPU the ``launch`` callable is either the execution's own launch (``direct``) or a replay
+of a CUDA graph captured from it (``graph``, :mod:`kernels.measure.cuda_graphs`); the events
+are recorded on the stream that launch queues its work on, so both are timed the same way.
 """
 
 from __future__ import annotations
@@ -50,6 +54,8 @@ class Timing:
     fits_in_l2: bool | None = None
     repeat: int = 0
     warmup: int = 0
+    #: how the timed launches were made: "direct" (numba launches) or "graph" (CUDA graph replays)
+    launch: str = "direct"
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -105,8 +111,12 @@ def time_kernel_simulator(launch, sync, repeat: int, warmup: int, reset=None, ti
     return _time_on_host(launch, sync, repeat, warmup, reset, tick)
 
 
-def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None, tick=None) -> tuple[KernelStats, bool]:
-    """CUDA-event timing. Returns the stats and whether the kernel is launch-bound."""
+def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None, tick=None,
+                     stream=0) -> tuple[KernelStats, bool]:
+    """CUDA-event timing. Returns the stats and whether the kernel is launch-bound.
+
+    ``stream`` is the (numba) stream ``launch`` and ``reset`` queue their work on: the events
+    are recorded there, so they bracket exactly that work (0: numba's default stream)."""
     from numba import cuda
 
     tick = tick or _no_tick
@@ -122,10 +132,10 @@ def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None, tick=None) ->
         if reset:
             reset()
         start, end = cuda.event(), cuda.event()
-        start.record()
+        start.record(stream)
         for _ in range(batch):
             launch()
-        end.record()
+        end.record(stream)
         end.synchronize()
         return cuda.event_elapsed_time(start, end) / 1e3 / batch
 

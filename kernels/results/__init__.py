@@ -129,7 +129,7 @@ def load_sweep(path) -> dict:
 
 RECORD_COLUMNS = ("timestamp", "family", "variant", "kind", "target", "params", "input", "fingerprint",
                   "verified", "status", "median_s", "min_s", "max_s", "cv", "compile_s", "h2d_s",
-                  "d2h_s", "launch_bound", "metric", "metric_value", "metric_unit", "device", "error")
+                  "d2h_s", "launch_bound", "launch", "metric", "metric_value", "metric_unit", "device", "error")
 
 
 def record_row(rec: dict) -> dict:
@@ -146,6 +146,7 @@ def record_row(rec: dict) -> dict:
         "median_s": kernel.get("median_s"), "min_s": kernel.get("min_s"), "max_s": kernel.get("max_s"),
         "cv": kernel.get("cv"), "compile_s": timing.get("compile_s"), "h2d_s": timing.get("h2d_s"),
         "d2h_s": timing.get("d2h_s"), "launch_bound": timing.get("launch_bound"),
+        "launch": timing.get("launch", "direct"),
         "metric": metric.get("name"), "metric_value": metric.get("value"), "metric_unit": metric.get("unit"),
         "device": ((rec.get("environment") or {}).get("device") or {}).get("name"),
         "error": rec.get("error"),

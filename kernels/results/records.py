@@ -110,6 +110,7 @@ class SweepHeader:
     fixed: dict = field(default_factory=dict)
     repeat: int = 5
     warmup: int = 1
+    launch: str = "auto"                    # the requested launch mode (each cell's record says what ran)
     seed: int = 0
     time_limit: float | None = None
     strategy: Strategy = field(default_factory=Strategy)
@@ -124,7 +125,8 @@ class SweepHeader:
             "kind": "sweep", "schema": SWEEP_SCHEMA,
             "family": self.family, "variant": self.variant, "target": self.target, "device": self.device,
             "input": dict(self.input), "grid": {k: list(v) for k, v in self.grid.items()},
-            "fixed": dict(self.fixed), "repeat": self.repeat, "warmup": self.warmup, "seed": self.seed,
+            "fixed": dict(self.fixed), "repeat": self.repeat, "warmup": self.warmup, "launch": self.launch,
+            "seed": self.seed,
             "time_limit": self.time_limit, "strategy": self.strategy.to_json(),
             "total_cells": self.total_cells, "started": self.started, "environment": self.environment,
             "backend": self.backend, "notices": list(self.notices) or None,

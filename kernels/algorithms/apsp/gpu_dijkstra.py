@@ -174,13 +174,16 @@ def transpose_kernel(type_name: str):
     return transpose
 
 
-def _transpose(kernel, src, dst) -> None:
+def _transpose(kernel, src, dst, stream=0) -> None:
     rows, cols = src.shape
     grid = (-(-cols // TRANSPOSE_TILE), -(-rows // TRANSPOSE_TILE))
-    kernel[grid, (TRANSPOSE_TILE, TRANSPOSE_ROWS)](src, dst)
+    kernel[grid, (TRANSPOSE_TILE, TRANSPOSE_ROWS), stream](src, dst)
 
 
 class GpuDijkstra(Execution):
+    # one search kernel and one or two transposes, all on self.stream
+    capturable = True
+
     def __init__(self, problem, params):
         d = self.data = problem.data
         self.problem = problem
@@ -228,14 +231,14 @@ class GpuDijkstra(Execution):
     def _run(self, kernel, transposes, a: dict, n: int) -> None:
         grid = max(1, -(-n // self.threads))
         if self.queue == "heap":
-            kernel[grid, self.threads](a["indptr"], a["indices"], a["weights"], n, a["dist_t"], a["key"],
-                                       a["vert"], a["pos"], a["pred_t"])
+            kernel[grid, self.threads, self.stream](a["indptr"], a["indices"], a["weights"], n, a["dist_t"],
+                                                    a["key"], a["vert"], a["pos"], a["pred_t"])
         else:
-            kernel[grid, self.threads](a["indptr"], a["indices"], a["weights"], n, a["dist_t"], a["settled"],
-                                       a["pred_t"])
-        _transpose(transposes[0], a["dist_t"], a["dist"])
+            kernel[grid, self.threads, self.stream](a["indptr"], a["indices"], a["weights"], n, a["dist_t"],
+                                                    a["settled"], a["pred_t"])
+        _transpose(transposes[0], a["dist_t"], a["dist"], self.stream)
         if self.with_pred:
-            _transpose(transposes[1], a["pred_t"], a["pred"])
+            _transpose(transposes[1], a["pred_t"], a["pred"], self.stream)
 
     def upload(self) -> None:
         d = self.data

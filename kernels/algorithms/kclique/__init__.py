@@ -106,6 +106,18 @@ class _RecordsCount(Execution):
         self.needs_reset = inner.needs_reset
         self.device_bytes = inner.device_bytes
 
+    @property
+    def capturable(self) -> bool:  # the wrapper adds no device work: capturable if the inner launch is
+        return self.inner.capturable
+
+    @property
+    def stream(self):
+        return self.inner.stream
+
+    @stream.setter
+    def stream(self, value) -> None:
+        self.inner.stream = value
+
     def compile(self):
         self.inner.compile()
 

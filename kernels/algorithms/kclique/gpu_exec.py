@@ -15,6 +15,9 @@ KINDS = {"vertex": "gpu-vertex", "edge": "gpu-edge", "list": "gpu-list"}
 
 
 class GpuCliqueExecution(Execution):
+    # zeroing kernels and one counting kernel on self.stream, nothing read back: capturable
+    capturable = True
+
     def __init__(self, problem, params: dict, target: str, kind: str):
         self.kind = kind
         self.target = target
@@ -60,7 +63,7 @@ class GpuCliqueExecution(Execution):
         return gpu_list.list_kernel(*args)
 
     def _launch_on(self, indptr, indices, sources, items, scratch, counter, pv, grid):
-        kernel = self.kernel[grid, self.block_size]
+        kernel = self.kernel[grid, self.block_size, self.stream]
         if self.kind == "vertex":
             kernel(indptr, indices, items, self.max_deg, self.stride, scratch, counter, pv)
         elif self.kind == "edge":
@@ -91,9 +94,9 @@ class GpuCliqueExecution(Execution):
 
     def _zero(self, arr) -> None:
         if self.target == "sim":
-            gpu_bitmap.fill_zero[1, 32](arr)  # every simulated thread costs a Python thread
+            gpu_bitmap.fill_zero[1, 32, self.stream](arr)  # every simulated thread costs a Python thread
         else:
-            gpu_bitmap.fill_zero[min(max((arr.size + 255) // 256, 1), 1024), 256](arr)
+            gpu_bitmap.fill_zero[min(max((arr.size + 255) // 256, 1), 1024), 256, self.stream](arr)
 
     def launch(self) -> None:
         self._zero(self.d_counter)

@@ -632,7 +632,7 @@ class AdaptiveExecution(DeviceSpmvExecution):
             return
         block = self.params["block"]
         pieces = self.bins.n_chunks + self.n_vec_blocks + self.n_short_blocks
-        self.kernel[blocks_for(pieces, self.target, block), block](
+        self.kernel[blocks_for(pieces, self.target, block), block, self.stream](
             self.d_indptr, self.d_indices, self.d_values, self.d_x, self.d_y, self.n_rows,
             self.d_chunk_slot, self.d_chunk_span, self.d_long_rows, self.d_long_first, self.d_tickets,
             self.d_partials,

@@ -169,9 +169,9 @@ class MergeExecution(DeviceSpmvExecution):
         wg = self.params["wg"]
         pt = PARTITION_THREADS[self.target]
         n_boundaries = self.n_tiles + 1
-        self.partition[blocks_for(-(-n_boundaries // pt), self.target, pt), pt](
+        self.partition[blocks_for(-(-n_boundaries // pt), self.target, pt), pt, self.stream](
             self.d_indptr, self.n_rows, self.nnz, self.d_tile_row, self.d_tile_k, n_boundaries, self.d_y)
-        self.spmv_tiles[blocks_for(self.n_tiles, self.target, wg), wg](
+        self.spmv_tiles[blocks_for(self.n_tiles, self.target, wg), wg, self.stream](
             self.d_indptr, self.d_indices, self.d_values, self.d_x, self.d_y, self.d_tile_row, self.d_tile_k,
             self.n_rows, self.n_tiles)
 

@@ -90,7 +90,10 @@ class ResidentMatrix:
 
 class DeviceSpmvExecution(Execution):
     """Stages of a numba.cuda SpMV run; subclasses build kernels in ``compile`` and
-    queue them in ``launch`` (asynchronously: the runner times launches with CUDA events)."""
+    queue them in ``launch`` (asynchronously: the runner times launches with CUDA events),
+    every kernel on ``self.stream``. A product is a fixed kernel sequence: capturable."""
+
+    capturable = True
 
     def __init__(self, problem, params, target: str):
         self.problem, self.params, self.target = problem, params, target

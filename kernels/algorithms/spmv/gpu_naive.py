@@ -40,7 +40,8 @@ class NaiveExecution(DeviceSpmvExecution):
             return
         wg = self.params["wg"]
         blocks = blocks_for(-(-self.n_rows // wg), self.target, wg)
-        self.kernel[blocks, wg](self.d_indptr, self.d_indices, self.d_values, self.d_x, self.d_y, self.n_rows)
+        self.kernel[blocks, wg, self.stream](self.d_indptr, self.d_indices, self.d_values, self.d_x, self.d_y,
+                                             self.n_rows)
 
 
 def make(problem, params, target):

@@ -139,7 +139,7 @@ class TunableExecution(DeviceSpmvExecution):
         wg, rows = self.params["wg"], self.params["rows"]
         n_row_blocks = -(-self.n_rows // rows)
         blocks = blocks_for(n_row_blocks, self.target, wg)
-        self.kernel[blocks, wg](self.d_indptr, self.d_indices, self.d_values, self.d_x, self.d_y,
+        self.kernel[blocks, wg, self.stream](self.d_indptr, self.d_indices, self.d_values, self.d_x, self.d_y,
                                 self.n_rows, n_row_blocks)
 
 

@@ -8,6 +8,13 @@ says which. cuSPARSE's SpMV through CuPy expects a canonical matrix (sorted colu
 duplicates): a matrix with duplicates is given to it with the duplicates summed on the device
 (in the upload stage; the product is the same) and the record says so. Row pointers go up as
 int32 when they fit, as for the numba kernels. Like every variant, the result is verified.
+
+The product goes on the execution's stream (``self.stream``, a numba stream: CuPy gets it as an
+external stream), into the ``y`` allocated at upload: with ``cupyx.cusparse.spmv`` the launch is
+one fixed cuSPARSE call, so it is offered for CUDA-graph capture (``capturable``); cuSPARSE's
+work buffer, which CuPy allocates inside the call, is kept alive with the graph by the
+capturer (``kernels.measure.cuda_graphs``). The ``csr_matrix @ x`` fallback allocates a new
+``y`` per call and is run directly.
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ class CusparseExecution(Execution):
         self.device_bytes = int((graph.n_rows + 1) * np.dtype(self.idx_dtype).itemsize + graph.nnz * (4 + item)
                                 + (graph.n_cols + graph.n_rows) * item)
         self.A = self.x = self.y = None
+        self.capturable = False  # decided in compile(): only the cupyx.cusparse.spmv path is
 
     def compile(self) -> None:
         import cupy
@@ -63,6 +71,7 @@ class CusparseExecution(Execution):
 
         self.cp, self.cusparse, self.sparse = cupy, cupyx.cusparse, cupyx.scipy.sparse
         self.use_spmv = bool(cupyx.cusparse.check_availability("spmv"))
+        self.capturable = self.use_spmv
         how = "cupyx.cusparse.spmv (cuSPARSE generic SpMV, default algorithm)" if self.use_spmv \
             else "cupyx.scipy.sparse.csr_matrix @ x"
         self.problem.notices.append(f"cuSPARSE called through {how}, CuPy {cupy.__version__}")
@@ -82,13 +91,23 @@ class CusparseExecution(Execution):
         self.x = cp.asarray(self.x_host)
         self.y = cp.zeros(g.n_rows, dtype=self.dtype)
 
+    def cupy_stream(self):
+        """``self.stream`` (a numba stream, or 0 for the default stream) as a CuPy stream."""
+        if not self.stream:
+            return self.cp.cuda.Stream.null
+        cached = getattr(self, "_cupy_streams", None)
+        if cached is None or cached[0] is not self.stream:  # one wrapper per stream, not per launch
+            cached = self._cupy_streams = (self.stream, self.cp.cuda.ExternalStream(int(self.stream)))
+        return cached[1]
+
     def launch(self) -> None:
         if self.graph.n_rows == 0:
             return
-        if self.use_spmv:
-            self.cusparse.spmv(self.A, self.x, y=self.y)
-        else:
-            self.y = self.A @ self.x
+        with self.cupy_stream():
+            if self.use_spmv:
+                self.cusparse.spmv(self.A, self.x, y=self.y)
+            else:
+                self.y = self.A @ self.x
 
     def synchronize(self) -> None:
         self.cp.cuda.Device().synchronize()

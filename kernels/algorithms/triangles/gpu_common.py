@@ -3,7 +3,8 @@ execution skeleton. Imported only from ``Variant.make`` (it imports ``numba.cuda
 
 Output layout on the device: one int64 array ``acc`` with the total in ``acc[0]`` and, for
 per-vertex runs, the count of vertex ``v`` in ``acc[1 + v]``; a launch starts by zeroing it
-(one small kernel), so every launch gives the same output.
+(one small kernel), so every launch gives the same output. Both kernels go on
+``self.stream`` and nothing is read back inside a launch: the executions are ``capturable``.
 """
 
 from __future__ import annotations
@@ -67,7 +68,10 @@ def multiprocessors() -> int:
 
 
 class CountingExecution(Execution):
-    """Upload of a CSR (or oriented CSR) plus the accumulator; subclasses launch kernels."""
+    """Upload of a CSR (or oriented CSR) plus the accumulator; subclasses launch kernels
+    (on ``self.stream``)."""
+
+    capturable = True
 
     def __init__(self, problem: Problem, params: dict):
         self.problem = problem
@@ -92,7 +96,7 @@ class CountingExecution(Execution):
 
     def reset_accumulator(self) -> None:
         size = self.d_acc.size
-        _zero[(size + ZERO_BLOCK - 1) // ZERO_BLOCK, ZERO_BLOCK](self.d_acc)
+        _zero[(size + ZERO_BLOCK - 1) // ZERO_BLOCK, ZERO_BLOCK, self.stream](self.d_acc)
 
     def synchronize(self) -> None:
         cuda.synchronize()

@@ -251,7 +251,7 @@ class OrientedExecution(CountingExecution):
         self.reset_accumulator()
         if self.grid:
             d = self.device
-            self.kernel[self.grid, self.block_size](
+            self.kernel[self.grid, self.block_size, self.stream](
                 d["out_ptr"], d["out_idx"], d["part_ptr"], d["part_idx"], d["heavy_vertex"], d["heavy_lo"],
                 d["heavy_hi"], len(self.schedule.heavy_vertex), d["light"], len(self.schedule.light), self.d_acc)
 

@@ -136,7 +136,7 @@ class RowExecution(CountingExecution):
         self.reset_accumulator()
         if self.n:
             d = self.device
-            self.kernel[self.n, self.block_size](d["indptr"], d["indices"], self.d_acc)
+            self.kernel[self.n, self.block_size, self.stream](d["indptr"], d["indices"], self.d_acc)
 
 
 def make_row_block(problem: Problem, params: dict, target: str) -> RowExecution:

@@ -141,7 +141,8 @@ def run_job(graph, job: Job, cancel_event: str | None = None) -> Outcome:
         client = children.client(job.target)
         return _run_in_child(job, worker.address, cancelled, lambda: client.run(
             key, job.family, job.variant, job.params, target=job.target, repeat=job.repeat, warmup=job.warmup,
-            seed=job.seed, want_output=job.want_output, timeout=job.time_limit, cancel=cancelled))
+            seed=job.seed, want_output=job.want_output, timeout=job.time_limit, cancel=cancelled,
+            launch=job.launch))
 
 
 def _run_in_child(job: Job, address: str, cancelled, request) -> Outcome:
@@ -222,7 +223,7 @@ class LiveDocumentActor:
                     return client.run_document(self.key, job.family, job.variant, job.params, target=job.target,
                                                repeat=job.repeat, warmup=job.warmup, seed=job.seed,
                                                want_output=job.want_output, timeout=job.time_limit,
-                                               cancel=cancelled)
+                                               cancel=cancelled, launch=job.launch)
                 except _SendFailed as exc:     # the child had ended: a new one holds no replica
                     from kernels.compute.local.client import WorkerError
 

@@ -90,7 +90,7 @@ class LocalBackend(ComputeBackend):
         return self._request_run(client, job, cancelled, lambda: client.run(
             job.graph_key, job.family, job.variant, job.params, target=job.target, repeat=job.repeat,
             warmup=job.warmup, seed=job.seed, want_output=job.want_output, timeout=job.time_limit,
-            cancel=cancelled))
+            cancel=cancelled, launch=job.launch))
 
     def _request_run(self, client: WorkerClient, job: Job, cancelled, request) -> Outcome | None:
         """The outcome of a run request (``None`` when cancelled): failures become outcomes."""
@@ -184,7 +184,8 @@ class LocalDocumentChannel(DocumentChannel):
             try:
                 return client.run_document(self.key, job.family, job.variant, job.params, target=job.target,
                                            repeat=job.repeat, warmup=job.warmup, seed=job.seed,
-                                           want_output=job.want_output, timeout=job.time_limit, cancel=cancelled)
+                                           want_output=job.want_output, timeout=job.time_limit, cancel=cancelled,
+                                           launch=job.launch)
             except _SendFailed:
                 raise UnknownDocument("the worker ended before the run") from None
 

@@ -198,10 +198,10 @@ class WorkerClient:
 
     def run(self, key: str, family: str, variant: str, params: dict | None = None, *,
             target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
-            want_output: bool = False, timeout: float | None = None, cancel=None) -> dict:
+            want_output: bool = False, timeout: float | None = None, cancel=None, launch: str = "auto") -> dict:
         msg = {"op": "run", "id": next(self._ids), "key": key, "family": family, "variant": variant,
                "params": params or {}, "target": target, "repeat": repeat, "warmup": warmup,
-               "seed": seed, "want_output": want_output}
+               "seed": seed, "want_output": want_output, "launch": launch}
         setup_timeout = max(timeout or 0, START_TIMEOUT_S)
         for attempt in (1, 2):
             try:
@@ -246,12 +246,13 @@ class WorkerClient:
 
     def run_document(self, key: str, family: str, variant: str, params: dict | None = None, *,
                      target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
-                     want_output: bool = False, timeout: float | None = None, cancel=None) -> dict:
+                     want_output: bool = False, timeout: float | None = None, cancel=None,
+                     launch: str = "auto") -> dict:
         """Run on the replica (a ``live_pages`` variant syncs its dirty pages first); the reply
         holds the record, whose ``structure`` field reports the sync."""
         msg = {"op": "run_document", "id": next(self._ids), "key": key, "family": family, "variant": variant,
                "params": params or {}, "target": target, "repeat": repeat, "warmup": warmup, "seed": seed,
-               "want_output": want_output}
+               "want_output": want_output, "launch": launch}
         return self.request(msg, timeout=timeout, cancel=cancel)
 
     def close_document(self, key: str, timeout: float | None = 60) -> None:

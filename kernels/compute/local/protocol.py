@@ -5,7 +5,7 @@ pickle as raw buffers, so a CSR graph crosses the pipe as bytes, not as text. Me
 plain dicts with an ``op`` key:
 
 requests  : ping, load (key, graph), forget (key), run (id, key, family, variant, params,
-            target, repeat, warmup, seed, want_output), quit;
+            target, repeat, warmup, seed, want_output, launch), quit;
             live documents: open_document (key, arrays, revision, name), update_document (key,
             deltas, revision), run_document (id, key, then as run), close_document (key)
 replies   : pong, loaded, forgotten, result (id, record, output), error (id, kind, message),

@@ -78,7 +78,8 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
                 write_frame(frames_out, {"op": "progress", "stage": "started", "id": msg.get("id")})
                 result = run_variant(graph, msg["family"], msg["variant"], msg.get("params"),
                                      target=msg.get("target"), repeat=msg.get("repeat", 5),
-                                     warmup=msg.get("warmup", 1), seed=msg.get("seed", 0))
+                                     warmup=msg.get("warmup", 1), seed=msg.get("seed", 0),
+                                     launch=msg.get("launch", "auto"))
                 reply = {"op": "result", "id": msg.get("id"), "record": result.record,
                          "output": result.output if msg.get("want_output") else None}
             elif op == "open_document":
@@ -98,7 +99,8 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
             elif op == "run_document":
                 doc = document(msg["key"])
                 result = doc.run(msg["family"], msg["variant"], msg.get("params"), target=msg.get("target"),
-                                 repeat=msg.get("repeat", 5), warmup=msg.get("warmup", 1), seed=msg.get("seed", 0))
+                                 repeat=msg.get("repeat", 5), warmup=msg.get("warmup", 1), seed=msg.get("seed", 0),
+                                 launch=msg.get("launch", "auto"))
                 reply = {"op": "result", "id": msg.get("id"), "record": result.record,
                          "output": result.output if msg.get("want_output") else None}
             elif op == "close_document":
