@@ -369,10 +369,10 @@ class Family:
         concrete = dict(params)
         notices = []
         for p in self.all_params(variant):
-            if not is_auto(concrete.get(p.name)):
+            # only parameters with a rule: "auto" may also be an ordinary choice that the variant
+            # itself interprets (spmv/gpu-adaptive's short_mode and loads)
+            if p.auto is None or not is_auto(concrete.get(p.name)):
                 continue
-            if p.auto is None:  # a plug-in's parameter default "auto" without a rule
-                raise ParameterError(p.name, AUTO, p.allowed_text())
             choice = p.auto(problem, dict(concrete), target)
             concrete[p.name] = p.validate(choice.value)
             notices.append(f"auto: {p.name} = {concrete[p.name]} ({choice.reason})")
