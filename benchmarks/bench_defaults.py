@@ -7,13 +7,14 @@ Run from the repository root on the GPU machine::
     python3 benchmarks/bench_defaults.py --quick         # four real graphs, one k
     python3 benchmarks/bench_defaults.py --only triangles
 
-Cases (each on every input; the defaults cell is the variant with no parameter given):
+Cases (each on every input; the defaults cell is the variant with no parameter given, so every
+parameter with an ``auto`` rule is ``auto``: its line in the output, and the ``auto`` field of the
+JSON files, say what it chose and why; ``default_resolved`` what ran):
 
 * ``triangles/gpu-oriented``: ``group_size`` in 1..32;
 * ``kclique`` at k = 4, 5, 6: ``gpu-vertex`` and ``gpu-edge``, each with ``group_size`` in 1..32
   (one sweep of 12 cells: the work decomposition is a choice too); the defaults cell is what a
-  user runs first (the ``gpu`` variant with ``work=auto`` when the registry has it, else
-  ``gpu-vertex`` with its defaults);
+  user runs first: the ``gpu`` variant (``work`` and ``group_size`` auto);
 * ``spmv/gpu-tunable``: ``rows`` (threads per row = wg / rows) at wg = 128;
 * ``spmv/gpu-adaptive``: ``threads_per_row`` in 1..32 with ``short_mode`` in (group, stream).
 
@@ -60,14 +61,34 @@ REPEAT, WARMUP = 5, 1
 TARGET = ["cuda"]
 
 
-def features(graph) -> dict:
-    """What a rule may look at: sizes and the row-length (degree) distribution."""
+def features(graph, kind: str) -> dict:
+    """What a rule may look at: sizes and the row-length (degree) distribution; for graphs also the
+    features the ``auto`` rules use (docs/defaults.md): the entry-weighted row length (SpMV), the
+    out-degrees after degree orientation (k-clique) and the mean partner out-list and owners of
+    ``gpu-oriented`` (triangles)."""
+    from kernels.algorithms.auto_rules import entry_weighted_length
+
     lengths = np.diff(np.asarray(graph.indptr, dtype=np.int64))
     mean = float(lengths.mean()) if len(lengths) else 0.0
-    return {"n": int(graph.n_rows), "nnz": int(graph.nnz), "mean_degree": mean,
-            "max_degree": int(lengths.max()) if len(lengths) else 0,
-            "degree_cv": float(lengths.std() / mean) if mean > 0 else 0.0,
-            "p90_degree": float(np.percentile(lengths, 90)) if len(lengths) else 0.0}
+    out = {"n": int(graph.n_rows), "nnz": int(graph.nnz), "mean_degree": mean,
+           "max_degree": int(lengths.max()) if len(lengths) else 0,
+           "degree_cv": float(lengths.std() / mean) if mean > 0 else 0.0,
+           "p90_degree": float(np.percentile(lengths, 90)) if len(lengths) else 0.0,
+           "entry_weighted_length": entry_weighted_length(lengths)}
+    if kind == "kclique":
+        from kernels.algorithms.kclique.prepare import orient, simple_undirected
+
+        dag = orient(simple_undirected(graph), "degree")
+        out.update({"out_degree_max": dag.max_out_degree, "out_degree_mean": dag.num_edges / max(dag.n, 1)})
+    if kind == "graph":
+        from kernels.algorithms.triangles.orientation import orient as orient_triangles
+        from kernels.algorithms.triangles.prepare import simple_undirected as simple_triangles
+
+        g, _ = simple_triangles(graph)
+        og = orient_triangles(g.indptr, g.indices)
+        out.update({"mean_partner_length": og.total_work / max(len(og.part_idx), 1), "owners": int(len(og.owners)),
+                    "out_degree_max": og.max_out_degree})
+    return out
 
 
 def cases(only: str | None, quick: bool):
@@ -107,7 +128,8 @@ def measure(graph, family, variant, params):
     result = run_variant(graph, family, variant, params, target=TARGET[0], repeat=REPEAT, warmup=WARMUP)
     rec = result.record.to_json() if hasattr(result.record, "to_json") else result.record
     return {"median_s": rec["timing"]["kernel"]["median_s"], "verified": rec["verified"],
-            "resolved": rec.get("params"), "notices": rec.get("notices", [])[-3:]}
+            "resolved": rec.get("resolved_params") or rec.get("params"),
+            "auto": [n for n in rec.get("notices", []) if n.startswith("auto:")]}
 
 
 def main() -> int:
@@ -141,7 +163,7 @@ def main() -> int:
             except Exception as exc:  # noqa: BLE001 - report and go on
                 say(f"{name} {spec}: cannot load: {exc}")
                 continue
-            feats = features(graph)
+            feats = features(graph, kind)
             timed = []
             for variant, params in cells + [default]:
                 is_default = (variant, params) == default
@@ -165,9 +187,12 @@ def main() -> int:
                 per_input[spec] = {"best": {"variant": best["variant"], "params": best["params"],
                                             "median_s": best["median_s"]},
                                    "default_s": dflt[0]["median_s"], "default_resolved": dflt[0].get("resolved"),
+                                   "auto": dflt[0].get("auto", []),
                                    "ratio": ratio, "real": not spec.startswith("gen:"), "features": feats}
                 say(f"{name:22s} {spec[:40]:40s} best {best['variant']} {best['params']} "
                     f"{best['median_s'] * 1e3:8.3f} ms  default {dflt[0]['median_s'] * 1e3:8.3f} ms  x{ratio:.2f}")
+                for note in dflt[0].get("auto", []):     # what auto chose on this input, and why
+                    say(f"{'':22s}   {note}")
         real_ratios = [v["ratio"] for v in per_input.values() if v["real"]]
         within = sum(r <= 1.10 for r in real_ratios)
         summary["cases"][name] = {"inputs": per_input, "real_within_10pct": within, "real_inputs": len(real_ratios),

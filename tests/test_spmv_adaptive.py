@@ -132,6 +132,7 @@ def test_every_launch_writes_every_row_and_leaves_the_tickets_at_zero(short_mode
     params = fam.resolve_params(var, {"block": 64, "short_mode": short_mode, **SMALL})
     graph = every_kind_of_row(seed=4)
     problem = fam.prepare(graph, params, 0)
+    params, _ = fam.resolve_auto(var, problem, params, "sim")   # threads_per_row=auto, as the runner does
     execution = var.make(problem, params, "sim")
     execution.compile()
     execution.upload()
@@ -196,7 +197,7 @@ def test_parameters_are_refused_with_their_reason():
     fam, var = get_variant("spmv", "gpu-adaptive")
     defaults = fam.resolve_params(var, {})
     assert (defaults["block"], defaults["long_row"], defaults["short_mode"], defaults["threads_per_row"],
-            defaults["loads"]) == (128, 16384, "auto", 4, "auto")
+            defaults["loads"]) == (128, 16384, "auto", "auto", "auto")
     with pytest.raises(ConstraintError, match="short_row <= long_row"):
         fam.resolve_params(var, {"short_row": 64, "long_row": 32})
     for bad in ({"block": 48}, {"block": 16}, {"block": 2048}, {"long_row": 3000}, {"short_row": -1},

@@ -2,7 +2,8 @@
 
 :class:`ParamForm` makes one field per :class:`~kernels.algorithms.registry.Param`: a list
 for ``choices``, a check box for true/false, an editable list of the powers of two in range
-for power-of-two parameters, a text field otherwise. The tooltip carries the help, the
+for power-of-two parameters, a text field otherwise; a parameter with an ``auto`` rule offers
+``auto`` first in its list (``docs/defaults.md``). The tooltip carries the help, the
 allowed values and the default. Values are read as text and parsed by the registry itself
 (``Family.resolve_params``), so the form never disagrees with the command line.
 
@@ -28,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kernels.algorithms.registry import AUTO, is_auto
 from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
 
 ERROR_STYLE = "border: 1px solid #c01010; background: #fff0f0;"
@@ -45,7 +47,8 @@ def param_tooltip(p) -> str:
 
 def power_values(p) -> list[int]:
     lo = int(max(p.minimum if p.minimum is not None else 1, 1))
-    hi = int(p.maximum if p.maximum is not None else max(lo, int(p.default)) * 8)
+    default = 1 if is_auto(p.default) else int(p.default)
+    hi = int(p.maximum if p.maximum is not None else max(lo, default) * 8)
     values = [2 ** i for i in range(int(math.log2(lo)) if lo > 1 else 0, int(math.log2(hi)) + 1) if lo <= 2 ** i <= hi]
     return values[:MAX_POWER_ITEMS]
 
@@ -90,15 +93,19 @@ class ParamForm(QWidget):
             return box
         if p.choices is not None:
             combo = QComboBox()
-            for c in p.choices:
+            # "auto" first where the parameter has a rule: the run chooses from the input
+            for c in ((AUTO,) if p.auto is not None else ()) + tuple(p.choices):
                 combo.addItem(str(c), c)
-            combo.setCurrentIndex(list(p.choices).index(p.default) if p.default in p.choices else 0)
+            index = combo.findData(p.default)
+            combo.setCurrentIndex(max(index, 0))
             combo.currentIndexChanged.connect(self.changed)
             return combo
         if p.power_of_two and p.type is int:
             combo = QComboBox()
             combo.setEditable(True)
             combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+            if p.auto is not None:
+                combo.addItem(AUTO)
             for v in power_values(p):
                 combo.addItem(str(v))
             combo.setCurrentText(str(p.default))

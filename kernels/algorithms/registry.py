@@ -45,12 +45,35 @@ FAMILY_MODULES: list[str] = [
 
 # ---- parameters ------------------------------------------------------------------------
 
+#: the value a parameter with an ``auto`` rule accepts: the run chooses it from the input
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class AutoChoice:
+    """What an ``auto`` rule chose, and why in words (one clause: the features and the rule)."""
+
+    value: Any
+    reason: str
+
+
+#: an ``auto`` rule: ``(problem, params, target) -> AutoChoice``; ``params`` hold the concrete
+#: values of the parameters declared before this one (their own ``auto`` already resolved)
+AutoRule = Callable[["Problem", dict, str], AutoChoice]
+
+
+def is_auto(value: Any) -> bool:
+    return isinstance(value, str) and value == AUTO
+
 @dataclass(frozen=True)
 class Param:
     """One launch or algorithm parameter.
 
     Allowed values are either ``choices`` (an explicit list) or ``minimum``/``maximum``
-    (inclusive), optionally restricted to powers of two."""
+    (inclusive), optionally restricted to powers of two. A parameter with an ``auto`` rule also
+    accepts the text ``"auto"`` (:data:`AUTO`): the runner asks the rule for the value once the
+    input is prepared (:meth:`Family.resolve_auto`, see ``docs/defaults.md``); ``"auto"`` is in a
+    sweep grid only when the user names it."""
 
     name: str
     type: type
@@ -61,8 +84,13 @@ class Param:
     maximum: float | None = None
     power_of_two: bool = False
     sweep_values: tuple | None = None  # a sensible default grid for sweeps
+    auto: AutoRule | None = field(default=None, compare=False)
 
     def allowed_text(self) -> str:
+        text = self._allowed_values_text()
+        return f"{text}, or {AUTO} (chosen from the input)" if self.auto is not None else text
+
+    def _allowed_values_text(self) -> str:
         if self.choices is not None:
             return "one of " + ", ".join(str(c) for c in self.choices)
         parts = []
@@ -84,6 +112,8 @@ class Param:
         if not isinstance(text, str):
             return self.validate(text)
         raw = text.strip()
+        if self.auto is not None and raw.lower() == AUTO:
+            return AUTO
         try:
             if self.type is bool:
                 low = raw.lower()
@@ -101,6 +131,8 @@ class Param:
         return self.validate(value)
 
     def validate(self, value: Any) -> Any:
+        if self.auto is not None and is_auto(value):
+            return AUTO
         if self.type is int and isinstance(value, float) and value.is_integer():
             value = int(value)
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):
@@ -136,7 +168,7 @@ class Param:
         return {"name": self.name, "type": self.type.__name__, "default": self.default,
                 "help": self.help, "choices": list(self.choices) if self.choices is not None else None,
                 "minimum": self.minimum, "maximum": self.maximum, "power_of_two": self.power_of_two,
-                "allowed": self.allowed_text(), "sweep_values": self.grid_values()}
+                "allowed": self.allowed_text(), "sweep_values": self.grid_values(), "auto": self.auto is not None}
 
 
 def _parse_int(raw: str) -> int:
@@ -161,10 +193,12 @@ class Constraint:
     explanation: str = ""
 
     def holds(self, params: dict) -> bool:
+        # a parameter still "auto" is unknown here: its constraints are checked once the rule has chosen
+        known = {n: v for n, v in params.items() if not is_auto(v)}
         try:
-            return bool(eval(self.expression, {"__builtins__": {}}, dict(params)))  # noqa: S307
+            return bool(eval(self.expression, {"__builtins__": {}}, known))  # noqa: S307
         except NameError:
-            return True  # a constraint on a parameter this variant does not have
+            return True  # a constraint on a parameter this variant does not have (or one still auto)
 
     def message(self, params: dict) -> str:
         names = sorted(n for n in params if n in self.expression)
@@ -326,6 +360,27 @@ class Family:
             if not c.holds(resolved):
                 raise ConstraintError(c.message(resolved))
         return resolved
+
+    def resolve_auto(self, variant: Variant, problem: Problem, params: dict, target: str) -> tuple[dict, list[str]]:
+        """``params`` with every ``"auto"`` replaced by its rule's choice on this input, and one
+        notice per choice (``auto: group_size = 4 (...)``). Rules run in declaration order, each
+        seeing the values chosen before it; the chosen values are validated like given ones and
+        the variant's constraints checked again."""
+        concrete = dict(params)
+        notices = []
+        for p in self.all_params(variant):
+            # only parameters with a rule: "auto" may also be an ordinary choice that the variant
+            # itself interprets (spmv/gpu-adaptive's short_mode and loads)
+            if p.auto is None or not is_auto(concrete.get(p.name)):
+                continue
+            choice = p.auto(problem, dict(concrete), target)
+            concrete[p.name] = p.validate(choice.value)
+            notices.append(f"auto: {p.name} = {concrete[p.name]} ({choice.reason})")
+        for c in variant.constraints:
+            if notices and not c.holds(concrete):
+                raise ConstraintError(c.message(concrete) + " (after auto chose " +
+                                      ", ".join(n for n in concrete if is_auto(params.get(n))) + ")")
+        return concrete, notices
 
     def constraint_violation(self, variant: Variant, params: dict) -> str | None:
         """The first broken constraint's message, or None (used by sweeps for invalid cells)."""

@@ -134,6 +134,10 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     problem = fam.prepare(graph, resolved, seed)
     if live is not None and var.live_pages:
         problem.live = live
+    # "auto" values become concrete here, from the prepared input: the record keeps both
+    asked = resolved
+    resolved, auto_notices = fam.resolve_auto(var, problem, asked, target)
+    problem.notices.extend(auto_notices)
     for notice in problem.notices:
         logger.info("%s/%s on %s: %s", fam.name, var.name, graph.name, notice)
     started = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
@@ -224,8 +228,8 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                     launch_bound=launch_bound, fits_in_l2=fits_in_l2, repeat=repeat, warmup=warmup,
                     launch=launch_mode)
     record = RunRecord(
-        timestamp=started, family=fam.name, variant=var.name, kind=var.kind, target=target, params=resolved,
-        seed=seed,
+        timestamp=started, family=fam.name, variant=var.name, kind=var.kind, target=target, params=asked,
+        resolved_params=resolved if auto_notices else None, seed=seed,
         input={"name": graph.name, "fingerprint": graph.fingerprint, "source": graph.source,
                "rows": graph.n_rows, "cols": graph.n_cols, "nnz": graph.nnz,
                "edges": graph.num_edges, "directed": graph.directed, **problem.size},

@@ -61,6 +61,13 @@ def block_threads(params: dict) -> int:
     return 128
 
 
+def _tunable_rows(params: dict) -> int:
+    """``rows`` of gpu-tunable; ``auto`` (chosen after the estimate, from the input) is counted as
+    its widest choice, 32 threads a row: an estimate may be high, never low."""
+    rows = params.get("rows", 1)
+    return max(int(params.get("wg", 128)) // 32, 1) if rows == "auto" else int(rows)
+
+
 def _rows_grid(n: int, params: dict) -> int:
     """One thread per row (or vertex), in whole blocks."""
     b = block_threads(params)
@@ -80,7 +87,7 @@ def _kclique(items: Callable) -> Callable:
 # (family, variant) -> (graph, params) -> (threads per launch, launches per run)
 LAUNCH_MODELS: dict[tuple[str, str], Callable] = {
     ("spmv", "gpu-naive"): lambda g, p: (_rows_grid(g.n_rows, p), 1),
-    ("spmv", "gpu-tunable"): lambda g, p: (_ceil(g.n_rows, int(p.get("rows", 1))) * block_threads(p), 1),
+    ("spmv", "gpu-tunable"): lambda g, p: (_ceil(g.n_rows, _tunable_rows(p)) * block_threads(p), 1),
     ("spmv", "gpu-merge"): lambda g, p: (_rows_grid(_ceil(g.n_rows + g.nnz, int(p.get("ipt", 7))), p), 2),
     ("triangles", "gpu-row-block"): lambda g, p: (g.n_rows * block_threads(p), 1),
     ("triangles", "gpu-row-shared"): lambda g, p: (g.n_rows * block_threads(p), 1),
@@ -91,6 +98,8 @@ LAUNCH_MODELS: dict[tuple[str, str], Callable] = {
     ("kclique", "gpu-vertex"): _kclique(lambda g: g.n_rows),
     ("kclique", "gpu-list"): _kclique(lambda g: g.n_rows),
     ("kclique", "gpu-edge"): _kclique(lambda g: max(g.nnz // 2, 1)),
+    # work=auto may choose edges (the larger grid): counted so
+    ("kclique", "gpu"): _kclique(lambda g: max(g.nnz // 2, 1)),
 }
 
 

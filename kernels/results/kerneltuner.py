@@ -14,7 +14,9 @@ it unterminated when killed; its reader closes such a file, and so does ours.
 The mapping (every field in ``docs/results.md``): the grid is ``tune_params``; a cell is an
 entry; ``ok`` ↔ a time in ms, ``invalid`` ↔ ``InvalidConfig``, ``failed`` and ``wrong`` ↔
 ``RuntimeFailedConfig`` (with ``gge_status`` and ``gge_reason`` so our import restores them);
-a cell not measured has no entry. ``kernel_name`` is ``family/variant``.
+a cell not measured has no entry. ``kernel_name`` is ``family/variant``. A grid value ``auto``
+(``docs/defaults.md``) is exported as the string ``"auto"``; the value it chose on the sweep's
+input is the entry's ``gge_resolved``.
 """
 
 from __future__ import annotations
@@ -83,6 +85,10 @@ def _cell_entry(cell: dict, names: list[str], when: str) -> dict:
     })
     if "verified" in record:
         entry["gge_verified"] = bool(record["verified"])
+    if isinstance(record.get("resolved_params"), dict):
+        # a grid value "auto" stays the string "auto" (Kernel Tuner keeps string-valued parameters);
+        # what it chose for this cell's input travels beside it
+        entry["gge_resolved"] = {name: record["resolved_params"].get(name) for name in names}
     if cell.get("reason"):
         entry["gge_reason"] = cell["reason"]
     metric = record.get("metric") or {}

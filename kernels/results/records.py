@@ -44,9 +44,11 @@ class RunRecord:
     timing: dict
     metrics: list
     environment: dict
+    #: the parameters that ran, when some of ``params`` were ``"auto"`` (else left out)
+    resolved_params: dict | None = None
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "schema": RECORD_SCHEMA,
             "timestamp": self.timestamp,
             "family": self.family,
@@ -66,6 +68,9 @@ class RunRecord:
             "environment": self.environment,
             "status": "ok" if self.verified else "wrong",
         }
+        if self.resolved_params is not None:
+            out["resolved_params"] = dict(self.resolved_params)
+        return out
 
 
 def input_description(graph) -> dict:

@@ -8,7 +8,8 @@ counts once at each of its k vertices (so the counts sum to k x total).
 
 Variants: ``networkx`` (clique enumeration, small graphs), ``cpu-reference`` (plain-Python
 kClist with bitsets, the family's reference), ``cpu-serial`` / ``cpu-parallel`` (numba kClist
-with list intersections), ``gpu-vertex`` (the report's binary-encoded, sub-warp-partitioned
+with list intersections), ``gpu`` (gpu-vertex or gpu-edge and the group size chosen from the
+graph and k: ``docs/defaults.md``), ``gpu-vertex`` (the report's binary-encoded, sub-warp-partitioned
 kernel, one block per vertex), ``gpu-edge`` (the same, one block per oriented edge) and
 ``gpu-list`` (vertex-centric with sorted lists instead of bitmaps). Metrics: cliques/s and
 edges/s. See ``docs/kclique.md``.
@@ -18,8 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from kernels.algorithms import auto_rules
 from kernels.algorithms.execution import Execution, HostExecution
 from kernels.algorithms.registry import (
+    AUTO,
     Constraint,
     Family,
     Metric,
@@ -209,16 +212,37 @@ FAMILY = register_family(Family(
 
 ORIENTATION = Param("orientation", str, "degree", "edge orientation: lower to higher degree, or along the "
                     "degeneracy (core-peeling) order", choices=("degree", "degeneracy"))
-GPU_PARAMS = (
-    ORIENTATION,
-    Param("block_size", int, 128, "threads per block", minimum=1, maximum=1024, power_of_two=True,
-          sweep_values=(32, 64, 128, 256, 512, 1024)),
-    Param("group_size", int, 8, "threads per group (a sub-warp partition exploring one subtree)",
-          choices=(1, 2, 4, 8, 16, 32)),
-    Param("max_blocks", int, 1024, "blocks in flight (each owns global scratch and loops over the work)",
-          minimum=1, maximum=1 << 20, sweep_values=(132, 264, 528, 1056, 2112, 4224)),
-)
+BLOCK_SIZE = Param("block_size", int, 128, "threads per block", minimum=1, maximum=1024, power_of_two=True,
+                   sweep_values=(32, 64, 128, 256, 512, 1024))
+MAX_BLOCKS = Param("max_blocks", int, 1024, "blocks in flight (each owns global scratch and loops over the work)",
+                   minimum=1, maximum=1 << 20, sweep_values=(132, 264, 528, 1056, 2112, 4224))
+GROUP_SIZES = (1, 2, 4, 8, 16, 32)
+GROUP_HELP = "threads per group (a sub-warp partition exploring one subtree)"
+
+
+def _group_size(rule) -> Param:
+    """``group_size`` with an ``auto`` rule (docs/defaults.md), or the fixed default 8 without one."""
+    if rule is None:
+        return Param("group_size", int, 8, GROUP_HELP, choices=GROUP_SIZES)
+    return Param("group_size", int, AUTO, GROUP_HELP + "; auto: from k and the work decomposition "
+                 "(docs/defaults.md)", choices=GROUP_SIZES, auto=rule)
+
+
+def _gpu_params(group_rule) -> tuple[Param, ...]:
+    return (ORIENTATION, BLOCK_SIZE, _group_size(group_rule), MAX_BLOCKS)
+
+
+GPU_PARAMS = _gpu_params(None)
+WORK = Param("work", str, AUTO, "one block per vertex (vertex) or per oriented edge (edge); auto: edge-centric "
+             "for k >= 5 when the largest out-neighbourhood is deep and skewed (docs/defaults.md)",
+             choices=("vertex", "edge"), auto=auto_rules.kclique_work_rule)
 GPU_CONSTRAINTS = (Constraint("group_size <= block_size", "a group is part of one block"),)
+
+
+def _make_gpu_work(problem: Problem, params, target):
+    """``gpu``: the gpu-vertex or gpu-edge execution, as ``work`` (resolved by then) says."""
+    return _make_gpu(params["work"])(problem, params, target)
+
 
 FAMILY.add(Variant("networkx", "library", "NetworkX clique enumeration, counting the cliques of size k "
                    f"(graphs of at most {NETWORKX_EDGE_LIMIT} edges)", _counted(_make_networkx), per_vertex=True))
@@ -229,11 +253,18 @@ FAMILY.add(Variant("cpu-serial", "cpu-serial", "kClist (numba): oriented graph, 
                    per_vertex=True))
 FAMILY.add(Variant("cpu-parallel", "cpu-parallel", "kClist (numba prange), vertices dealt out cyclically to the "
                    "threads", _counted(_make_cpu(True)), params=(ORIENTATION,), per_vertex=True))
+FAMILY.add(Variant("gpu", "gpu", "the binary-encoded search (Almasri et al.) with its work decomposition and "
+                   "group size chosen from the graph and k (work=auto: gpu-vertex or gpu-edge; what it chose is in "
+                   "the run's notices): the GPU variant to try first",
+                   _counted(_make_gpu_work), params=(WORK, *_gpu_params(auto_rules.kclique_group_rule(None))),
+                   constraints=GPU_CONSTRAINTS, per_vertex=True))
 FAMILY.add(Variant("gpu-vertex", "gpu", "one block per vertex, its out-neighbourhood binary-encoded, groups of "
                    "group_size threads searching subtrees with AND + popc (Almasri et al.)",
-                   _counted(_make_gpu("vertex")), params=GPU_PARAMS, constraints=GPU_CONSTRAINTS, per_vertex=True))
+                   _counted(_make_gpu("vertex")), params=_gpu_params(auto_rules.kclique_group_rule("vertex")),
+                   constraints=GPU_CONSTRAINTS, per_vertex=True))
 FAMILY.add(Variant("gpu-edge", "gpu", "one block per oriented edge, the common out-neighbourhood binary-encoded "
-                   "(edge-centric variant of Almasri et al.)", _counted(_make_gpu("edge")), params=GPU_PARAMS,
+                   "(edge-centric variant of Almasri et al.)", _counted(_make_gpu("edge")),
+                   params=_gpu_params(auto_rules.kclique_group_rule("edge")),
                    constraints=GPU_CONSTRAINTS, per_vertex=True))
 FAMILY.add(Variant("gpu-list", "gpu", "one block per vertex like gpu-vertex, candidates as sorted lists "
                    "intersected by binary search + merge (no binary encoding)", _counted(_make_gpu("list")),

@@ -15,9 +15,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from kernels.algorithms import graphblas_support
+from kernels.algorithms import auto_rules, graphblas_support
 from kernels.algorithms.execution import HostExecution
 from kernels.algorithms.registry import (
+    AUTO,
     Constraint,
     Family,
     Metric,
@@ -173,8 +174,9 @@ FAMILY.add(Variant(
     lazy_make("kernels.algorithms.spmv.gpu_tunable:make"),
     params=(Param("wg", int, 128, "threads per block (work-group size)", minimum=1, maximum=1024,
                   power_of_two=True, sweep_values=POWERS_TO_256),
-            Param("rows", int, 16, "rows per block; wg/rows threads cooperate on a row", minimum=1,
-                  maximum=1024, power_of_two=True, sweep_values=POWERS_TO_256),
+            Param("rows", int, AUTO, "rows per block; wg/rows threads cooperate on a row; auto: wg / threads per "
+                  "row, from the row lengths (docs/defaults.md)", minimum=1,
+                  maximum=1024, power_of_two=True, sweep_values=POWERS_TO_256, auto=auto_rules.tunable_rows_rule),
             Param("reduce", str, "shuffle", "how a row's partial sums are combined: warp shuffles (a shared-"
                   "memory exchange under the simulator) or the paper's shared-memory tree",
                   choices=("shuffle", "shared"))),
@@ -207,8 +209,9 @@ FAMILY.add(Variant(
                   "a segmented scan (best for scattered columns); 'auto' = stream when a sample of the short rows "
                   "gathers more than 0.5 distinct 128-byte lines of x per entry, else group",
                   choices=("auto", "group", "stream")),
-            Param("threads_per_row", int, 4, "lanes sharing a short row (group mode only)", minimum=1,
-                  maximum=32, power_of_two=True, sweep_values=(2, 4, 8)),
+            Param("threads_per_row", int, AUTO, "lanes sharing a short row (group mode only); auto: from the short "
+                  "rows' lengths (docs/defaults.md)", minimum=1,
+                  maximum=32, power_of_two=True, sweep_values=(2, 4, 8), auto=auto_rules.adaptive_threads_rule),
             Param("loads", str, "auto", "matrix loads: 'stream' = ld.global.cs (evict-first: keeps more of x in L2), "
                   "'plain' = ordinary loads, 'auto' = streaming except in group-mode short rows (whose lines are "
                   "reused from L1)", choices=("auto", "stream", "plain"))),

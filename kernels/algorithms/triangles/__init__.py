@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels.algorithms import graphblas_support
+from kernels.algorithms import auto_rules, graphblas_support
 from kernels.algorithms.execution import HostExecution
 from kernels.algorithms.registry import (
+    AUTO,
     Constraint,
     Family,
     Metric,
@@ -183,8 +184,10 @@ FAMILY.add(Variant(
     "split into block-sized chunks; one atomicAdd per block",
     lazy_make("kernels.algorithms.triangles.gpu_oriented:make_oriented"),
     params=(_block_size(256),
-            Param("group_size", int, 8, "threads cooperating on one out-list (a sub-warp group)",
-                  minimum=1, maximum=32, power_of_two=True, sweep_values=GROUP_SIZES)),
+            Param("group_size", int, AUTO, "threads cooperating on one out-list (a sub-warp group); auto: from "
+                  "the mean partner out-list length and the number of owners (docs/defaults.md)",
+                  minimum=1, maximum=32, power_of_two=True, sweep_values=GROUP_SIZES,
+                  auto=auto_rules.triangles_group_rule)),
     per_vertex=True))  # group_size <= 32 <= block_size: a group always lives inside one block
 FAMILY.add(Variant(
     "gpu-spgemm", "vendor",

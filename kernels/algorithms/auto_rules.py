@@ -1,0 +1,160 @@
+"""The rules behind the ``auto`` parameter values: features of the input → a launch parameter.
+
+Each rule is a pure function of a few features a performance engineer would look at (row
+lengths, out-degrees after orientation, k), with the reason in words; the ``*_rule`` adapters
+read those features from the prepared :class:`~kernels.algorithms.registry.Problem` (reusing
+what ``prepare`` or the variant builds anyway: at most O(n + m) over arrays already there) and
+are what the families attach to their ``Param(auto=...)``. Why each rule is what it is, and the
+measurements it was fitted on, are in ``docs/defaults.md``.
+
+Only NumPy at module level: the registry imports this module when it lists the algorithms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kernels.algorithms.registry import AutoChoice, Problem
+
+MAX_LANES = 32
+#: threads a large GPU holds at once (an H100/H200: 132 SMs x 2048): the triangle rule's
+#: "does the graph fill the GPU" bound; a fixed figure so that auto depends on the input only
+THREADS_IN_FLIGHT = 1 << 18
+#: entries a thread of a row's group should sum at least before the group reduces (SpMV)
+ENTRIES_PER_LANE = 4
+#: k-clique: an out-neighbourhood this large (or larger) can hold a search too deep for one block
+DEEP_OUT_DEGREE = 16
+#: k-clique: ... when the largest is this many times the mean out-degree (the work is skewed)
+SKEW = 3.0
+
+
+def pow2_floor(x: float) -> int:
+    """The largest power of two <= x (1 for x < 2)."""
+    return 1 << max(int(np.floor(np.log2(x))), 0) if x >= 1 else 1
+
+
+def pow2_ceil(x: float) -> int:
+    """The smallest power of two >= x (1 for x <= 1)."""
+    return 1 << max(int(np.ceil(np.log2(x))), 0) if x > 1 else 1
+
+
+def clamp_lanes(lanes: int, limit: int = MAX_LANES) -> int:
+    return max(1, min(int(lanes), int(limit)))
+
+
+def entry_weighted_length(lengths: np.ndarray) -> float:
+    """The length of the row a typical entry lives in, Σ L² / Σ L (the mean row length when all
+    rows are alike; near the long rows' length when a few long rows hold most entries)."""
+    lengths = np.asarray(lengths, dtype=np.float64)
+    total = lengths.sum()
+    return float((lengths * lengths).sum() / total) if total > 0 else 0.0
+
+
+# ---- SpMV: threads per row ---------------------------------------------------------------
+
+def spmv_threads_per_row(lengths: np.ndarray, limit: int = MAX_LANES) -> AutoChoice:
+    """Threads sharing a row: the power of two at most (entry-weighted row length) / 4, so that
+    every lane sums about four entries or more before the log2(T)-step reduction; 1..32 and at
+    most ``limit``. Weighting by entries makes a few hub rows (power-law matrices) call for wide
+    groups, as they should: those rows are the critical path."""
+    length = entry_weighted_length(lengths)
+    lanes = clamp_lanes(pow2_floor(length / ENTRIES_PER_LANE), limit)
+    return AutoChoice(lanes, f"rows hold {length:.1f} entries, weighted by entries; "
+                             f"{ENTRIES_PER_LANE}+ entries per lane → {lanes} per row")
+
+
+def _row_lengths(problem: Problem) -> np.ndarray:
+    return np.diff(np.asarray(problem.data.get("indptr", problem.graph.indptr), dtype=np.int64))
+
+
+def tunable_rows_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    """``gpu-tunable``'s ``rows`` = wg / threads per row."""
+    wg = int(params["wg"])
+    choice = spmv_threads_per_row(_row_lengths(problem), limit=min(MAX_LANES, wg))
+    rows = wg // choice.value
+    return AutoChoice(rows, f"{choice.reason}: wg {wg} / {choice.value} = {rows} rows")
+
+
+def adaptive_threads_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    """``gpu-adaptive``'s ``threads_per_row``, from its short rows only (the others have their
+    own bins); it matters in short_mode group."""
+    lengths = _row_lengths(problem)
+    short = lengths[lengths <= int(params["short_row"])]
+    choice = spmv_threads_per_row(short)
+    return AutoChoice(choice.value, f"short rows (<= {params['short_row']} entries): {choice.reason}; "
+                                    "used when short_mode is group")
+
+
+# ---- triangles/gpu-oriented: group size ----------------------------------------------------
+
+def triangles_group_size(mean_partner_length: float, owners: int,
+                         threads_in_flight: int = THREADS_IN_FLIGHT) -> AutoChoice:
+    """A group streams a partner's out-list through its owner's hash table, ``group_size``
+    entries a step. While the owners leave the GPU room (owners x lanes <= the threads it holds
+    at once), enough lanes to take a typical partner list in one step: the power of two >= its
+    mean length, for the shortest critical path. When they would fill it, no lane should idle:
+    at least four entries per lane (the power of two <= mean / 4, as SpMV's rule), which also
+    makes fewer block rounds."""
+    lanes = clamp_lanes(pow2_ceil(mean_partner_length))
+    why = f"mean partner out-list {mean_partner_length:.1f} → {lanes} lanes"
+    if owners * lanes > threads_in_flight:
+        full = clamp_lanes(pow2_floor(mean_partner_length / ENTRIES_PER_LANE))
+        why += (f"; {owners:,} owners x {lanes} fill the {threads_in_flight:,} threads in flight → "
+                f"{ENTRIES_PER_LANE}+ entries per lane → {full}")
+        lanes = full
+    return AutoChoice(lanes, why)
+
+
+def triangles_group_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    from kernels.algorithms.triangles.orientation import oriented_graph
+
+    og, _ = oriented_graph(problem)      # built once per input; gpu-oriented needs it anyway
+    partners = len(og.part_idx)
+    mean = og.total_work / partners if partners else 1.0
+    return triangles_group_size(mean, len(og.owners))
+
+
+# ---- k-clique: vertex- or edge-centric, group size ----------------------------------------
+
+def kclique_work(k: int, max_out_degree: int, mean_out_degree: float) -> AutoChoice:
+    """``edge`` (a block per oriented edge) when k >= 5 and the largest out-neighbourhood is both
+    deep (>= 16) and skewed (>= 3 x the mean out-degree): one block per vertex would then carry
+    a whole dense neighbourhood's search (up to C(d⁺max, k-1) subsets) alone while the others
+    idle, and splitting it over its d⁺ edges balances the blocks. Otherwise ``vertex``: for
+    k <= 4 the search has no stack pushes (one AND + popc per pair), and on uniform or shallow
+    graphs the edge version only adds m - n blocks and an intersection each."""
+    skew = max_out_degree / mean_out_degree if mean_out_degree > 0 else 0.0
+    facts = f"k={k}, d⁺max {max_out_degree}, {skew:.1f}x the mean out-degree {mean_out_degree:.1f}"
+    if k >= 5 and max_out_degree >= DEEP_OUT_DEGREE and skew >= SKEW:
+        return AutoChoice("edge", f"{facts}: deep and skewed neighbourhoods at k >= 5 → edge-centric")
+    if k < 5:
+        return AutoChoice("vertex", f"{facts}: k <= 4 searches are one level deep → vertex-centric")
+    return AutoChoice("vertex", f"{facts}: no deep skewed neighbourhood (d⁺max >= {DEEP_OUT_DEGREE} "
+                                f"and >= {SKEW:g}x the mean) → vertex-centric")
+
+
+def kclique_group_size(k: int, work: str) -> AutoChoice:
+    """Threads per group: 1 (a candidate row of up to 32 out-neighbours is one 32-bit word, so
+    wider groups only idle), except edge-centric at k >= 6, where every push is a block barrier
+    and 4-thread groups (fewer groups meeting at each barrier) measured best."""
+    if work == "edge" and k >= 6:
+        return AutoChoice(4, "edge-centric at k >= 6: fewer groups per block barrier → 4")
+    return AutoChoice(1, f"{work}-centric at k={k}: one-word candidate rows → 1 thread per group")
+
+
+def _oriented_degrees(problem: Problem) -> tuple[int, float]:
+    dag = problem.data["oriented"]
+    n = dag.n
+    return dag.max_out_degree, (dag.num_edges / n if n else 0.0)
+
+
+def kclique_work_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    return kclique_work(int(params["k"]), *_oriented_degrees(problem))
+
+
+def kclique_group_rule(work: str | None):
+    """The ``group_size`` rule of ``gpu-vertex`` / ``gpu-edge`` (``work`` given) or of ``gpu``
+    (``work=None``: the value its ``work`` parameter resolved to)."""
+    def rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+        return kclique_group_size(int(params["k"]), work or params["work"])
+    return rule

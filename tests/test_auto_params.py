@@ -1,0 +1,188 @@
+"""``auto`` parameter values: the rules (pure functions of crafted features), the registry's
+parsing and refusals, a run that records what was asked and what ran, ``--param x=auto`` and
+``--grid x=auto,8`` on the command line, and the k-clique ``gpu`` variant on the simulator."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from kernels.algorithms import auto_rules
+from kernels.algorithms.registry import AUTO, get_variant
+from kernels.cli import main as cli_main
+from kernels.errors import ParameterError
+from kernels.graph.io import read_graph
+from kernels.measure.runner import run_variant
+from kernels.measure.sim_estimate import estimate
+from kernels.results import plain
+from kernels.results_schema import check_record
+from tests.conftest import data_path
+
+KARATE = str(data_path("karate.mtx"))
+KCLIQUE_SIM = {"block_size": 32, "max_blocks": 2}   # few simulated threads
+
+
+# ---- the rules -------------------------------------------------------------------------------
+
+def test_spmv_rule_gives_every_lane_four_entries_of_a_typical_row():
+    assert auto_rules.spmv_threads_per_row(np.full(100, 7)).value == 1      # 7-point stencil
+    assert auto_rules.spmv_threads_per_row(np.full(100, 27)).value == 4     # 27-point stencil
+    assert auto_rules.spmv_threads_per_row(np.full(100, 500)).value == 32   # clamped to a warp
+    assert auto_rules.spmv_threads_per_row(np.zeros(10, dtype=int)).value == 1
+
+
+def test_spmv_rule_widens_the_groups_when_a_few_hub_rows_hold_most_entries():
+    lengths = np.concatenate([np.full(1000, 3), [3000]])   # mean 6, but half the entries in one row
+    assert auto_rules.spmv_threads_per_row(lengths).value == 32
+    assert auto_rules.spmv_threads_per_row(lengths, limit=8).value == 8
+
+
+def test_triangle_rule_takes_a_partner_list_in_one_step_until_the_owners_fill_the_gpu():
+    assert auto_rules.triangles_group_size(2.2, owners=30_000).value == 4
+    assert auto_rules.triangles_group_size(16.3, owners=800).value == 32
+    full = auto_rules.triangles_group_size(2.2, owners=200_000)
+    assert full.value == 1 and "threads in flight" in full.reason
+    assert auto_rules.triangles_group_size(85.0, owners=70_000).value == 16
+
+
+def test_kclique_rule_goes_edge_centric_only_for_deep_skewed_neighbourhoods_at_k_5_or_more():
+    assert auto_rules.kclique_work(6, max_out_degree=31, mean_out_degree=2.6).value == "edge"   # co-authorship
+    assert auto_rules.kclique_work(4, max_out_degree=31, mean_out_degree=2.6).value == "vertex"  # k <= 4
+    assert auto_rules.kclique_work(6, max_out_degree=6, mean_out_degree=3.0).value == "vertex"   # a mesh
+    assert auto_rules.kclique_work(6, max_out_degree=41, mean_out_degree=24.0).value == "vertex"  # uniform
+    assert auto_rules.kclique_group_size(6, "edge").value == 4
+    assert auto_rules.kclique_group_size(5, "edge").value == 1
+    assert auto_rules.kclique_group_size(6, "vertex").value == 1
+
+
+def test_power_of_two_helpers():
+    assert [auto_rules.pow2_floor(x) for x in (0.3, 1, 3, 4, 31.9)] == [1, 1, 2, 4, 16]
+    assert [auto_rules.pow2_ceil(x) for x in (0.3, 1, 1.2, 4, 17)] == [1, 1, 2, 4, 32]
+
+
+# ---- the registry ----------------------------------------------------------------------------
+
+def test_auto_is_the_default_and_parses_in_any_case():
+    fam, var = get_variant("triangles", "gpu-oriented")
+    assert fam.resolve_params(var, {})["group_size"] == AUTO
+    assert fam.resolve_params(var, {"group_size": "AUTO"})["group_size"] == AUTO
+    assert fam.resolve_params(var, {"group_size": "16"})["group_size"] == 16
+
+
+def test_a_bad_value_is_refused_naming_the_parameter_and_auto_among_the_allowed():
+    fam, var = get_variant("spmv", "gpu-tunable")
+    with pytest.raises(ParameterError) as info:
+        fam.resolve_params(var, {"rows": "many"})
+    text = str(info.value)
+    assert "rows" in text and "power of two" in text and "auto" in text
+
+
+def test_a_parameter_without_a_rule_refuses_auto():
+    fam, var = get_variant("spmv", "gpu-tunable")
+    with pytest.raises(ParameterError, match="wg"):
+        fam.resolve_params(var, {"wg": "auto"})
+
+
+def test_constraints_wait_for_auto_and_are_checked_on_the_choice():
+    fam, var = get_variant("spmv", "gpu-tunable")
+    assert fam.resolve_params(var, {"wg": 4})["rows"] == AUTO   # rows <= wg not decided yet
+    assert fam.constraint_violation(var, {"wg": 4, "rows": AUTO, "dtype": "fp64", "reduce": "shuffle"}) is None
+
+
+def test_the_kclique_gpu_variant_is_the_first_gpu_variant_listed():
+    fam, _ = get_variant("kclique", "gpu")
+    gpu = [v.name for v in fam.variants.values() if v.kind == "gpu"]
+    assert gpu[0] == "gpu"
+    assert [p.name for p in fam.variants["gpu"].params][0] == "work"
+    assert fam.variants["gpu-list"].params[2].default == 8    # gpu-list keeps its fixed default
+
+
+def test_the_simulator_estimate_counts_auto_rows_as_the_widest_choice():
+    graph = read_graph(KARATE)
+    fam, var = get_variant("spmv", "gpu-tunable")
+    auto = estimate("spmv", "gpu-tunable", graph, fam.resolve_params(var, {"wg": 32}))
+    widest = estimate("spmv", "gpu-tunable", graph, fam.resolve_params(var, {"wg": 32, "rows": 1}))
+    assert auto.threads == widest.threads
+
+
+# ---- runs ------------------------------------------------------------------------------------
+
+def test_a_run_with_auto_records_what_was_asked_what_ran_and_why():
+    graph = read_graph(KARATE)
+    rec = run_variant(graph, "spmv", "gpu-tunable", {"wg": 32}, target="sim", repeat=1, warmup=0).record
+    assert rec["verified"]
+    assert rec["params"]["rows"] == AUTO
+    lengths = np.diff(graph.indptr)
+    lanes = auto_rules.spmv_threads_per_row(lengths, limit=32).value
+    assert rec["resolved_params"] == {**rec["params"], "rows": 32 // lanes}
+    notes = [n for n in rec["notices"] if n.startswith("auto: rows = ")]
+    assert len(notes) == 1 and "entries" in notes[0]
+    check_record(plain(rec), "run.jsonl")
+
+
+def test_a_run_without_auto_has_no_resolved_params():
+    rec = run_variant(read_graph(KARATE), "spmv", "gpu-tunable", {"wg": 32, "rows": 8}, target="sim",
+                      repeat=1, warmup=0).record
+    assert "resolved_params" not in rec and not any(n.startswith("auto:") for n in rec["notices"])
+
+
+@pytest.mark.parametrize("work", ["vertex", "edge", "auto"])
+def test_kclique_gpu_variant_counts_karate_verified_for_each_work(work):
+    graph = read_graph(KARATE)
+    rec = run_variant(graph, "kclique", "gpu", {"k": 5, "work": work, **KCLIQUE_SIM}, target="sim",
+                      repeat=1, warmup=0).record
+    assert rec["verified"], rec["verification"]
+    assert rec["result"]["cliques"] == 2          # karate has two 5-cliques
+    ran = rec["resolved_params"]
+    assert ran["work"] in ("vertex", "edge") and isinstance(ran["group_size"], int)
+    if work != "auto":
+        assert ran["work"] == work
+    else:  # karate: d+max 5 < 16 → vertex-centric
+        assert ran["work"] == "vertex" and any(n.startswith("auto: work = vertex") for n in rec["notices"])
+
+
+# ---- the command line ------------------------------------------------------------------------
+
+def test_param_auto_on_the_command_line(capsys):
+    code = cli_main(["run", "triangles", "gpu-oriented", KARATE, "--target", "sim", "--param", "group_size=auto",
+                     "--param", "block_size=32", "--repeat", "1", "--warmup", "0", "--json"])
+    assert code == 0
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["params"]["group_size"] == "auto" and rec["result"]["triangles"] == 45
+    assert isinstance(rec["resolved_params"]["group_size"], int)
+
+
+def test_a_bad_param_on_the_command_line_lists_auto(capsys):
+    code = cli_main(["run", "triangles", "gpu-oriented", KARATE, "--target", "sim", "--param", "group_size=3"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "group_size" in err and "auto" in err and err.count("\n") == 1
+
+
+def test_a_sweep_grid_may_hold_auto_beside_numbers(tmp_path, capsys):
+    out = tmp_path / "sweep.json"
+    code = cli_main(["sweep", "spmv", "gpu-tunable", KARATE, "--grid", "rows=auto,8", "--param", "wg=32",
+                     "--target", "sim", "--repeat", "1", "--warmup", "0", "--out", str(out), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    from kernels.results import read_sweep
+
+    sweep = read_sweep(out)
+    assert sweep["grid"]["rows"] == ["auto", 8]
+    cells = {str(c["params"]["rows"]): c for c in sweep["cells"]}
+    assert cells["auto"]["status"] == "ok" and cells["8"]["status"] == "ok"
+    assert isinstance(cells["auto"]["record"]["resolved_params"]["rows"], int)
+
+
+def test_kernel_tuner_export_keeps_auto_and_says_what_it_chose(tmp_path, capsys):
+    out = tmp_path / "sweep.json"
+    assert cli_main(["sweep", "spmv", "gpu-tunable", KARATE, "--grid", "rows=auto,8", "--param", "wg=32",
+                     "--target", "sim", "--repeat", "1", "--warmup", "0", "--out", str(out), "--quiet"]) == 0
+    from kernels.results import read_sweep
+    from kernels.results.kerneltuner import to_kernel_tuner
+
+    doc = to_kernel_tuner(read_sweep(out))
+    assert doc["tune_params"]["rows"] == ["auto", 8]
+    entry = doc["cache"]["auto"]
+    assert entry["rows"] == "auto" and isinstance(entry["gge_resolved"]["rows"], int)
