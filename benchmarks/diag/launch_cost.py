@@ -8,6 +8,7 @@ Writes JSON to argv[1] (or stdout).
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from numba import cuda
@@ -51,7 +52,7 @@ stream = cuda.default_stream()
 out["kernel_launch_10args"] = bench(lambda: kern.launch(args, (4,), (256,), stream, 0))
 
 retr, kargs = [], []
-for t, v in zip(kern.argument_types, args):
+for t, v in zip(kern.argument_types, args, strict=True):
     kern._prepare_args(t, v, stream, retr, kargs)
 from cuda.core import LaunchConfig, launch  # noqa: E402
 
@@ -120,13 +121,12 @@ try:
     @cuda.jit
     def syncs(a, rounds):
         g = cg.this_grid()
-        for r in range(rounds):
+        for _ in range(rounds):
             if cuda.grid(1) == 0:
                 a[0] += 1
             g.sync()
 
     arr = cuda.to_device(np.zeros(1, np.int64))
-    blocks = syncs.overloads  # compile on first call
     syncs[132, 256](arr, 1)
     cuda.synchronize()
     kern2 = next(iter(syncs.overloads.values()))
@@ -139,11 +139,11 @@ try:
             syncs[blocks, 256](arr, rounds)
             cuda.synchronize()
             out[f"coop_{blocks}x256_{rounds}"] = (now() - t0) * 1e6
-    out["coop_sync_us"] = (out[f"coop_132x256_10001"] - out["coop_132x256_1"]) / 10000
+    out["coop_sync_us"] = (out["coop_132x256_10001"] - out["coop_132x256_1"]) / 10000
 except Exception as exc:  # noqa: BLE001
     out["coop"] = repr(exc)
 
 text = json.dumps(out, indent=1)
 print(text)
 if len(sys.argv) > 1:
-    open(sys.argv[1], "w").write(text)
+    Path(sys.argv[1]).write_text(text)
