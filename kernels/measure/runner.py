@@ -147,6 +147,8 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         report("upload", 1)
         with stage_range("upload"):
             h2d_s = time_stage(execution.upload, sync)
+        with stage_range("preprocess"):
+            execution.preprocess()  # times itself (its figures go to the result statistics)
         report("kernel", 1)
         reset = execution.reset if execution.needs_reset else None
         launch_bound = False
