@@ -112,6 +112,9 @@ class _RecordsCount(Execution):
     def upload(self):
         self.inner.upload()
 
+    def preprocess(self):
+        self.inner.preprocess()
+
     def launch(self):
         self.inner.launch()
 
