@@ -14,8 +14,15 @@ failing variant (cuSPARSE out of resources, a wrong count, ...) is recorded and 
 on. Runs predicted to take too long are skipped with a note (CPU serial over ~20 s, the row
 kernels on R-MAT 22, SciPy where its products would take minutes).
 
+``gpu-oriented`` runs twice on every graph: with its preprocessing (orientation + work
+schedule) on the device, timed apart from the kernel, and on the host, for comparison. A
+table after the main one gives, per graph, the kernel-only rate, the device preprocessing
+time, the end-to-end rate (edges / (preprocessing + kernel)) and the host preprocessing
+time; the claims check issue 18's goals on R-MAT scale 22 (kernel >= 1.5e9 edges/s, end to
+end >= 0.7e9 edges/s; they were set for an H100).
+
 Writes, under benchmarks/results/: ``triangles-<device>.json`` (the table, the claims
-checked, the sweeps' best cells), ``triangles-<device>-runs.jsonl`` (every full run record),
+checked, the preprocessing table, the sweeps' best cells), ``triangles-<device>-runs.jsonl`` (every full run record),
 and per sweep ``triangles-<device>-sweep-<variant>.json`` + ``.svg`` (heatmap). Prints a
 compact table last.
 
@@ -55,8 +62,11 @@ SLOW_LAUNCH_S = 0.5                   # above this, time one sample only
 DEFAULT_PARAMS = {
     "gpu-row-block": {"block_size": 256},
     "gpu-row-shared": {"block_size": 256, "shared_capacity": 1024},
-    "gpu-oriented": {"block_size": 256, "group_size": 8},
+    "gpu-oriented": {"block_size": 256, "group_size": 8, "preprocess": "gpu"},
 }
+HOST_PREPROCESS = {**DEFAULT_PARAMS["gpu-oriented"], "preprocess": "host"}
+KERNEL_GOAL = 1.5e9       # issue 18, R-MAT scale 22 on an H100: the count kernel alone
+END_TO_END_GOAL = 0.7e9   # ... and device preprocessing + kernel, from a CSR on the device
 
 
 # ---- inputs --------------------------------------------------------------------------------------
@@ -191,6 +201,12 @@ class Bench:
         if self.device is None and rec["target"] in ("cuda", "sim"):
             self.device = rec["environment"]["device"]
         k = rec["timing"]["kernel"]
+        res = rec["result"]
+        if "preprocess_s" in res:  # gpu-oriented: where it preprocessed, how long, and the end-to-end rate
+            metrics = {m["name"]: m["value"] for m in rec["metrics"]}
+            row.update(preprocess=res["preprocess"], preprocess_s=res["preprocess_s"],
+                       preprocess_timing=res.get("preprocess_timing"),
+                       end_to_end_edges_per_s=metrics.get("end-to-end edges/s"))
         row.update(status="ok" if rec["verified"] else "wrong", median_s=k["median_s"], min_s=k["min_s"],
                    cv=k["cv"], compile_s=rec["timing"]["compile_s"], h2d_s=rec["timing"]["h2d_s"],
                    launch_bound=rec["timing"]["launch_bound"], target=rec["target"],
@@ -213,7 +229,7 @@ class Bench:
         self.log(f"{graph.name}: {info['vertices']} vertices, {info['edges']} edges, max degree "
                  f"{est['max_degree']}, max out-degree {est['max_out_degree']}")
         block = self.args.plan["block_size"]
-        variants = [("gpu-oriented", DEFAULT_PARAMS["gpu-oriented"]),
+        variants = [("gpu-oriented", DEFAULT_PARAMS["gpu-oriented"]), ("gpu-oriented", HOST_PREPROCESS),
                     ("gpu-spgemm", {"ordering": "natural"}), ("gpu-spgemm", {"ordering": "degree"}),
                     ("gpu-row-block", DEFAULT_PARAMS["gpu-row-block"]),
                     ("gpu-row-shared", DEFAULT_PARAMS["gpu-row-shared"]),
@@ -318,7 +334,7 @@ def free_cupy_pool() -> None:
 
 
 def fmt_params(params: dict) -> str:
-    short = {"block_size": "B", "group_size": "G", "shared_capacity": "cap", "ordering": ""}
+    short = {"block_size": "B", "group_size": "G", "shared_capacity": "cap", "ordering": "", "preprocess": ""}
     return " ".join(f"{short.get(k, k)}{'=' if short.get(k, k) else ''}{v}" for k, v in params.items()) or "-"
 
 
@@ -331,8 +347,9 @@ def describe(row: dict) -> str:
     if row["status"] == "wrong":
         text += f"  WRONG: {row['verification']}"
     extra = row.get("result", {})
-    if "preprocess_s" in extra:
-        text += f"  (orientation {extra['preprocess_s'] * 1e3:.1f} ms)"
+    if "preprocess_s" in row:
+        text += (f"  ({row['preprocess']} preprocessing {row['preprocess_s'] * 1e3:.2f} ms, end to end "
+                 f"{row['end_to_end_edges_per_s']:.3g} edges/s)")
     if "pool_bytes_after_product" in extra:
         text += f"  (CuPy pool {extra['pool_bytes_after_product'] / 2**20:.0f} MiB)"
     return text
@@ -389,9 +406,50 @@ def claims(rows: list[dict], graphs: list[dict], sweeps: list[dict]) -> list[dic
                         f"{fmt_params(r['params'])}: {r['status']} "
                         f"{r.get('error') or r.get('verification') or r.get('note', '')}" for r in spgemm)})
         if name.startswith("rmat_s22"):
-            out.append({"graph": name, "claim": "gpu-oriented >= 1e9 edges/s", "ratio": fast["edges_per_s"] / 1e9,
-                        "met": fast["edges_per_s"] >= 1e9, "note": f"{fast['edges_per_s']:.3g} edges/s"})
+            rate, e2e = fast["edges_per_s"], fast["end_to_end_edges_per_s"]
+            out.append({"graph": name, "claim": f"gpu-oriented kernel >= {KERNEL_GOAL:.2g} edges/s",
+                        "ratio": rate / KERNEL_GOAL, "met": rate >= KERNEL_GOAL, "note": f"{rate:.3g} edges/s"})
+            out.append({"graph": name, "claim": f"gpu-oriented end to end (device preprocessing + kernel) >= "
+                        f"{END_TO_END_GOAL:.2g} edges/s", "ratio": e2e / END_TO_END_GOAL, "met": e2e >= END_TO_END_GOAL,
+                        "note": f"{e2e:.3g} edges/s: preprocessing {fast['preprocess_s'] * 1e3:.1f} ms + kernel "
+                                f"{fast['median_s'] * 1e3:.1f} ms"})
     return out
+
+
+def preprocessing_table(rows: list[dict], graphs: list[dict]) -> list[dict]:
+    """Per graph, gpu-oriented's two figures with device preprocessing, and the host's for comparison."""
+    out = []
+    for g in graphs:
+        # the two gpu-oriented rows of each graph (sweep cells are not in ``rows``)
+        mine = {r["preprocess"]: r for r in rows if r["graph"] == g["name"] and r["variant"] == "gpu-oriented"
+                and r["status"] == "ok" and "preprocess_s" in r}
+        dev, host = mine.get("gpu"), mine.get("host")
+        if dev is None and host is None:
+            continue
+        out.append({"graph": g["name"], "edges": g["edges"],
+                    "kernel_s": dev["median_s"] if dev else None,
+                    "kernel_edges_per_s": dev["edges_per_s"] if dev else None,
+                    "device_preprocess_s": dev["preprocess_s"] if dev else None,
+                    "device_preprocess_timing": dev["preprocess_timing"] if dev else None,
+                    "end_to_end_edges_per_s": dev["end_to_end_edges_per_s"] if dev else None,
+                    "host_preprocess_s": host["preprocess_s"] if host else None,
+                    "host_end_to_end_edges_per_s": host["end_to_end_edges_per_s"] if host else None})
+    return out
+
+
+def print_preprocessing(table: list[dict]) -> None:
+    def fmt(x, scale=1.0, spec="9.3g"):
+        return f"{x * scale:{spec}}" if x is not None else " " * int(spec.split(".")[0])
+
+    print()
+    print("gpu-oriented: kernel only, device preprocessing, end to end; host preprocessing for comparison")
+    print(f"{'graph':22s} {'edges':>10s} {'kernel ms':>10s} {'kernel e/s':>10s} {'dev prep ms':>11s} "
+          f"{'e2e e/s':>10s} {'host prep ms':>12s} {'host e2e e/s':>12s}")
+    for r in table:
+        print(f"{r['graph'][:22]:22s} {r['edges']:>10d} {fmt(r['kernel_s'], 1e3, '10.3f')} "
+              f"{fmt(r['kernel_edges_per_s'], 1, '10.3g')} {fmt(r['device_preprocess_s'], 1e3, '11.3f')} "
+              f"{fmt(r['end_to_end_edges_per_s'], 1, '10.3g')} {fmt(r['host_preprocess_s'], 1e3, '12.3f')} "
+              f"{fmt(r['host_end_to_end_edges_per_s'], 1, '12.3g')}")
 
 
 def print_table(rows: list[dict], graphs: list[dict]) -> None:
@@ -465,12 +523,15 @@ def main(argv=None) -> int:
 
     add_speedups(bench.rows)
     checked = claims(bench.rows, bench.graphs, bench.sweeps)
+    prep = preprocessing_table(bench.rows, bench.graphs)
     out = {"family": FAMILY, "mode": args.mode, "target": args.target, "device": bench.device,
            "cpu_threads": os.cpu_count(), "finished": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
            "elapsed_s": round(bench.elapsed(), 1), "graphs": bench.graphs, "runs": bench.rows,
-           "sweeps": bench.sweeps, "claims": checked, "records": args.records,
-           "notes": ["gpu-oriented's preprocess_s (host orientation + work binning, numba parallel) is not in its "
-                     "kernel time; it is in each run's result summary and cached per input",
+           "sweeps": bench.sweeps, "claims": checked, "preprocessing": prep, "records": args.records,
+           "notes": ["gpu-oriented runs twice per graph: preprocess=gpu (orientation + work binning on the device "
+                     "from the uploaded CSR, CUDA events, median of 3 after a warm-up) and preprocess=host (numba "
+                     "parallel, cached per input; its time is the first build's). preprocess_s is not in the kernel "
+                     "time; end_to_end_edges_per_s = edges / (preprocess_s + kernel median)",
                      "Delaunay 2^21 and 2^22 use jittered-grid points (exact Delaunay, O(n)); 2^20 uses uniform "
                      "points through Qhull like DIMACS10"]}
     from kernels.results import write_json_atomic
@@ -478,6 +539,7 @@ def main(argv=None) -> int:
     path = RESULTS / f"{FAMILY}-{slug}.json"
     write_json_atomic(str(path), out)
     print_table(bench.rows, bench.graphs)
+    print_preprocessing(prep)
     print()
     print_claims(checked)
     for s in bench.sweeps:

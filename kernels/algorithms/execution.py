@@ -2,8 +2,11 @@
 
 ``Variant.make(problem, params, target)`` returns an :class:`Execution`. The runner calls
 ``compile()`` (build and compile specialised kernels; numba's first call), ``upload()``
-(host→device), ``launch()`` repeatedly (the timed kernel work, which must give the same
-output each time), ``download()`` (device→host, returns the output) and ``release()``.
+(host→device), ``preprocess()`` (device-side preparation of the uploaded input, e.g.
+``gpu-oriented``'s orientation: not in any runner stage's time - an execution that does
+work there times it itself and reports it in its result statistics), ``launch()``
+repeatedly (the timed kernel work, which must give the same output each time),
+``download()`` (device→host, returns the output) and ``release()``.
 ``reset()`` runs before each timed launch when ``needs_reset`` is true (in-place algorithms
 such as Floyd–Warshall); it is kept out of the kernel time.
 
@@ -34,6 +37,9 @@ class Execution:
 
     def upload(self) -> None:
         """Copy inputs to the device."""
+
+    def preprocess(self) -> None:
+        """Prepare the uploaded input on the device (optional; timed by the execution itself)."""
 
     def launch(self) -> None:
         raise NotImplementedError

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 NVTX_ENV = "GRAPH_KERNELS_NVTX"
 DOMAIN = "gpu-graph-explorer"
-COLOURS = {"compile": "yellow", "upload": "blue", "kernel": "green", "download": "purple"}
+COLOURS = {"compile": "yellow", "upload": "blue", "preprocess": "orange", "kernel": "green", "download": "purple"}
 
 
 def _nvtx_module():

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kernels.algorithms.execution import Execution
 from kernels.algorithms.registry import Family, Variant, Verification, get_variant
 from kernels.errors import GraphKernelsError, ParameterError, ResourceLimitError, TargetUnavailableError
 from kernels.measure.cuda_graphs import check_launch_mode, plan_launches
@@ -159,6 +160,9 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         report("upload", 1)
         with stage_range("upload"):
             h2d_s = time_stage(execution.upload, sync)
+        if type(execution).preprocess is not Execution.preprocess:  # only executions that have one
+            with stage_range("preprocess"):
+                execution.preprocess()  # times itself (its figures go to the result statistics)
         report("kernel", 1)
         reset = execution.reset if execution.needs_reset else None
         launch_bound = False

@@ -5,7 +5,8 @@ The CUDA simulator runs kernels as Python, so it cannot catch what only numba's 
 compiler sees (typing of tuples, atomics on each dtype, local/shared array shapes). This
 compiles each kernel for the argument types the traversals really pass -- both views, both
 balances, both output modes, BFS and SSSP functors, weighted and not, the device-loop
-kernels (:mod:`kernels.algorithms.traversal.device_loop`) -- with
+kernels (:mod:`kernels.algorithms.traversal.device_loop`) and the triangle family's device
+preprocessing (``gpu-oriented``, ``preprocess=gpu``) -- with
 ``numba.cuda.compile_ptx``, which needs NVVM and NVRTC but no device. Exit status: 0 when
 every kernel compiles, 1 when one fails (each failure printed), 77 when the CUDA compiler
 libraries are not installed (nothing checked).
@@ -109,6 +110,34 @@ def kernels_to_check():
                 (i32, n, types.Tuple((i32, n, i32, i64)))))
     out.append(("compute[sssp start]", compute.compute_kernel(gpu_sssp.start_distances, True),
                 (i32, n, types.Tuple((f64, i32, n, i32, i64)))))
+    out.extend(triangle_preprocessing_kernels(t))
+    return out
+
+
+def triangle_preprocessing_kernels(t: dict):
+    """gpu-oriented's device preprocessing (kernels/algorithms/triangles/device_orientation.py),
+    for the argument types ``orient_on_device`` passes: int64 indptr, int32 indices."""
+    from numba import types
+
+    from kernels.algorithms.triangles import device_orientation as dev
+    from kernels.operators import bin_sort, scan
+
+    i32, i64, n = t["i32"], t["i64"], t["int"]
+    block, ipt = scan.FIRST_LEVEL["cuda"]
+    scans = [("keep", dev.keep_load, (i64, i32, i32)), ("partner", dev.partner_load, (i32, i32, i64, i64)),
+             ("owned", dev.owned_load, (i64, i64)), ("work", dev.work_load, (i64, i32, i64, n)),
+             ("chunk", dev.chunk_load, (i32, i64, i64, i32, n, n))]
+    out = [(f"triangles scan[{name}]", scan.scan_pass(load, block, ipt), (types.Tuple(args), n, i64, i64, i64))
+           for name, load, args in scans]
+    out += [("triangles rows", dev.rows_kernel, (i64, n, n, i32)),
+            ("triangles out lists", dev.out_lists_kernel, (i64, i32, n, n, i64, i64, i32)),
+            ("triangles partners", dev.partners_kernel, (i64, i32, i32, n, i64, i64, i32, i32)),
+            ("triangles keys", dev.keys_kernel, (i64, i64, i64, n, n, n, i64, i32)),
+            ("triangles chunks", dev.chunks_kernel, (i32, i64, i64, i32, n, n, n, i64, i32, i64, i64)),
+            ("triangles chunk keys", dev.chunk_keys_kernel, (i64, i64, i64, n, i32)),
+            ("triangles gather chunks", dev.gather_chunks_kernel, (i32, n, i32, i64, i64, i32, i64, i64)),
+            ("bin sort histogram", bin_sort.histogram_kernel(dev.BINS), (i32, n, n, n, i64)),
+            ("bin sort scatter", bin_sort.scatter_kernel(dev.BINS), (i32, n, n, n, i64, i32))]
     return out
 
 

@@ -127,6 +127,9 @@ class _RecordsCount(Execution):
     def upload(self):
         self.inner.upload()
 
+    def preprocess(self):
+        self.inner.preprocess()
+
     def launch(self):
         self.inner.launch()
 

@@ -86,6 +86,13 @@ def _milliseconds(problem: Problem, seconds: float) -> float:
     return seconds * 1e3
 
 
+def _end_to_end_edges_per_second(problem: Problem, seconds: float) -> float | None:
+    """Edges / (preprocessing + kernel) for variants that preprocess apart from the kernel
+    (``gpu-oriented``: ``preprocess_s`` on the device or the host); None for the others."""
+    pre = problem.data.get("stats", {}).get("preprocess_s")
+    return None if pre is None else problem.size["edges"] / (seconds + pre)
+
+
 FAMILY = register_family(Family(
     name="triangles",
     title="Triangle counting",
@@ -97,7 +104,9 @@ FAMILY = register_family(Family(
     verify=_verify,
     summarize=_summarize,
     metrics=(Metric("edges/s", "edges/s", _edges_per_second, "undirected edges / kernel time"),
-             Metric("time", "ms", _milliseconds, "median kernel time")),
+             Metric("time", "ms", _milliseconds, "median kernel time"),
+             Metric("end-to-end edges/s", "edges/s", _end_to_end_edges_per_second,
+                    "undirected edges / (preprocessing + kernel time), for gpu-oriented")),
     reference_name="scipy",
     params=(Param("per_vertex", bool, False, "output the triangles at each vertex instead of the total"),),
     reference_key=lambda params: (bool(params["per_vertex"]),),
@@ -187,7 +196,10 @@ FAMILY.add(Variant(
             Param("group_size", int, AUTO, "threads cooperating on one out-list (a sub-warp group); auto: from "
                   "the mean partner out-list length and the number of owners (docs/defaults.md)",
                   minimum=1, maximum=32, power_of_two=True, sweep_values=GROUP_SIZES,
-                  auto=auto_rules.triangles_group_rule)),
+                  auto=auto_rules.triangles_group_rule),
+            Param("preprocess", str, "gpu", "where the orientation and the work schedule are built: gpu = on the "
+                  "device from the uploaded CSR (timed: preprocess_s and the end-to-end rate), host = numba on "
+                  "the CPU (cached per input, for comparison)", choices=("gpu", "host"))),
     per_vertex=True))  # group_size <= 32 <= block_size: a group always lives inside one block
 FAMILY.add(Variant(
     "gpu-spgemm", "vendor",

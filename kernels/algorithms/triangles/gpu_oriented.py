@@ -203,20 +203,44 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
     return oriented
 
 
+PREPROCESS_REPEAT = 3  # timed device preprocessing runs on a GPU (after one warm-up); one on the simulator
+
+
 class OrientedExecution(CountingExecution):
+    """``preprocess=host``: orientation and schedule built on the host (numba, cached per
+    input) and uploaded. ``preprocess=gpu``: the undirected CSR is uploaded and
+    :mod:`.device_orientation` builds the same arrays on the device in ``preprocess()``,
+    timed with CUDA events (perf_counter on the simulator) over a few runs."""
+
     def __init__(self, problem: Problem, params: dict):
         super().__init__(problem, params)
         self.block_size = int(params["block_size"])
         self.group_size = int(params["group_size"])
-        self.oriented, cached = oriented_graph(problem)
-        groups = self.block_size // self.group_size
+        self.mode = params.get("preprocess", "host")
         self.table_size = table_slots(self.block_size)
+        self.light_slots = self.table_size // (self.block_size // self.group_size)
+        self.registers = None
+        self.grid = 0
+        self.stats["preprocess"] = self.mode
+        if self.mode == "gpu":
+            from kernels.algorithms.triangles.device_orientation import MAX_ENTRIES, check_size
+            from kernels.errors import ResourceLimitError
+
+            if not check_size(problem.graph.nnz):
+                raise ResourceLimitError(f"gpu-oriented: preprocess=gpu takes fewer than {MAX_ENTRIES} adjacency "
+                                         f"entries, '{problem.graph.name}' has {problem.graph.nnz}; "
+                                         "use --param preprocess=host")
+            self.stats["table_slots"] = int(self.table_size)
+            return
+        self.oriented, cached = oriented_graph(problem)
         t0 = time.perf_counter()
-        self.schedule = schedule(self.oriented, self.block_size, self.group_size, self.table_size // groups)
+        sched = schedule(self.oriented, self.block_size, self.group_size, self.light_slots)
         schedule_s = time.perf_counter() - t0
-        sched = self.schedule
+        self.n_heavy, self.n_light = len(sched.heavy_vertex), len(sched.light)
+        self.schedule = sched
         self.stats.update({
             "preprocess_s": round(self.oriented.seconds + schedule_s, 6),
+            "preprocess_timing": "perf_counter (host, numba parallel)",
             "orientation_s": round(self.oriented.seconds, 6),
             "orientation_cached": cached,
             "schedule_s": round(schedule_s, 6),
@@ -230,6 +254,9 @@ class OrientedExecution(CountingExecution):
         })
 
     def host_arrays(self):
+        if self.mode == "gpu":
+            g = self.problem.graph
+            return {"indptr": g.indptr, "indices": g.indices}
         og, sched = self.oriented, self.schedule
         return {"out_ptr": og.out_ptr, "out_idx": og.out_idx, "part_ptr": og.part_ptr, "part_idx": og.part_idx,
                 "heavy_vertex": sched.heavy_vertex, "heavy_lo": sched.heavy_lo, "heavy_hi": sched.heavy_hi,
@@ -237,15 +264,75 @@ class OrientedExecution(CountingExecution):
 
     def compile(self) -> None:
         self.kernel = oriented_kernel(self.block_size, self.group_size, self.per_vertex, self.table_size)
-        registers = precompile(self.kernel, ARRAY_I64, ARRAY_I32, ARRAY_I64, ARRAY_I32, ARRAY_I32, ARRAY_I64,
-                               ARRAY_I64, types.int64, ARRAY_I32, types.int64, ARRAY_I64)
+        self.registers = precompile(self.kernel, ARRAY_I64, ARRAY_I32, ARRAY_I64, ARRAY_I32, ARRAY_I32, ARRAY_I64,
+                                    ARRAY_I64, types.int64, ARRAY_I32, types.int64, ARRAY_I64)
         self.compile_accumulator_reset()
+        if self.mode == "gpu" and not simulated():
+            self._orient_on_device(*_tiny_csr())  # numba compiles the preprocessing kernels at their first launch
+        if self.mode == "host":
+            self._set_grid(self.schedule.rounds)
+        self.stats["registers_per_thread"] = self.registers
+
+    def _set_grid(self, rounds: int) -> None:
         if simulated():
             blocks = 2  # the simulator runs one Python thread per CUDA thread
         else:  # one wave of resident blocks, each striding over the rounds
-            blocks = multiprocessors() * resident_blocks_per_sm(self.block_size, self.table_size, registers)
-        self.grid = min(self.schedule.rounds, blocks)
-        self.stats.update({"grid": int(self.grid), "registers_per_thread": registers})
+            blocks = multiprocessors() * resident_blocks_per_sm(self.block_size, self.table_size, self.registers)
+        self.grid = min(rounds, blocks)
+        self.stats["grid"] = int(self.grid)
+
+    def _orient_on_device(self, d_indptr, d_indices, n: int, nnz: int):
+        from kernels.algorithms.triangles.device_orientation import orient_on_device
+
+        if getattr(self, "workspace", None) is None:
+            from kernels.operators.launch import Workspace
+
+            self.workspace = Workspace()
+        return orient_on_device(d_indptr, d_indices, n, nnz, self.block_size, self.group_size, self.light_slots,
+                                self.workspace)
+
+    def preprocess(self) -> None:
+        if self.mode != "gpu":
+            return
+        from kernels.measure.timing import time_kernel_cuda, time_kernel_simulator
+
+        g = self.problem.graph
+        box = {}
+
+        def run() -> None:
+            box["oriented"] = self._orient_on_device(self.device["indptr"], self.device["indices"], g.n_rows, g.nnz)
+
+        if simulated():
+            timing = time_kernel_simulator(run, cuda.synchronize, 1, 0)
+            method = "perf_counter (CUDA simulator: not GPU time)"
+        else:
+            timing, _ = time_kernel_cuda(run, PREPROCESS_REPEAT, 1)
+            method = "cuda events"
+        dev = self.oriented_device = box["oriented"]
+        self.n_heavy, self.n_light = dev.n_heavy, dev.n_light
+        groups = self.block_size // self.group_size
+        rounds = self.n_heavy + -(-self.n_light // groups)
+        self._set_grid(rounds)
+        self.device.update({"out_ptr": dev.out_ptr, "out_idx": dev.out_idx, "part_ptr": dev.part_ptr,
+                            "part_idx": dev.part_idx, "heavy_vertex": dev.heavy_vertex, "heavy_lo": dev.heavy_lo,
+                            "heavy_hi": dev.heavy_hi, "light": dev.light})
+        self.device_bytes += int(sum(a.nbytes for k, a in self.device.items() if k not in ("indptr", "indices")))
+        # statistics, read after the timed runs (not part of the preprocessing time)
+        out_ptr = dev.out_ptr.copy_to_host()
+        heavy_vertex = dev.heavy_vertex.copy_to_host()[:self.n_heavy]
+        self.stats.update({
+            "preprocess_s": round(timing.median_s, 6),
+            "preprocess_min_s": round(timing.min_s, 6),
+            "preprocess_samples": len(timing.samples) * timing.launches_per_sample,
+            "preprocess_timing": method,
+            "preprocess_readbacks": 1,
+            "max_out_degree": int(np.diff(out_ptr).max()) if len(out_ptr) > 1 else 0,
+            "probes": dev.probes(),
+            "heavy_rounds": int(self.n_heavy),
+            "heavy_owners": int(len(np.unique(heavy_vertex))),
+            "light_owners": int(self.n_light),
+            "rounds": int(rounds),
+        })
 
     def launch(self) -> None:
         self.reset_accumulator()
@@ -253,7 +340,19 @@ class OrientedExecution(CountingExecution):
             d = self.device
             self.kernel[self.grid, self.block_size, self.stream](
                 d["out_ptr"], d["out_idx"], d["part_ptr"], d["part_idx"], d["heavy_vertex"], d["heavy_lo"],
-                d["heavy_hi"], len(self.schedule.heavy_vertex), d["light"], len(self.schedule.light), self.d_acc)
+                d["heavy_hi"], self.n_heavy, d["light"], self.n_light, self.d_acc)
+
+    def release(self) -> None:
+        super().release()
+        if getattr(self, "workspace", None) is not None:
+            self.workspace.release()
+
+
+def _tiny_csr():
+    """A triangle with a pendant vertex, on the device, for compiling the preprocessing kernels."""
+    indptr = np.array([0, 2, 4, 7, 8], dtype=np.int64)
+    indices = np.array([1, 2, 0, 2, 0, 1, 3, 2], dtype=np.int32)
+    return cuda.to_device(indptr), cuda.to_device(indices), 4, 8
 
 
 def make_oriented(problem: Problem, params: dict, target: str) -> OrientedExecution:

@@ -21,8 +21,16 @@ it owns (out-neighbours first, then in-neighbours); ``work(v) = Σ d⁺(p)`` ove
 ``⌊log₂ work⌋``, heaviest first (a stable sort of small keys). An owner whose table fits a
 group's share of the block's table and whose work is at most ``LIGHT_PROBES_PER_LANE`` per
 thread of a group is *light* (one group takes it whole); the others are *heavy*: the whole
-block takes them, in chunks of partners of at most ``HEAVY_PROBES_PER_LANE`` probes per
-thread of the block, so that no vertex makes a long critical path.
+block takes them, in chunks of partners, so that no vertex makes a long critical path. With
+``L = HEAVY_PROBES_PER_LANE × block_size`` and ``P`` the work of the owner's partners before
+a partner, the partner goes to the chunk ``⌊P / L⌋`` (empty windows skipped): a chunk does
+at most ``L`` probes plus its last partner's. This rule, unlike a greedy cut, needs only a
+prefix sum, so the device builds the very same chunks (:mod:`.device_orientation`). Heavy
+rounds: the chunks of the heavy owners in owner id order, then stably sorted by
+``⌊log₂ chunk work⌋``, heaviest first.
+
+The host path is kept (``preprocess=host``) to compare against the device one; both give
+the same arrays, element for element.
 """
 
 from __future__ import annotations
@@ -134,9 +142,14 @@ class OrientedGraph:
         return int(self.work.sum())
 
 
+def log2_bins(work: np.ndarray) -> np.ndarray:
+    """``⌊log₂ max(work, 1)⌋`` exactly (frexp, not a rounded log2: the device computes it
+    with integer shifts, and both must agree)."""
+    return (np.frexp(np.maximum(np.asarray(work, dtype=np.int64), 1).astype(np.float64))[1] - 1).astype(np.int8)
+
+
 def heaviest_first(vertices: np.ndarray, work: np.ndarray) -> np.ndarray:
-    bins = np.log2(np.maximum(work, 1)).astype(np.int8)  # ⌊log₂ work⌋ ≤ 62
-    return vertices[np.argsort(-bins, kind="stable")]
+    return vertices[np.argsort(-log2_bins(work), kind="stable")]
 
 
 def orient(indptr: np.ndarray, indices: np.ndarray) -> OrientedGraph:
@@ -186,15 +199,15 @@ def table_size(out_degree: np.ndarray) -> np.ndarray:
 def _count_chunks(heavy, out_ptr, part_ptr, part_idx, limit, chunks):
     for i in numba.prange(len(heavy)):
         v = heavy[i]
-        c = 1
-        acc = 0
+        c = 0
+        before = 0       # work of the partners before this one
+        window = -1
         for e in range(part_ptr[v], part_ptr[v + 1]):
-            p = part_idx[e]
-            w = out_ptr[p + 1] - out_ptr[p]
-            if acc > 0 and acc + w > limit:
+            if before // limit != window:
+                window = before // limit
                 c += 1
-                acc = 0
-            acc += w
+            p = part_idx[e]
+            before += out_ptr[p + 1] - out_ptr[p]
         chunks[i] = c
 
 
@@ -202,23 +215,25 @@ def _count_chunks(heavy, out_ptr, part_ptr, part_idx, limit, chunks):
 def _fill_chunks(heavy, out_ptr, part_ptr, part_idx, limit, first, vertex, lo, hi, work):
     for i in numba.prange(len(heavy)):
         v = heavy[i]
-        k = first[i]
-        vertex[k] = v
-        lo[k] = part_ptr[v]
-        acc = 0
+        k = first[i] - 1
+        before = 0
+        window = -1
+        start = 0
         for e in range(part_ptr[v], part_ptr[v + 1]):
-            p = part_idx[e]
-            w = out_ptr[p + 1] - out_ptr[p]
-            if acc > 0 and acc + w > limit:
-                hi[k] = e
-                work[k] = acc
+            if before // limit != window:
+                if k >= first[i]:
+                    hi[k] = e
+                    work[k] = before - start
+                window = before // limit
                 k += 1
                 vertex[k] = v
                 lo[k] = e
-                acc = 0
-            acc += w
-        hi[k] = part_ptr[v + 1]
-        work[k] = acc
+                start = before
+            p = part_idx[e]
+            before += out_ptr[p + 1] - out_ptr[p]
+        if k >= first[i]:
+            hi[k] = part_ptr[v + 1]
+            work[k] = before - start
 
 
 @dataclass
@@ -237,7 +252,7 @@ def schedule(g: OrientedGraph, block_size: int, group_size: int, light_table_slo
     light_mask = ((table_size(out_deg) <= light_table_slots)
                   & (g.work[g.owners] <= LIGHT_PROBES_PER_LANE * group_size))
     light = np.ascontiguousarray(g.owners[light_mask])
-    heavy = np.ascontiguousarray(g.owners[~light_mask])
+    heavy = np.sort(g.owners[~light_mask])  # chunks in owner id order, as the device numbers them
     limit = HEAVY_PROBES_PER_LANE * block_size
     chunks = np.empty(len(heavy), dtype=np.int64)
     _count_chunks(heavy, g.out_ptr, g.part_ptr, g.part_idx, limit, chunks)
@@ -249,6 +264,6 @@ def schedule(g: OrientedGraph, block_size: int, group_size: int, light_table_slo
     hi = np.empty(total, dtype=np.int64)
     work = np.empty(total, dtype=np.int64)
     _fill_chunks(heavy, g.out_ptr, g.part_ptr, g.part_idx, limit, first, vertex, lo, hi, work)
-    order = np.argsort(-np.log2(np.maximum(work, 1)).astype(np.int8), kind="stable")
+    order = np.argsort(-log2_bins(work), kind="stable")
     light_rounds = -(-len(light) // groups)
     return Schedule(vertex[order], lo[order], hi[order], light, total + light_rounds)
