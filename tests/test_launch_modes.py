@@ -286,6 +286,7 @@ STREAM_CASES = [
     ("triangles", "gpu-row-block", {"block_size": 32}, "wheel"),
     ("triangles", "gpu-row-shared", {"block_size": 32, "shared_capacity": 128}, "wheel"),
     ("triangles", "gpu-oriented", {"block_size": 32, "group_size": 4}, "wheel"),
+    ("kclique", "gpu", {"k": 3, "block_size": 32, "group_size": 4, "max_blocks": 4}, "wheel"),
     ("kclique", "gpu-vertex", {"k": 3, "block_size": 32, "group_size": 4, "max_blocks": 4}, "wheel"),
     ("kclique", "gpu-edge", {"k": 3, "block_size": 32, "group_size": 4, "max_blocks": 4}, "wheel"),
     ("kclique", "gpu-list", {"k": 3, "block_size": 32, "group_size": 4, "max_blocks": 4}, "wheel"),
@@ -306,10 +307,12 @@ def test_every_kernel_and_copy_of_a_capturable_launch_goes_on_the_execution_stre
     fam, var = get_variant(family, variant)
     resolved = fam.resolve_params(var, params)
     problem = fam.prepare(graph, resolved, 0)
+    resolved, _ = fam.resolve_auto(var, problem, resolved, "sim")   # as the runner does before make
     ex = var.make(problem, resolved, "sim")
     assert ex.capturable, f"{family}/{variant} should be capturable"
     ex.compile()
     ex.upload()
+    ex.preprocess()       # the runner's stage between upload and the timed launches (a no-op for most)
 
     seen = []
     configure, copy = FakeCUDAKernel.__getitem__, FakeCUDAArray.copy_to_device
