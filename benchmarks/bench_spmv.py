@@ -367,11 +367,12 @@ def launch_inputs(quick: bool, simulate: bool) -> list:
 
 
 def launch_table(rows: list[dict], matrices: list) -> tuple[str, dict]:
-    """Per matrix: each variant's direct and graph times, graph speedup, and time / cuSPARSE's
-    (cuSPARSE's own row says whether it ran as a graph)."""
+    """Per matrix: each variant's direct, graph and queued (device-only) times, and time /
+    cuSPARSE's device time (cuSPARSE as a graph where it captured, else queued behind a busy
+    kernel: its host overhead hidden, as graph replays hide ours)."""
     lines, ratios = [], {}
-    head = (f"{'matrix':<30} {'nnz':>9} {'variant':<13} {'direct ms':>10} {'graph ms':>10} {'d/g':>5} "
-            f"{'direct/cuSP':>11} {'graph/cuSP':>10}  cuSPARSE ran")
+    head = (f"{'matrix':<30} {'nnz':>9} {'variant':<13} {'direct ms':>10} {'graph ms':>10} {'queued ms':>10} "
+            f"{'d/g':>5} {'direct/cuSP':>11} {'graph/cuSP':>10} {'queued/cuSP':>11}  cuSPARSE baseline")
     lines += [head, "-" * len(head)]
 
     def time_of(matrix, variant, requested):
@@ -380,25 +381,27 @@ def launch_table(rows: list[dict], matrices: list) -> tuple[str, dict]:
         return ok[0] if ok else None
 
     for g in matrices:
-        # the baseline: cuSPARSE as a graph where it captured, else its direct launches
-        cs_graph, cs_direct = time_of(g.name, "cusparse", "graph"), time_of(g.name, "cusparse", "direct")
-        base = cs_graph if cs_graph and cs_graph["launch"] == "graph" else cs_direct
-        how = "-" if base is None else base["launch"] + ("" if base["launch"] == "graph" else
-                                                         " (no graph: " + _fallback(cs_graph) + ")")
+        cs_graph, cs_queued = time_of(g.name, "cusparse", "graph"), time_of(g.name, "cusparse", "queued")
+        cs_direct = time_of(g.name, "cusparse", "direct")
+        if cs_graph and cs_graph["launch"] == "graph":
+            base, how = cs_graph, "graph replays"
+        elif cs_queued and cs_queued["launch"] == "queued":
+            base, how = cs_queued, "queued (device time; no graph: " + _fallback(cs_graph) + ")"
+        else:
+            base, how = cs_direct, "direct" if cs_direct else "-"
         for variant, _ in (*LAUNCH_VARIANTS, ("cusparse", {})):
-            d, gr = time_of(g.name, variant, "direct"), time_of(g.name, variant, "graph")
+            d, gr, q = (time_of(g.name, variant, m) for m in ("direct", "graph", "queued"))
             if gr is not None and gr["launch"] != "graph":
                 gr = None                        # fell back: not a graph time
-            cells = []
-            for r in (d, gr):
-                cells.append(f"{r['median_s'] * 1e3:10.4f}" if r else f"{'-':>10}")
+            if q is not None and q["launch"] != "queued":
+                q = None
+            cells = [f"{r['median_s'] * 1e3:10.4f}" if r else f"{'-':>10}" for r in (d, gr, q)]
             speed = f"{d['median_s'] / gr['median_s']:5.2f}" if d and gr else f"{'-':>5}"
-            vs = []
-            for r in (d, gr):
-                vs.append(r["median_s"] / base["median_s"] if r and base else None)
-            ratios[(g.name, variant)] = {"direct": vs[0], "graph": vs[1], "nnz": g.nnz}
-            shown = [f"{v:>{w}.2f}" if v is not None else f"{'-':>{w}}" for v, w in zip(vs, (11, 10), strict=True)]
-            lines.append(f"{g.name[:30]:<30} {g.nnz:>9,} {variant:<13} {cells[0]} {cells[1]} {speed} "
+            vs = [r["median_s"] / base["median_s"] if r and base else None for r in (d, gr, q)]
+            ratios[(g.name, variant)] = {"direct": vs[0], "graph": vs[1], "queued": vs[2], "nnz": g.nnz,
+                                         "baseline": how}
+            shown = [f"{v:>{w}.2f}" if v is not None else f"{'-':>{w}}" for v, w in zip(vs, (11, 10, 11), strict=True)]
+            lines.append(f"{g.name[:30]:<30} {g.nnz:>9,} {variant:<13} {' '.join(cells)} {speed} "
                          + " ".join(shown) + (f"  {how}" if variant == "cusparse" else ""))
     return "\n".join(lines), ratios
 
@@ -426,20 +429,24 @@ def only_launch(cfg: dict, bench: Bench, env: dict, device: str, mode: str, out:
                 params = {"block": 64}
             if simulate:
                 params = {**params, "wg": 32} if "wg" in params else params
-            for launch in ("direct", "graph"):
+            for launch in ("direct", "graph", "queued"):
                 bench.run(g, variant, params, target=target, repeat=rep, launch=launch,
                           label=f"{variant[4:]} {launch}")
-        for launch in ("direct", "graph"):
+        for launch in ("direct", "graph", "queued"):
             bench.run(g, "cusparse", target=target, repeat=rep, launch=launch, label=f"cusparse {launch}")
     text, ratios = launch_table(bench.rows, matrices)
     in_range = {k: v for k, v in ratios.items() if k[1] == "gpu-adaptive"
                 and LAUNCH_CLAIM_NNZ[0] <= v["nnz"] <= LAUNCH_CLAIM_NNZ[1] and v["graph"] is not None}
     worst = max((v["graph"] for v in in_range.values()), default=None)
-    claim = {"claim": f"gpu-adaptive (CUDA-graph replays) within {LAUNCH_CLAIM}x of cuSPARSE's time on every "
+    claim = {"claim": f"gpu-adaptive (CUDA-graph replays) within {LAUNCH_CLAIM}x of cuSPARSE's device time on every "
                       f"matrix of {LAUNCH_CLAIM_NNZ[0]:.0e}-{LAUNCH_CLAIM_NNZ[1]:.0e} entries",
              "matrices": len(in_range), "worst_ratio": worst,
              "holds": bool(in_range) and worst is not None and worst <= LAUNCH_CLAIM,
-             "per_matrix": {k[0]: v["graph"] for k, v in in_range.items()}}
+             "per_matrix": {k[0]: v["graph"] for k, v in in_range.items()},
+             # both sides as device time alone (queued behind a busy kernel): the kernels' merit
+             "device_only_per_matrix": {k[0]: v["queued"] for k, v in in_range.items()},
+             "device_only_worst": max((v["queued"] for v in in_range.values() if v["queued"] is not None),
+                                      default=None)}
     result = {"kind": "benchmark", "family": "spmv", "mode": f"{mode}-launch", "device": device, "environment": env,
               "config": {"repeat": rep, "variants": [dict(v=v, params=p) for v, p in LAUNCH_VARIANTS]},
               "matrices": {g.name: {"rows": g.n_rows, "cols": g.n_cols, "nnz": g.nnz, "source": g.source}
@@ -448,7 +455,8 @@ def only_launch(cfg: dict, bench: Bench, env: dict, device: str, mode: str, out:
               "claim": claim, "wall_s": time.perf_counter() - started}
     write_json_atomic(out, result)
     say("\n== launch modes (median kernel time per product; d/g = direct time / graph time; x/cuSP = time / "
-        "cuSPARSE's time, cuSPARSE as a graph where it captured; < 1 is faster than cuSPARSE) ==")
+        "cuSPARSE's device time: as a graph where it captured, else queued behind a busy kernel; "
+        "< 1 is faster than cuSPARSE) ==")
     say(f"device {device}")
     say(text)
     say("\n== claim ==")
@@ -456,7 +464,8 @@ def only_launch(cfg: dict, bench: Bench, env: dict, device: str, mode: str, out:
     say(f"  {claim['claim']}: {'HOLDS' if claim['holds'] else 'DOES NOT HOLD'} (worst ratio {shown} over "
         f"{claim['matrices']} matrices)")
     for m, r in claim["per_matrix"].items():
-        say(f"    {m}: {r:.2f}")
+        q = claim["device_only_per_matrix"].get(m)
+        say(f"    {m}: {r:.2f} (kernels alone, both queued: {q:.2f})" if q is not None else f"    {m}: {r:.2f}")
     say(f"\nwrote {shown_path(out)} ({time.perf_counter() - started:.0f} s in all)")
     return 0
 

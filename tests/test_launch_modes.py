@@ -111,6 +111,22 @@ def test_an_execution_that_is_not_capturable_runs_direct_and_says_so_only_when_a
     assert ex.calls == []
 
 
+def test_queued_mode_times_the_executions_own_launches_without_a_capture():
+    FakeCapturer.made = 0
+    ex = FakeExecution()
+    plan = plan_launches(ex, "cuda", "queued", capturer_factory=FakeCapturer)
+    assert plan.mode == "queued" and plan.reason is None and plan.notice is None
+    assert FakeCapturer.made == 0 and plan.stream == 0
+    plan.launch()
+    assert ex.calls == [("launch", 0)]
+
+
+def test_queued_mode_needs_a_launch_that_never_waits_for_the_device():
+    plan = plan_launches(FakeExecution(capturable=False), "cuda", "queued", capturer_factory=FakeCapturer)
+    assert plan.mode == "direct" and "do not wait for the device" in plan.reason
+    assert plan.notice.startswith("launch=queued fell back to direct launches: ")
+
+
 @pytest.mark.parametrize("target", ["sim", "cpu"])
 def test_a_target_other_than_cuda_runs_direct_with_the_reason(target):
     plan = plan_launches(FakeExecution(), target, "graph", capturer_factory=FakeCapturer)
@@ -216,7 +232,7 @@ def test_a_bad_launch_value_is_refused_in_one_line_naming_launch_and_its_values(
     err = capsys.readouterr().err
     assert stopped.value.code == 2
     assert err.count("\n") == 1 and "argument --launch: invalid value 'graphs'" in err
-    assert "one of auto, graph, direct" in err
+    assert "one of auto, graph, direct, queued" in err
     assert not (tmp_path / "s.json").exists()
 
 

@@ -47,7 +47,8 @@ from kernels.measure.sim_estimate import SECONDS_PER_THREAD_LAUNCH, estimate, fo
 
 ERROR_COLOUR = "#b01010"
 # the Launch combo: label, the runner's launch mode (kernels.measure.cuda_graphs.LAUNCH_MODES)
-LAUNCH_CHOICES = (("Auto", "auto"), ("CUDA graph", "graph"), ("Direct", "direct"))
+LAUNCH_CHOICES = (("Auto", "auto"), ("CUDA graph", "graph"), ("Direct", "direct"),
+                  ("Queued (device time)", "queued"))
 
 
 def _plural(n: int, word: str) -> str:

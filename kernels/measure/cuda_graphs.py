@@ -30,10 +30,11 @@ from kernels.errors import ParameterError
 
 logger = logging.getLogger(__name__)
 
-LAUNCH_MODES = ("auto", "graph", "direct")
+LAUNCH_MODES = ("auto", "graph", "direct", "queued")
 LAUNCH_HELP = ("how timed launches are made: auto (a CUDA graph where the variant's launch is capturable and "
                "CuPy is present, else direct), graph (ask for a CUDA graph; a fallback is noted in the record), "
-               "direct (numba launches)")
+               "direct (numba launches), queued (direct launches queued behind a busy kernel: the device's "
+               "time alone, without the host's launch overhead; for any variant, vendor libraries included)")
 
 
 def check_launch_mode(mode) -> str:
@@ -65,8 +66,9 @@ class LaunchPlan:
     def notice(self) -> str | None:
         if self.reason is None:
             return None
-        if self.requested == "graph" or self.reason_is_unexpected:
-            return f"launch=graph fell back to direct launches: {self.reason}"
+        if self.requested in ("graph", "queued") or self.reason_is_unexpected:
+            return f"launch={self.requested if self.requested != 'auto' else 'graph'} fell back to direct launches: " \
+                   f"{self.reason}"
         return None
 
     @property
@@ -143,6 +145,14 @@ def plan_launches(execution, target: str, mode: str = "auto", capturer_factory=N
     direct = LaunchPlan("direct", execution.launch, execution.stream, requested=mode)
     if mode == "direct":
         return direct
+    if mode == "queued":
+        if target != "cuda":
+            direct.reason = f"{NOT_CUDA}; this run's target is '{target}'"
+            return direct
+        if not getattr(execution, "capturable", False):  # a read-back inside launch() would wait for the busy kernel
+            direct.reason = f"{NOT_CAPTURABLE} (queued timing needs launches that do not wait for the device)"
+            return direct
+        return LaunchPlan("queued", execution.launch, execution.stream, requested=mode)
     if target != "cuda":
         direct.reason = f"{NOT_CUDA}; this run's target is '{target}'"
         return direct

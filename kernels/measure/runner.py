@@ -180,13 +180,14 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                     logger.info("%s/%s on %s: %s", fam.name, var.name, graph.name, plan.notice)
                 try:
                     kernel, launch_bound = time_kernel_cuda(plan.launch, repeat, warmup, reset, tick,
-                                                            stream=plan.stream)
+                                                            stream=plan.stream, queued=plan.mode == "queued")
                 except BaseException:
                     with contextlib.suppress(Exception):  # the timing's own error is the one to report
                         plan.close()
                     raise
                 plan.close()
-                method = "cuda events"
+                method = ("cuda events (launches queued behind a busy kernel: device time, host overhead hidden)"
+                          if launch_mode == "queued" else "cuda events")
             elif target == "sim":
                 kernel = time_kernel_simulator(execution.launch, sync, repeat, warmup, reset, tick)
                 method = "perf_counter (CUDA simulator: not GPU time)"

@@ -15,6 +15,7 @@ are recorded on the stream that launch queues its work on, so both are timed the
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 import time
@@ -111,13 +112,38 @@ def time_kernel_simulator(launch, sync, repeat: int, warmup: int, reset=None, ti
     return _time_on_host(launch, sync, repeat, warmup, reset, tick)
 
 
+@functools.cache
+def _busy_kernel():
+    """One warp that sleeps ``rounds`` times ``ns`` nanoseconds: the GPU stays busy while the
+    host queues the timed launches behind it (``queued`` timing)."""
+    from numba import cuda
+
+    @cuda.jit
+    def busy(ns, rounds):
+        if cuda.grid(1) == 0:
+            for _ in range(rounds):
+                cuda.nanosleep(ns)
+
+    return busy
+
+
 def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None, tick=None,
-                     stream=0) -> tuple[KernelStats, bool]:
+                     stream=0, queued: bool = False) -> tuple[KernelStats, bool]:
     """CUDA-event timing. Returns the stats and whether the kernel is launch-bound.
 
     ``stream`` is the (numba) stream ``launch`` and ``reset`` queue their work on: the events
-    are recorded there, so they bracket exactly that work (0: numba's default stream)."""
+    are recorded there, so they bracket exactly that work (0: numba's default stream).
+
+    ``queued``: each sample's launches are queued behind a busy kernel that holds the stream
+    longer than the host takes to queue them (checked with an event before the busy kernel,
+    and lengthened until it holds), so the events bracket the device's work alone, back to
+    back: the launch overhead of the host (numba's dispatcher, a library's Python wrapper) is
+    hidden. That is the device time of any variant, vendor libraries included; the
+    launch-bound flag then says whether the host's time per launch exceeded the device's."""
     from numba import cuda
+
+    if queued:
+        return _time_queued(cuda, launch, repeat, warmup, reset, tick or _no_tick, stream)
 
     tick = tick or _no_tick
     for _ in range(max(warmup, 1)):
@@ -149,3 +175,55 @@ def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None, tick=None,
         samples.append(timed(batch))
         tick()
     return KernelStats.from_samples(samples, batch), launch_bound
+
+
+QUEUE_HOLD_START_S = 200e-6   # the busy kernel's first length; doubled until it outlasts the queueing
+QUEUE_ATTEMPTS = 8
+
+
+def _time_queued(cuda, launch, repeat, warmup, reset, tick, stream) -> tuple[KernelStats, bool]:
+    """:func:`time_kernel_cuda` with ``queued=True``."""
+    busy = _busy_kernel()
+    state = {"hold_s": QUEUE_HOLD_START_S, "host_s": 0.0}
+    for _ in range(max(warmup, 1)):
+        if reset:
+            reset()
+        launch()
+    busy[1, 32, stream](1000, 1)           # compiled outside the timed samples
+    cuda.synchronize()
+    for _ in range(warmup):
+        tick()
+
+    def timed(batch: int) -> float:
+        for _ in range(QUEUE_ATTEMPTS):
+            if reset:
+                reset()
+            before, start, end = cuda.event(), cuda.event(), cuda.event()
+            before.record(stream)
+            busy[1, 32, stream](1000, max(1, int(state["hold_s"] * 1e6)))
+            start.record(stream)
+            t0 = _now()
+            for _ in range(batch):
+                launch()
+            host = _now() - t0
+            end.record(stream)
+            end.synchronize()
+            held = cuda.event_elapsed_time(before, start) / 1e3
+            if host < 0.9 * held:
+                state["host_s"] = host / batch
+                return cuda.event_elapsed_time(start, end) / 1e3 / batch
+            state["hold_s"] = max(2 * state["hold_s"], 2 * host)
+        raise RuntimeError(f"queued timing: the host took {host * 1e3:.3f} ms to queue {batch} launch(es), longer "
+                           f"than the busy kernel held the stream ({held * 1e3:.3f} ms) after {QUEUE_ATTEMPTS} "
+                           "tries; time this variant with launch=direct")
+
+    probe = timed(1)
+    batch = 1
+    if probe < LAUNCH_BOUND_SECONDS and reset is None:  # short: several per sample, for the events' resolution
+        batch = int(min(MAX_BATCH, max(2, math.ceil(BATCH_TARGET_SECONDS / max(probe, 1e-6)))))
+    samples = []
+    for _ in range(max(repeat, 1)):
+        samples.append(timed(batch))
+        tick()
+    stats = KernelStats.from_samples(samples, batch)
+    return stats, state["host_s"] > stats.median_s
