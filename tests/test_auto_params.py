@@ -33,6 +33,14 @@ def test_spmv_rule_gives_every_lane_four_entries_of_a_typical_row():
     assert auto_rules.spmv_threads_per_row(np.zeros(10, dtype=int)).value == 1
 
 
+def test_long_row_rule_cuts_rows_longer_than_a_thousandth_of_the_matrix():
+    assert auto_rules.spmv_long_row(106_762, 64).value == 256          # as-caida: its 2,628-entry hub is split
+    assert auto_rules.spmv_long_row(917_504, 64).value == 512
+    assert auto_rules.spmv_long_row(109_051_904, 64).value == 16384    # 10^8 entries: the measured best
+    assert auto_rules.spmv_long_row(10, 64).value == 256               # the floor...
+    assert auto_rules.spmv_long_row(10_000, 1000).value == 1024        # ...and never below short_row
+
+
 def test_spmv_rule_widens_the_groups_when_a_few_hub_rows_hold_most_entries():
     lengths = np.concatenate([np.full(1000, 3), [3000]])   # mean 6, but half the entries in one row
     assert auto_rules.spmv_threads_per_row(lengths).value == 32

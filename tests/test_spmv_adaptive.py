@@ -197,7 +197,7 @@ def test_parameters_are_refused_with_their_reason():
     fam, var = get_variant("spmv", "gpu-adaptive")
     defaults = fam.resolve_params(var, {})
     assert (defaults["block"], defaults["long_row"], defaults["short_mode"], defaults["threads_per_row"],
-            defaults["loads"]) == (128, 16384, "auto", "auto", "auto")
+            defaults["loads"]) == (128, "auto", "auto", "auto", "auto")
     with pytest.raises(ConstraintError, match="short_row <= long_row"):
         fam.resolve_params(var, {"short_row": 64, "long_row": 32})
     for bad in ({"block": 48}, {"block": 16}, {"block": 2048}, {"long_row": 3000}, {"short_row": -1},

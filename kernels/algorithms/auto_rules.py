@@ -85,6 +85,29 @@ def adaptive_threads_rule(problem: Problem, params: dict, target: str) -> AutoCh
                                     "used when short_mode is group")
 
 
+#: gpu-adaptive: pieces of rows one block takes; about this many pieces' worth of work in all
+RESIDENT_PIECES = 1024
+LONG_ROW_MIN, LONG_ROW_MAX = 256, 16384
+
+
+def spmv_long_row(nnz: int, short_row: int) -> AutoChoice:
+    """``gpu-adaptive``'s ``long_row``: the largest power of two <= nnz / 1024, within 256..16384
+    (and at least ``short_row``). A row longer than ``long_row`` is cut into chunks of one block
+    each; a shorter one is a single warp's. About a thousand blocks are resident on an H100 at
+    once, so a piece of more than 1/1024 of the entries is the product's critical path: on the
+    small power-law matrices users load (10^5-10^6 entries, rows of 2-8 thousand) one warp per
+    such row made gpu-adaptive 1.15-5.3x slower than cuSPARSE's device time, and 256-512
+    0.5-0.8x (``benchmarks/diag/spmv_long_row_small.py``, H100); on 10^8 entries 16384 stays best."""
+    value = max(LONG_ROW_MIN, min(LONG_ROW_MAX, pow2_floor(max(nnz, 1) / RESIDENT_PIECES)))
+    value = max(value, pow2_ceil(max(int(short_row), 1)))
+    return AutoChoice(value, f"{nnz:,} entries / {RESIDENT_PIECES} resident pieces, a power of two in "
+                             f"{LONG_ROW_MIN}..{LONG_ROW_MAX}: rows over {value} entries are split over blocks")
+
+
+def adaptive_long_row_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    return spmv_long_row(int(problem.graph.nnz), int(params["short_row"]))
+
+
 # ---- triangles/gpu-oriented: group size ----------------------------------------------------
 
 def triangles_group_size(mean_partner_length: float, owners: int,

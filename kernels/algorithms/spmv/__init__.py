@@ -201,9 +201,10 @@ FAMILY.add(Variant(
                   sweep_values=(128, 256, 512)),
             Param("short_row", int, 64, "rows with at most this many entries are short: handled in natural order "
                   "by short_mode", minimum=0, maximum=4096, sweep_values=(16, 32, 64, 128)),
-            Param("long_row", int, 16384, "rows with more entries are split into chunks of at most this many "
-                  "entries, one block each", minimum=1, maximum=1 << 24, power_of_two=True,
-                  sweep_values=(1024, 4096, 16384, 65536)),
+            Param("long_row", int, AUTO, "rows with more entries are split into chunks of at most this many "
+                  "entries, one block each; auto: nnz / 1024 as a power of two in 256..16384 (docs/defaults.md)",
+                  minimum=1, maximum=1 << 24, power_of_two=True, sweep_values=(256, 1024, 4096, 16384, 65536),
+                  auto=auto_rules.adaptive_long_row_rule),
             Param("short_mode", str, "auto", "short rows: 'group' = threads_per_row lanes share a row (gpu-tunable "
                   "style, best when neighbouring rows gather nearby x); 'stream' = a warp walks 32 rows' entries with "
                   "a segmented scan (best for scattered columns); 'auto' = stream when a sample of the short rows "
