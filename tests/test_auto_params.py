@@ -55,13 +55,30 @@ def test_triangle_rule_takes_a_partner_list_in_one_step_until_the_owners_fill_th
     assert auto_rules.triangles_group_size(85.0, owners=70_000).value == 16
 
 
-def test_kclique_rule_goes_edge_centric_only_for_deep_skewed_neighbourhoods_at_k_5_or_more():
+def test_kclique_rule_goes_edge_centric_for_deep_skewed_neighbourhoods_at_k_5_or_more():
     assert auto_rules.kclique_work(6, max_out_degree=31, mean_out_degree=2.6).value == "edge"   # co-authorship
-    assert auto_rules.kclique_work(4, max_out_degree=31, mean_out_degree=2.6).value == "vertex"  # k <= 4
     assert auto_rules.kclique_work(6, max_out_degree=6, mean_out_degree=3.0).value == "vertex"   # a mesh
     assert auto_rules.kclique_work(6, max_out_degree=41, mean_out_degree=24.0).value == "vertex"  # uniform
     assert auto_rules.kclique_group_size(6, "edge").value == 4
     assert auto_rules.kclique_group_size(5, "edge").value == 1
+
+
+def test_kclique_rule_at_k_4_goes_edge_centric_on_sparse_out_neighbourhoods_only():
+    assert auto_rules.kclique_work(4, max_out_degree=31, mean_out_degree=2.6).value == "edge"    # ca-HepTh
+    assert auto_rules.kclique_work(4, max_out_degree=6, mean_out_degree=3.0).value == "edge"     # a mesh
+    assert auto_rules.kclique_work(4, max_out_degree=41, mean_out_degree=24.0).value == "vertex"  # G1, dense
+    assert auto_rules.kclique_work(3, max_out_degree=78, mean_out_degree=20.4).value == "vertex"  # bcsstk13
+
+
+def test_spmv_and_triangle_rules_widen_the_groups_of_inputs_too_small_to_fill_the_gpu():
+    rows = np.full(1589, 5)                                     # netscience-sized: 1,589 rows of 5
+    assert auto_rules.spmv_threads_per_row(rows).value == 1     # by row length alone
+    assert auto_rules.spmv_threads_per_row(rows, n_rows=len(rows)).value == 8    # no wider than a row
+    big = np.full(4_000_000, 5)
+    assert auto_rules.spmv_threads_per_row(big, n_rows=len(big)).value == 1      # fills the GPU already
+    assert auto_rules.triangles_group_size(3.0, 1500, n_vertices=1589).value == 32
+    assert auto_rules.triangles_group_size(3.0, 30000, n_vertices=32768).value == 4
+    assert auto_rules.triangles_group_size(3.0, 300000, n_vertices=400000).value == 1     # fills it: by length
     assert auto_rules.kclique_group_size(6, "vertex").value == 1
 
 
@@ -123,7 +140,7 @@ def test_a_run_with_auto_records_what_was_asked_what_ran_and_why():
     assert rec["verified"]
     assert rec["params"]["rows"] == AUTO
     lengths = np.diff(graph.indptr)
-    lanes = auto_rules.spmv_threads_per_row(lengths, limit=32).value
+    lanes = auto_rules.spmv_threads_per_row(lengths, limit=32, n_rows=len(lengths)).value
     assert rec["resolved_params"] == {**rec["params"], "rows": 32 // lanes}
     notes = [n for n in rec["notices"] if n.startswith("auto: rows = ")]
     assert len(notes) == 1 and "entries" in notes[0]

@@ -26,6 +26,8 @@ ENTRIES_PER_LANE = 4
 DEEP_OUT_DEGREE = 16
 #: k-clique: ... when the largest is this many times the mean out-degree (the work is skewed)
 SKEW = 3.0
+#: k-clique at k <= 4: below this mean out-degree a block per vertex has too little to search
+SPARSE_OUT_DEGREE = 7.0
 
 
 def pow2_floor(x: float) -> int:
@@ -52,15 +54,26 @@ def entry_weighted_length(lengths: np.ndarray) -> float:
 
 # ---- SpMV: threads per row ---------------------------------------------------------------
 
-def spmv_threads_per_row(lengths: np.ndarray, limit: int = MAX_LANES) -> AutoChoice:
+def spmv_threads_per_row(lengths: np.ndarray, limit: int = MAX_LANES, n_rows: int | None = None,
+                         threads_in_flight: int = THREADS_IN_FLIGHT) -> AutoChoice:
     """Threads sharing a row: the power of two at most (entry-weighted row length) / 4, so that
     every lane sums about four entries or more before the log2(T)-step reduction; 1..32 and at
     most ``limit``. Weighting by entries makes a few hub rows (power-law matrices) call for wide
-    groups, as they should: those rows are the critical path."""
+    groups, as they should: those rows are the critical path.
+
+    With ``n_rows``: a matrix too small to fill the GPU at that width gets wider groups, up to
+    the power of two >= the row length (no wider than a row) and the lanes the GPU can give each
+    row (threads in flight / rows): idle SMs cost more than idle lanes. On the H100 with graph
+    replays every real matrix under ~3·10^4 rows was fastest with 8-32 lanes (docs/defaults.md)."""
     length = entry_weighted_length(lengths)
     lanes = clamp_lanes(pow2_floor(length / ENTRIES_PER_LANE), limit)
-    return AutoChoice(lanes, f"rows hold {length:.1f} entries, weighted by entries; "
-                             f"{ENTRIES_PER_LANE}+ entries per lane → {lanes} per row")
+    why = f"rows hold {length:.1f} entries, weighted by entries; {ENTRIES_PER_LANE}+ entries per lane → {lanes}"
+    if n_rows:
+        room = clamp_lanes(min(pow2_floor(threads_in_flight / n_rows), pow2_ceil(length)), limit)
+        if room > lanes:
+            why += f"; only {n_rows:,} rows: room for {room} lanes each → {room}"
+            lanes = room
+    return AutoChoice(lanes, why + " per row")
 
 
 def _row_lengths(problem: Problem) -> np.ndarray:
@@ -70,7 +83,8 @@ def _row_lengths(problem: Problem) -> np.ndarray:
 def tunable_rows_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
     """``gpu-tunable``'s ``rows`` = wg / threads per row."""
     wg = int(params["wg"])
-    choice = spmv_threads_per_row(_row_lengths(problem), limit=min(MAX_LANES, wg))
+    lengths = _row_lengths(problem)
+    choice = spmv_threads_per_row(lengths, limit=min(MAX_LANES, wg), n_rows=len(lengths))
     rows = wg // choice.value
     return AutoChoice(rows, f"{choice.reason}: wg {wg} / {choice.value} = {rows} rows")
 
@@ -80,7 +94,7 @@ def adaptive_threads_rule(problem: Problem, params: dict, target: str) -> AutoCh
     own bins); it matters in short_mode group."""
     lengths = _row_lengths(problem)
     short = lengths[lengths <= int(params["short_row"])]
-    choice = spmv_threads_per_row(short)
+    choice = spmv_threads_per_row(short, n_rows=len(lengths))
     return AutoChoice(choice.value, f"short rows (<= {params['short_row']} entries): {choice.reason}; "
                                     "used when short_mode is group")
 
@@ -110,14 +124,19 @@ def adaptive_long_row_rule(problem: Problem, params: dict, target: str) -> AutoC
 
 # ---- triangles/gpu-oriented: group size ----------------------------------------------------
 
-def triangles_group_size(mean_partner_length: float, owners: int,
+def triangles_group_size(mean_partner_length: float, owners: int, n_vertices: int = 0,
                          threads_in_flight: int = THREADS_IN_FLIGHT) -> AutoChoice:
     """A group streams a partner's out-list through its owner's hash table, ``group_size``
     entries a step. While the owners leave the GPU room (owners x lanes <= the threads it holds
     at once), enough lanes to take a typical partner list in one step: the power of two >= its
     mean length, for the shortest critical path. When they would fill it, no lane should idle:
     at least four entries per lane (the power of two <= mean / 4, as SpMV's rule), which also
-    makes fewer block rounds."""
+    makes fewer block rounds.
+
+    A graph too small to fill the GPU (fewer than half the threads in flight per 32 lanes of
+    each vertex) gets wider groups whatever its lists: idle SMs cost more than idle lanes, and on
+    the H100 (graph replays) every real graph under ~10^4 vertices ran fastest at 16-32 lanes
+    (docs/defaults.md): lanes >= the power of two <= (threads in flight / 2) / vertices."""
     lanes = clamp_lanes(pow2_ceil(mean_partner_length))
     why = f"mean partner out-list {mean_partner_length:.1f} → {lanes} lanes"
     if owners * lanes > threads_in_flight:
@@ -125,6 +144,11 @@ def triangles_group_size(mean_partner_length: float, owners: int,
         why += (f"; {owners:,} owners x {lanes} fill the {threads_in_flight:,} threads in flight → "
                 f"{ENTRIES_PER_LANE}+ entries per lane → {full}")
         lanes = full
+    if n_vertices > 0:
+        room = clamp_lanes(pow2_floor(threads_in_flight / 2 / n_vertices))
+        if room > lanes:
+            why += f"; only {n_vertices:,} vertices: the GPU has room for {room} lanes each → {room}"
+            lanes = room
     return AutoChoice(lanes, why)
 
 
@@ -134,7 +158,7 @@ def triangles_group_rule(problem: Problem, params: dict, target: str) -> AutoCho
     og, _ = oriented_graph(problem)      # built once per input; gpu-oriented needs it anyway
     partners = len(og.part_idx)
     mean = og.total_work / partners if partners else 1.0
-    return triangles_group_size(mean, len(og.owners))
+    return triangles_group_size(mean, len(og.owners), int(problem.graph.n_rows))
 
 
 # ---- k-clique: vertex- or edge-centric, group size ----------------------------------------
@@ -143,15 +167,23 @@ def kclique_work(k: int, max_out_degree: int, mean_out_degree: float) -> AutoCho
     """``edge`` (a block per oriented edge) when k >= 5 and the largest out-neighbourhood is both
     deep (>= 16) and skewed (>= 3 x the mean out-degree): one block per vertex would then carry
     a whole dense neighbourhood's search (up to C(d⁺max, k-1) subsets) alone while the others
-    idle, and splitting it over its d⁺ edges balances the blocks. Otherwise ``vertex``: for
-    k <= 4 the search has no stack pushes (one AND + popc per pair), and on uniform or shallow
-    graphs the edge version only adds m - n blocks and an intersection each."""
+    idle, and splitting it over its d⁺ edges balances the blocks. At k <= 4 (one level of
+    AND + popc, no stack pushes) ``edge`` when the mean out-degree is under 7: a vertex's block
+    then spends its time building a tiny bitmap for little search, and a block per edge gives
+    the GPU m smaller pieces (H100, graph replays: edge-centric was 1.1-2.8x faster on the 11
+    sparse real graphs, vertex-centric 1.5-2.3x faster on G1, bcsstk13 and the denser generated
+    graphs). Otherwise ``vertex``: on uniform or shallow graphs at k >= 5 the edge version only
+    adds m - n blocks and an intersection each."""
     skew = max_out_degree / mean_out_degree if mean_out_degree > 0 else 0.0
     facts = f"k={k}, d⁺max {max_out_degree}, {skew:.1f}x the mean out-degree {mean_out_degree:.1f}"
     if k >= 5 and max_out_degree >= DEEP_OUT_DEGREE and skew >= SKEW:
         return AutoChoice("edge", f"{facts}: deep and skewed neighbourhoods at k >= 5 → edge-centric")
+    if k < 5 and mean_out_degree < SPARSE_OUT_DEGREE:
+        return AutoChoice("edge", f"{facts}: at k <= 4 with a mean out-degree under {SPARSE_OUT_DEGREE:g} a block per "
+                                  "vertex has too little to search → edge-centric (more, smaller blocks)")
     if k < 5:
-        return AutoChoice("vertex", f"{facts}: k <= 4 searches are one level deep → vertex-centric")
+        return AutoChoice("vertex", f"{facts}: k <= 4 on dense out-neighbourhoods (mean >= {SPARSE_OUT_DEGREE:g}) "
+                                    "→ vertex-centric")
     return AutoChoice("vertex", f"{facts}: no deep skewed neighbourhood (d⁺max >= {DEEP_OUT_DEGREE} "
                                 f"and >= {SKEW:g}x the mean) → vertex-centric")
 
