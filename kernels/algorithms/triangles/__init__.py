@@ -197,6 +197,9 @@ FAMILY.add(Variant(
                   "the mean partner out-list length and the number of owners (docs/defaults.md)",
                   minimum=1, maximum=32, power_of_two=True, sweep_values=GROUP_SIZES,
                   auto=auto_rules.triangles_group_rule),
+            Param("max_registers", int, 32, "cap on registers per thread (0: the compiler's choice, 54 on an H100: "
+                  "4 blocks of 256 per SM); 32 lets 8 blocks of 256 stay resident, and the probe loop, bound by "
+                  "load latency, runs 1.3x faster on R-MAT 22 (docs/triangles.md)", choices=(0, 32, 40, 48, 64)),
             Param("preprocess", str, "gpu", "where the orientation and the work schedule are built: gpu = on the "
                   "device from the uploaded CSR (timed: preprocess_s and the end-to-end rate), host = numba on "
                   "the CPU (cached per input, for comparison)", choices=("gpu", "host"))),

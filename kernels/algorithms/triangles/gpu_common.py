@@ -51,13 +51,17 @@ def precompile(kernel, *signature) -> int | None:
 REGISTERS_PER_SM = 65536
 
 
-def kernel_jit(block_size: int):
+def kernel_jit(block_size: int, max_registers: int = 0):
     """``cuda.jit`` for a kernel launched with ``block_size`` threads: above 256 threads the
     registers per thread are capped so that one block always fits an SM (a launch would
-    otherwise fail with "too many resources requested"). The simulator has no such option."""
-    if simulated() or block_size <= 256:
+    otherwise fail with "too many resources requested"); ``max_registers`` (0: none) caps them
+    further, for occupancy. The simulator has no such option."""
+    cap = REGISTERS_PER_SM // block_size if block_size > 256 else 255
+    if max_registers:
+        cap = min(cap, int(max_registers))
+    if simulated() or cap >= 255:
         return cuda.jit
-    return cuda.jit(max_registers=min(255, REGISTERS_PER_SM // block_size))
+    return cuda.jit(max_registers=cap)
 
 
 @lru_cache(maxsize=1)

@@ -72,7 +72,7 @@ def resident_blocks_per_sm(block_size: int, table_size: int, registers: int | No
 
 
 @cache
-def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_size: int):
+def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_size: int, max_registers: int = 0):
     """The kernel for these launch constants; ``table_size`` slots of shared memory per block,
     of which each of the ``block_size / group_size`` groups gets an equal share in light rounds."""
     groups_per_block = block_size // group_size
@@ -83,7 +83,7 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
         # the top ``bits`` of the low 32 bits of key * multiplier
         return ((int64(key) * HASH_MULTIPLIER) & 0xFFFFFFFF) >> (32 - bits)
 
-    @kernel_jit(block_size)
+    @kernel_jit(block_size, max_registers)
     def oriented(out_ptr, out_idx, part_ptr, part_idx, heavy_vertex, heavy_lo, heavy_hi, n_heavy, light, n_light,
                  acc):
         table = cuda.shared.array(table_size, int32)
@@ -263,7 +263,8 @@ class OrientedExecution(CountingExecution):
                 "light": sched.light}
 
     def compile(self) -> None:
-        self.kernel = oriented_kernel(self.block_size, self.group_size, self.per_vertex, self.table_size)
+        self.kernel = oriented_kernel(self.block_size, self.group_size, self.per_vertex, self.table_size,
+                                      int(self.params.get("max_registers", 0)))
         self.registers = precompile(self.kernel, ARRAY_I64, ARRAY_I32, ARRAY_I64, ARRAY_I32, ARRAY_I32, ARRAY_I64,
                                     ARRAY_I64, types.int64, ARRAY_I32, types.int64, ARRAY_I64)
         self.compile_accumulator_reset()
