@@ -26,10 +26,12 @@ venv: $(STAMP_RUN)
 run: $(STAMP_RUN)
 	$(PY) -m explorer --sample
 
-## Lint, then the whole suite (Qt offscreen, CUDA simulator, no GPU needed).
+## Lint, then the whole suite (Qt offscreen, CUDA simulator, no GPU needed), on two processes
+## (pytest-xdist: CI has two cores; TEST_WORKERS=0 runs it in this one process).
+TEST_WORKERS ?= 2
 test: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .
-	QT_QPA_PLATFORM=offscreen NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -n $(TEST_WORKERS)
 
 lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .
