@@ -78,7 +78,7 @@ class LaunchPlan:
 
 
 NOT_CAPTURABLE = "this variant's launch is not a fixed kernel sequence"
-NOT_CUDA = "CUDA graphs need a real GPU"
+NOT_CUDA = "CUDA graphs and queued timing need a real GPU"
 
 
 class CupyCapturer:
