@@ -179,9 +179,6 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
         fv = cuda.local.array(PER_LANE, int32)
         fl = cuda.local.array(PER_LANE, int64)
         fd = cuda.local.array(PER_LANE, int64)
-        ev = cuda.local.array(PER_LANE, int64)   # this lane's edges of the level, gathered first
-        uv = cuda.local.array(PER_LANE, int32)   # ... and their targets
-        lv = cuda.local.array(PER_LANE, int32)   # BFS: the targets' levels, read before any claim
         if t < 12:
             sh[t] = 0
         for v in range(tid, n, nthreads):
@@ -283,27 +280,12 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
                         j0 = first + lane
                         j1 = min(first + chunk, chunks[parity, 3, c])
                         step = group
-                    # Gather, then read, then claim: each phase's loads are independent, so a lane
-                    # waits for one round trip per phase instead of three per neighbour (the loop
-                    # index -> target -> level -> compare-and-swap chain was most of a level's time)
-                    cnt = 0
                     for j in range(j0, j1, step):
                         e = edge_at(g, loc, j)
-                        ev[cnt] = e
-                        uv[cnt] = target(g, e)
-                        cnt += 1
-                    if bfs:
-                        for i in range(cnt):
-                            lv[i] = a[uv[i]]
-                        for i in range(cnt):
-                            if lv[i] == -1 and cuda.atomic.cas(a, uv[i], -1, level + 1) == -1:
-                                fv[mine] = uv[i]
-                                mine += 1
-                    else:
-                        for i in range(cnt):
-                            if functor(src, uv[i], ev[i], g, state):
-                                fv[mine] = uv[i]
-                                mine += 1
+                        u = target(g, e)
+                        if functor(src, u, e, g, state):
+                            fv[mine] = u
+                            mine += 1
                     for i in range(mine):
                         where, degree = locate(g, fv[i])
                         fl[i] = where
