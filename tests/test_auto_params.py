@@ -211,3 +211,17 @@ def test_kernel_tuner_export_keeps_auto_and_says_what_it_chose(tmp_path, capsys)
     assert doc["tune_params"]["rows"] == ["auto", 8]
     entry = doc["cache"]["auto"]
     assert entry["rows"] == "auto" and isinstance(entry["gge_resolved"]["rows"], int)
+
+
+@pytest.mark.parametrize("name", ["karate.mtx", "USAir97.mtx", "as-caida20071105.mtx", "delaunay_n10.mtx", "rmat12"])
+def test_the_ownership_summary_equals_the_full_orientations_counts(name):
+    """The group-size rule reads (probes, partner entries, owners) from two passes over the
+    adjacency instead of building the orientation: the same numbers, ties and hubs included."""
+    from kernels.algorithms.triangles.orientation import orient, ownership_summary
+    from kernels.algorithms.triangles.prepare import prepare
+    from kernels.graph.generators import rmat
+
+    graph = rmat(12, 8, seed=3) if name == "rmat12" else read_graph(data_path(name))
+    clean = prepare(graph, {"per_vertex": False}, 0).graph
+    og = orient(clean.indptr, clean.indices)
+    assert ownership_summary(clean.indptr, clean.indices) == (og.total_work, len(og.part_idx), len(og.owners))

@@ -153,12 +153,16 @@ def triangles_group_size(mean_partner_length: float, owners: int, n_vertices: in
 
 
 def triangles_group_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
-    from kernels.algorithms.triangles.orientation import oriented_graph
+    from kernels.algorithms.triangles.orientation import ownership_summary
 
-    og, _ = oriented_graph(problem)      # built once per input; gpu-oriented needs it anyway
-    partners = len(og.part_idx)
-    mean = og.total_work / partners if partners else 1.0
-    return triangles_group_size(mean, len(og.owners), int(problem.graph.n_rows))
+    derived = problem.data.get("derived", {})
+    if "oriented" in derived:                # already built for this input: read it
+        og = derived["oriented"]
+        probes, partners, owners = og.total_work, len(og.part_idx), len(og.owners)
+    else:                                    # two passes over the adjacency, no lists built
+        probes, partners, owners = ownership_summary(problem.graph.indptr, problem.graph.indices)
+    mean = probes / partners if partners else 1.0
+    return triangles_group_size(mean, owners, int(problem.graph.n_rows))
 
 
 # ---- k-clique: vertex- or edge-centric, group size ----------------------------------------
