@@ -236,7 +236,22 @@ def test_gather_spread_tells_scattered_columns_from_stencils():
     assert choose_short_mode(long_only.indptr, long_only.indices, 64, 8)[0] == "group"
 
 
-def test_auto_short_mode_says_what_it_chose():
+def test_auto_short_mode_keeps_group_mode_for_products_that_fit_in_the_l2():
+    from kernels.algorithms.spmv.gpu_adaptive import L2_BYTES, choose_short_mode
+
+    scattered = scattered_short_rows()
+    assert choose_short_mode(scattered.indptr, scattered.indices, 4, 8)[0] == "stream"      # spread alone
+    assert choose_short_mode(scattered.indptr, scattered.indices, 4, 8, L2_BYTES + 1)[0] == "stream"
+    assert choose_short_mode(scattered.indptr, scattered.indices, 4, 8, L2_BYTES)[0] == "group"
+    rec = sim_run(scattered, {"block": 32, "short_row": 4, "long_row": 16})
+    assert any(n.startswith("short_mode=auto chose group: the product touches") for n in rec["notices"]), \
+        rec["notices"]
+
+
+def test_auto_short_mode_says_what_it_chose(monkeypatch):
+    import kernels.algorithms.spmv.gpu_adaptive as gpu_adaptive
+
+    monkeypatch.setattr(gpu_adaptive, "L2_BYTES", 0)     # as if the matrix were larger than any L2
     rec = sim_run(scattered_short_rows(), {"block": 32, "short_row": 4, "long_row": 16})
     assert any(n.startswith("short_mode=auto chose stream") for n in rec["notices"]), rec["notices"]
     assert "segmented scan" in next(n for n in rec["notices"] if n.startswith("preprocessing"))

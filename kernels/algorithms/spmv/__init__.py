@@ -207,8 +207,9 @@ FAMILY.add(Variant(
                   auto=auto_rules.adaptive_long_row_rule),
             Param("short_mode", str, "auto", "short rows: 'group' = threads_per_row lanes share a row (gpu-tunable "
                   "style, best when neighbouring rows gather nearby x); 'stream' = a warp walks 32 rows' entries with "
-                  "a segmented scan (best for scattered columns); 'auto' = stream when a sample of the short rows "
-                  "gathers more than 0.5 distinct 128-byte lines of x per entry, else group",
+                  "a segmented scan (best for scattered columns); 'auto' = stream when the product does not fit in a "
+                  "50 MB L2 and a sample of the short rows gathers more than 0.5 distinct 128-byte lines of x per "
+                  "entry, else group",
                   choices=("auto", "group", "stream")),
             Param("threads_per_row", int, AUTO, "lanes sharing a short row (group mode only); auto: from the short "
                   "rows' lengths (docs/defaults.md)", minimum=1,
