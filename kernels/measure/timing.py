@@ -142,88 +142,83 @@ def time_kernel_cuda(launch, repeat: int, warmup: int, reset=None, tick=None,
     launch-bound flag then says whether the host's time per launch exceeded the device's."""
     from numba import cuda
 
-    if queued:
-        return _time_queued(cuda, launch, repeat, warmup, reset, tick or _no_tick, stream)
-
     tick = tick or _no_tick
     for _ in range(max(warmup, 1)):
         if reset:
             reset()
         launch()
+    sampler = _QueuedSampler(cuda, launch, reset, stream) if queued else _EventSampler(cuda, launch, reset, stream)
     cuda.synchronize()
     for _ in range(warmup):
         tick()
-
-    def timed(batch: int) -> float:
-        if reset:
-            reset()
-        start, end = cuda.event(), cuda.event()
-        start.record(stream)
-        for _ in range(batch):
-            launch()
-        end.record(stream)
-        end.synchronize()
-        return cuda.event_elapsed_time(start, end) / 1e3 / batch
-
-    probe = timed(1)
-    launch_bound = probe < LAUNCH_BOUND_SECONDS
+    probe = sampler(1)
     batch = 1
-    if launch_bound and reset is None:
+    if probe < LAUNCH_BOUND_SECONDS and reset is None:  # short: several per sample, for the events' resolution
         batch = int(min(MAX_BATCH, max(2, math.ceil(BATCH_TARGET_SECONDS / max(probe, 1e-6)))))
     samples = []
     for _ in range(max(repeat, 1)):
-        samples.append(timed(batch))
+        samples.append(sampler(batch))
         tick()
-    return KernelStats.from_samples(samples, batch), launch_bound
+    stats = KernelStats.from_samples(samples, batch)
+    launch_bound = sampler.host_s > stats.median_s if queued else probe < LAUNCH_BOUND_SECONDS
+    return stats, launch_bound
+
+
+class _EventSampler:
+    """Seconds per launch of ``batch`` launches between two events on ``stream``."""
+
+    host_s = 0.0
+
+    def __init__(self, cuda, launch, reset, stream):
+        self.cuda, self.launch, self.reset, self.stream = cuda, launch, reset, stream
+
+    def __call__(self, batch: int) -> float:
+        cuda = self.cuda
+        if self.reset:
+            self.reset()
+        start, end = cuda.event(), cuda.event()
+        start.record(self.stream)
+        for _ in range(batch):
+            self.launch()
+        end.record(self.stream)
+        end.synchronize()
+        return cuda.event_elapsed_time(start, end) / 1e3 / batch
 
 
 QUEUE_HOLD_START_S = 200e-6   # the busy kernel's first length; doubled until it outlasts the queueing
 QUEUE_ATTEMPTS = 8
 
 
-def _time_queued(cuda, launch, repeat, warmup, reset, tick, stream) -> tuple[KernelStats, bool]:
-    """:func:`time_kernel_cuda` with ``queued=True``."""
-    busy = _busy_kernel()
-    state = {"hold_s": QUEUE_HOLD_START_S, "host_s": 0.0}
-    for _ in range(max(warmup, 1)):
-        if reset:
-            reset()
-        launch()
-    busy[1, 32, stream](1000, 1)           # compiled outside the timed samples
-    cuda.synchronize()
-    for _ in range(warmup):
-        tick()
+class _QueuedSampler(_EventSampler):
+    """The same, with the launches queued behind a busy kernel (``queued`` timing); ``host_s``
+    is the host's time per launch of the last sample."""
 
-    def timed(batch: int) -> float:
+    def __init__(self, cuda, launch, reset, stream):
+        super().__init__(cuda, launch, reset, stream)
+        self.busy = _busy_kernel()
+        self.busy[1, 32, stream](1000, 1)           # compiled outside the timed samples
+        self.hold_s = QUEUE_HOLD_START_S
+
+    def __call__(self, batch: int) -> float:
+        cuda, stream = self.cuda, self.stream
         for _ in range(QUEUE_ATTEMPTS):
-            if reset:
-                reset()
+            if self.reset:
+                self.reset()
             before, start, end = cuda.event(), cuda.event(), cuda.event()
             before.record(stream)
-            busy[1, 32, stream](1000, max(1, int(state["hold_s"] * 1e6)))
+            self.busy[1, 32, stream](1000, max(1, int(self.hold_s * 1e6)))
             start.record(stream)
             t0 = _now()
             for _ in range(batch):
-                launch()
+                self.launch()
             host = _now() - t0
             end.record(stream)
             end.synchronize()
             held = cuda.event_elapsed_time(before, start) / 1e3
             if host < 0.9 * held:
-                state["host_s"] = host / batch
+                self.host_s = host / batch
                 return cuda.event_elapsed_time(start, end) / 1e3 / batch
-            state["hold_s"] = max(2 * state["hold_s"], 2 * host)
+            self.hold_s = max(2 * self.hold_s, 2 * host)
         raise RuntimeError(f"queued timing: the host took {host * 1e3:.3f} ms to queue {batch} launch(es), longer "
                            f"than the busy kernel held the stream ({held * 1e3:.3f} ms) after {QUEUE_ATTEMPTS} "
                            "tries; time this variant with launch=direct")
-
-    probe = timed(1)
-    batch = 1
-    if probe < LAUNCH_BOUND_SECONDS and reset is None:  # short: several per sample, for the events' resolution
-        batch = int(min(MAX_BATCH, max(2, math.ceil(BATCH_TARGET_SECONDS / max(probe, 1e-6)))))
-    samples = []
-    for _ in range(max(repeat, 1)):
-        samples.append(timed(batch))
-        tick()
-    stats = KernelStats.from_samples(samples, batch)
-    return stats, state["host_s"] > stats.median_s
