@@ -48,6 +48,12 @@ HEAVY_PROBES_PER_LANE = 512
 _DROPPED, _OWNED_BY_SOURCE, _OWNED_BY_TARGET = 0, 1, 2
 
 
+@numba.njit(inline="always")
+def _points_to(u, du, v, dv):
+    """The orientation: the edge {u, v} is kept as u → v when (deg u, u) < (deg v, v)."""
+    return dv > du or (dv == du and v > u)
+
+
 @numba.njit(cache=True, nogil=True, parallel=True)
 def _out_degrees(indptr, indices, out_deg):
     for u in numba.prange(len(indptr) - 1):
@@ -56,7 +62,7 @@ def _out_degrees(indptr, indices, out_deg):
         for e in range(indptr[u], indptr[u + 1]):
             v = indices[e]
             dv = indptr[v + 1] - indptr[v]
-            if dv > du or (dv == du and v > u):
+            if _points_to(u, du, v, dv):
                 c += 1
         out_deg[u] = c
 
@@ -69,7 +75,7 @@ def _fill_out_lists(indptr, indices, out_ptr, out_idx):
         for e in range(indptr[u], indptr[u + 1]):
             v = indices[e]
             dv = indptr[v + 1] - indptr[v]
-            if dv > du or (dv == du and v > u):
+            if _points_to(u, du, v, dv):
                 out_idx[p] = v
                 p += 1
 
@@ -188,7 +194,7 @@ def _ownership_sums(indptr, indices, out_deg, owns):
         for e in range(indptr[a], indptr[a + 1]):
             b = indices[e]
             deg_b = indptr[b + 1] - indptr[b]
-            if deg_b > deg_a or (deg_b == deg_a and b > a):      # the edge is a -> b
+            if _points_to(a, deg_a, b, deg_b):                     # the edge is a -> b
                 db = out_deg[b]
                 if db == 0:
                     continue                                       # closes no triangle: dropped
