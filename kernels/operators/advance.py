@@ -40,7 +40,7 @@ import functools
 import numpy as np
 from numba import cuda, int32, int64
 
-from kernels.operators.launch import Workspace, grid_for, on_simulator, resident_grid, rightmost_at_most
+from kernels.operators.launch import Workspace, for_target, grid_for, resident_grid, rightmost_at_most
 from kernels.operators.scan import exclusive_scan
 from kernels.operators.views import DeviceGraphView, functions
 
@@ -267,7 +267,7 @@ class Advance:
             return bound if positions else None
         capacity = -(-max(bound, 1) // self.tile) + 1
         first_src = ws.get("advance.first_src", np.int64, capacity)
-        pblock = PARTITION_BLOCK["sim" if on_simulator() else "cuda"]
+        pblock = for_target(PARTITION_BLOCK)
         partition_kernel()[grid_for(capacity, pblock), pblock](offsets, n, total, self.tile, first_src, capacity)
         kernel = lb_expand_kernel(self.kind, self.functor, self.block, self.output, self.with_sources,
                                   self.with_degrees)

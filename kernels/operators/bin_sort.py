@@ -28,7 +28,7 @@ import functools
 import numpy as np
 from numba import cuda, int32, int64
 
-from kernels.operators.launch import Workspace, grid_for, on_simulator
+from kernels.operators.launch import Workspace, for_target, grid_for, on_simulator
 from kernels.operators.scan import scan_array
 
 SEGMENT = 128       # items per thread on a GPU (bins × n / SEGMENT histogram entries to scan)
@@ -89,7 +89,7 @@ def stable_bin_sort(keys, n: int, bins: int, order, total, workspace: Workspace,
     n = int(n)
     segment = segment_length(n)
     segments = max(1, -(-n // segment))
-    block = BLOCK["sim" if on_simulator() else "cuda"]
+    block = for_target(BLOCK)
     hist = workspace.get(f"{name}.hist", np.int64, bins * segments)
     offsets = workspace.get(f"{name}.offsets", np.int64, bins * segments)
     grid = grid_for(segments, block)

@@ -30,6 +30,12 @@ def on_simulator() -> bool:
     return simulator_enabled()
 
 
+def for_target(table: dict):
+    """``table["sim"]`` under the CUDA simulator, else ``table["cuda"]``: launch shapes that
+    differ because a simulated thread costs milliseconds."""
+    return table["sim" if on_simulator() else "cuda"]
+
+
 def grid_for(items: int, block: int) -> int:
     """Blocks for ``items`` work items of ``block`` threads each (at least 1, capped)."""
     wanted = max(1, -(-int(items) // block))

@@ -21,16 +21,13 @@ import functools
 
 from numba import cuda, int64
 
-from kernels.operators.launch import Workspace, grid_for, on_simulator
+from kernels.operators.launch import Workspace, for_target, grid_for, on_simulator
 
 # (threads per block, items per thread) of the first level and of the block-sum levels
 # (shared memory: block * ipt int64 items + block sums, under the 48 KB static limit)
 FIRST_LEVEL = {"cuda": (256, 8), "sim": (16, 2)}
 SUM_LEVEL = {"cuda": (1024, 4), "sim": (16, 2)}
 
-
-def _shape(table: dict) -> tuple[int, int]:
-    return table["sim" if on_simulator() else "cuda"]
 
 
 @cuda.jit(device=True)
@@ -115,7 +112,7 @@ def exclusive_scan(load, args, n: int, out, total, workspace: Workspace, *, leve
     if n <= 0:
         _zero_total()[1, 1](total)
         return
-    block, ipt = shape or _shape(FIRST_LEVEL)
+    block, ipt = shape or for_target(FIRST_LEVEL)
     chunk = block * ipt
     n_chunks = -(-n // chunk)
     sums = workspace.get(f"scan.sums.{level}", "int64", n_chunks)
@@ -123,7 +120,7 @@ def exclusive_scan(load, args, n: int, out, total, workspace: Workspace, *, leve
     if n_chunks > 1:
         offsets = workspace.get(f"scan.offsets.{level}", "int64", n_chunks)
         exclusive_scan(load_array, (sums,), n_chunks, offsets, total, workspace, level=level + 1,
-                       shape=_shape(SUM_LEVEL))
+                       shape=for_target(SUM_LEVEL))
         add_block = 256 if not on_simulator() else 16
         add_pass(chunk)[grid_for(n, add_block), add_block](out, n, offsets)
 

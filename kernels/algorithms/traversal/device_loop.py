@@ -59,7 +59,7 @@ from numba.cuda.cudadrv.driver import CudaAPIError
 from kernels.algorithms.traversal.gpu_bfs import ALPHA, BETA, visit
 from kernels.algorithms.traversal.gpu_sssp import relax_functor
 from kernels.errors import DeviceLoopError
-from kernels.operators.launch import Workspace, on_simulator
+from kernels.operators.launch import Workspace, for_target, on_simulator
 from kernels.operators.views import DeviceGraphView, functions
 
 PER_LANE = 8          # neighbours one virtual thread reads per level (and the small-list limit)
@@ -350,7 +350,7 @@ class DeviceLoopTraversal:
     def _group(self) -> int:
         if self.balance == "tpv":
             return 1
-        return min(GROUP["sim" if on_simulator() else "cuda"], self.block)
+        return min(for_target(GROUP), self.block)
 
     def _queue_arrays(self, n: int, m: int, group: int):
         """(small int64[2, 3, n], chunks int64[2, 4, cap]); ``cap`` bounds the chunks of one

@@ -31,7 +31,7 @@ from numba import cuda, int64
 from kernels.operators.advance import Advance
 from kernels.operators.compute import Compute
 from kernels.operators.filter import Filter
-from kernels.operators.launch import Workspace, grid_for, on_simulator
+from kernels.operators.launch import Workspace, for_target, grid_for
 from kernels.operators.views import DeviceGraphView, csr_locate, slotted_edge_at
 
 DIRECTIONS = ("push", "optimizing")
@@ -194,7 +194,7 @@ class GpuBfs:
             bottom_up_csr(self.block)[grid_for(n, self.block), self.block](
                 view.args, n, levels, current, counters, slot, 1 - slot)
         else:
-            group = min(GROUP["sim" if on_simulator() else "cuda"], self.block)
+            group = min(for_target(GROUP), self.block)
             pages = int(view.args[3])
             bottom_up_slotted(self.block, group)[grid_for(pages * group, self.block), self.block](
                 view.args, levels, current, counters, slot, 1 - slot)

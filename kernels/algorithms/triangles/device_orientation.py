@@ -45,7 +45,7 @@ from numba import cuda, int32, int64
 
 from kernels.algorithms.triangles import orientation
 from kernels.operators.bin_sort import stable_bin_sort
-from kernels.operators.launch import Workspace, grid_for, on_simulator
+from kernels.operators.launch import Workspace, for_target, grid_for, on_simulator
 from kernels.operators.scan import exclusive_scan
 
 LOW = 0xFFFFFFFF
@@ -59,9 +59,6 @@ BLOCK = {"cuda": 256, "sim": 16}
 
 SIM_SCAN_SHAPE = (16, 16)       # longer scan chunks on the simulator: fewer simulated barriers
 
-
-def _shape(table: dict) -> int:
-    return table["sim" if on_simulator() else "cuda"]
 
 
 def _scan(load, args, n: int, out, total, ws: Workspace) -> None:
@@ -278,8 +275,8 @@ def orient_on_device(d_indptr, d_indices, n: int, nnz: int, block_size: int, gro
     :mod:`.orientation` at each call (tests shrink them)."""
     n, nnz = int(n), int(nnz)
     m = nnz // 2
-    block = _shape(BLOCK)
-    group = _shape(ROW_GROUP)
+    block = for_target(BLOCK)
+    group = for_target(ROW_GROUP)
     entries = grid_for(nnz, block)
     vertices = grid_for(n + 1, block)
 
