@@ -237,7 +237,8 @@ def _gpu_params(group_rule) -> tuple[Param, ...]:
 
 GPU_PARAMS = _gpu_params(None)
 WORK = Param("work", str, AUTO, "one block per vertex (vertex) or per oriented edge (edge); auto: edge-centric "
-             "for k >= 5 when the largest out-neighbourhood is deep and skewed (docs/defaults.md)",
+             "for k >= 5 when the largest out-neighbourhood is deep and skewed, and for k <= 4 when the mean "
+             "out-degree is under 7 (docs/defaults.md)",
              choices=("vertex", "edge"), auto=auto_rules.kclique_work_rule)
 GPU_CONSTRAINTS = (Constraint("group_size <= block_size", "a group is part of one block"),)
 
