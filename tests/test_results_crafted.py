@@ -125,6 +125,19 @@ def test_the_crafted_corpus_base_files_are_valid(tmp_path):
     assert read_records(tmp_path / "r.jsonl")[0]["variant"] == "cpu-serial"
 
 
+def test_records_with_the_launch_mode_and_auto_choices_open(tmp_path):
+    """The crafted launch / resolved_params lines above are refused for their values, not for
+    the fields: well-formed ones open."""
+    rec = valid_record()
+    rec["params"] = {"dtype": "fp64", "rows": "auto"}
+    rec["resolved_params"] = {"dtype": "fp64", "rows": 8}
+    for launch in ("direct", "graph", "queued"):
+        rec["timing"]["launch"] = launch
+        (tmp_path / "r.jsonl").write_text(json.dumps(rec) + "\n")
+        got = read_records(tmp_path / "r.jsonl")[0]
+        assert got["timing"]["launch"] == launch and got["resolved_params"]["rows"] == 8
+
+
 def test_result_files_the_project_wrote_on_a_gpu_machine_still_open():
     folder = ROOT / "benchmarks" / "results"
     sweeps = sorted(folder.glob("*sweep*.json"))
