@@ -60,3 +60,16 @@ def test_a_bad_text_in_an_auto_field_is_marked_with_auto_among_the_allowed(qtbot
     form.set_value("rows", "3")
     params, error, bad = check_params(fam, var, form)
     assert params is None and bad == ["rows"] and "auto" in error
+
+
+def test_result_views_show_what_auto_chose_beside_auto():
+    from explorer.plots.format import shown_params
+    from explorer.plots.timing_chart import common_params, run_label
+
+    asked = {"wg": 128, "rows": "auto", "reduce": "shuffle"}
+    rec = {"variant": "gpu-tunable", "params": asked, "resolved_params": {**asked, "rows": 16}}
+    assert shown_params(rec) == {"wg": 128, "rows": "auto→16", "reduce": "shuffle"}
+    assert "rows=auto→16" in run_label(rec)
+    assert shown_params({"params": {"rows": "auto"}}) == {"rows": "auto"}      # a record from before auto
+    other = {"variant": "gpu-tunable", "params": asked, "resolved_params": {**asked, "rows": 4}}
+    assert "rows" not in common_params([rec, other])                          # chose differently: per bar

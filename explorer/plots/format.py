@@ -39,6 +39,19 @@ def params_text(params: dict | None, skip_defaults: dict | None = None, sep: str
     return sep.join(f"{k}={v}" for k, v in items)
 
 
+def shown_params(record: dict) -> dict:
+    """A run record's parameters as the views show them: one asked as ``auto`` with what it
+    chose on that input (``rows=auto→16``, from the record's ``resolved_params``)."""
+    params = dict(record.get("params") or {})
+    resolved = record.get("resolved_params")
+    if isinstance(resolved, dict):
+        for name, value in params.items():
+            chosen = resolved.get(name)
+            if value == "auto" and chosen is not None and chosen != "auto":
+                params[name] = f"auto→{chosen}"
+    return params
+
+
 def result_text(result: dict | None) -> str:
     """A record's short result (``{"triangles": 45}`` → ``triangles 45``)."""
     if not result:

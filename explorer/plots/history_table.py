@@ -13,7 +13,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from explorer.plots.format import format_number, format_seconds, params_text, result_text
+from explorer.plots.format import format_number, format_seconds, params_text, result_text, shown_params
 from explorer.plots.timing_chart import kernel_times
 
 # what users compare first comes first: a narrow history still shows the run, its time and target
@@ -71,7 +71,7 @@ class HistoryModel(QAbstractTableModel):
         if name == "target":
             return str(rec.get("target", ""))
         if name == "parameters":
-            return params_text(rec.get("params"))
+            return params_text(shown_params(rec))
         if name == "graph":
             return str((rec.get("input") or {}).get("name", ""))
         if name == "median":

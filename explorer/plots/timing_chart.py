@@ -29,7 +29,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 
-from explorer.plots.format import format_seconds, log_ticks, params_text, time_unit
+from explorer.plots.format import format_seconds, log_ticks, params_text, shown_params, time_unit
 from explorer.plots.hover import HoverLayoutWidget
 
 KIND_COLOURS = {
@@ -71,9 +71,9 @@ def common_params(records: list[dict]) -> dict:
     """Parameters every record has, with the same value (said once in the title, not per bar)."""
     if len(records) < 2:
         return {}
-    first = records[0].get("params") or {}
-    return {k: v for k, v in first.items()
-            if all(k in (r.get("params") or {}) and (r.get("params") or {})[k] == v for r in records[1:])}
+    first = shown_params(records[0])
+    rest = [shown_params(r) for r in records[1:]]
+    return {k: v for k, v in first.items() if all(k in p and p[k] == v for p in rest)}
 
 
 def run_label(record: dict, with_input: bool = False, skip: dict | None = None,
@@ -81,7 +81,7 @@ def run_label(record: dict, with_input: bool = False, skip: dict | None = None,
     skip = skip or {}
     lines = [str(record.get("variant", "?"))]
     line = ""
-    for k, v in (record.get("params") or {}).items():
+    for k, v in shown_params(record).items():
         if k in HIDDEN_PARAMS or k in skip:
             continue
         item = f"{k}={v}"
@@ -436,7 +436,7 @@ class TimingChart(HoverLayoutWidget):
             return ""
         r = self.records[i]
         med, lo, hi = kernel_times(r)
-        text = (f"{r.get('family')}/{r.get('variant')} ({params_text(r.get('params'))}) on "
+        text = (f"{r.get('family')}/{r.get('variant')} ({params_text(shown_params(r))}) on "
                 f"{(r.get('input') or {}).get('name')}, {r.get('target')}: median {format_seconds(med)}, "
                 f"min {format_seconds(lo)}, max {format_seconds(hi)}")
         if r.get("verified") is False:
