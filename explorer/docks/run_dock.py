@@ -134,7 +134,9 @@ class RunDock(QDockWidget, ComputeDock):
         self.launch_box.setToolTip("how timed launches are made on a GPU: Auto replays a CUDA graph captured from "
                                    "the variant's launch where it can (a fixed kernel sequence, CuPy present), "
                                    "else launches directly; CUDA graph asks for it (the record says if and why "
-                                   "it fell back); Direct times numba launches, their host overhead included")
+                                   "it fell back); Direct times numba launches, their host overhead included; "
+                                   "Queued times the device alone, the launches queued behind a busy kernel "
+                                   "(for vendor libraries CuPy cannot capture)")
         settings.addRow("target", self.target_box)
         settings.addRow("repetitions", self.repeat_box)
         settings.addRow("launch", self.launch_box)
