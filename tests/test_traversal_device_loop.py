@@ -70,6 +70,37 @@ def test_a_hub_list_is_split_into_chunks_and_reaches_everything(variant, extra, 
     run(g, "sssp", variant, source=21, balance=balance, **extra)
 
 
+def layered(sizes, seed=3) -> CSRGraph:
+    """Layers of the given sizes, each vertex linked to two or three of the next layer (every
+    vertex of the next layer has a parent), a few links inside layers, random weights."""
+    rng = np.random.default_rng(seed)
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    src, dst = [], []
+    for i in range(len(sizes) - 1):
+        here, there = np.arange(starts[i], starts[i + 1]), np.arange(starts[i + 1], starts[i + 2])
+        for k, u in enumerate(there):                       # a parent for each
+            src.append(here[k % len(here)])
+            dst.append(u)
+        for v in here:                                      # and a couple more links
+            for u in rng.choice(there, size=min(2, len(there)), replace=False):
+                src.append(v)
+                dst.append(u)
+        if len(here) > 1:
+            src.append(here[0])
+            dst.append(here[-1])
+    return undirected(int(starts[-1]), src, dst, rng.uniform(0.1, 2.0, len(src)), name="layered")
+
+
+@pytest.mark.parametrize("variant,extra", VIEWS, ids=VIEW_IDS)
+def test_frontiers_of_every_width_use_as_many_lanes_per_list_as_fit(variant, extra):
+    """With 32 threads, frontiers of 1-4, 5-8, 9-16 and more small lists are walked with 8, 4,
+    2 and 1 threads per list: each width is a layer here, and every level must equal SciPy."""
+    g = layered([1, 3, 6, 12, 40, 9, 2])
+    run(g, "bfs", variant, source=0, direction="push", **extra)
+    run(g, "sssp", variant, source=0, **extra)
+    run(g, "sssp", variant, source=int(g.n_rows - 1), **extra)
+
+
 @pytest.mark.parametrize("variant,extra", VIEWS, ids=VIEW_IDS)
 def test_unreachable_vertices_stay_minus_one_and_infinite(variant, extra):
     g = undirected(10, [0, 1, 2, 4, 5, 6, 6], [1, 2, 3, 5, 6, 4, 7], [0.5, 0.0, 2.0, 1.0, 1.5, 4.0, 0.25])

@@ -59,15 +59,18 @@ from numba.cuda.cudadrv.driver import CudaAPIError
 from kernels.algorithms.traversal.gpu_bfs import ALPHA, BETA, visit
 from kernels.algorithms.traversal.gpu_sssp import relax_functor
 from kernels.errors import DeviceLoopError
+from kernels.operators.device_clock import globaltimer
 from kernels.operators.launch import Workspace, for_target, on_simulator
 from kernels.operators.views import DeviceGraphView, functions
 
 PER_LANE = 8          # neighbours one virtual thread reads per level (and the small-list limit)
+LOG_PER_LANE = 3
 GROUP = {"cuda": 32, "sim": 4}   # threads sharing a chunk of a long list under balance="lb"
 THREADS_PER_SM = 512  # resident threads per SM of the persistent grid (see loop_grid)
 SLOTS = 3             # counter slots: current frontier, next frontier, the one being reset
 FIELDS = 4            # per slot: small entries, chunk entries, vertices claimed, degree sum
 RESULT = 5            # levels, top-down steps, bottom-up steps, vertices reached, converged
+STAMPS = 10           # traced phases per level and block (see trace_phases)
 LOOPS = ("host", "device")
 
 
@@ -94,16 +97,30 @@ def _sssp_init(a, b, v, source):
     b[v] = -1
 
 
+@cuda.jit(device=True)
+def _stamp(trace, level, k):
+    if level < trace.shape[0]:
+        trace[level, cuda.blockIdx.x, k] = globaltimer()
+
+
+@cuda.jit(device=True)
+def _no_stamp(trace, level, k):
+    pass
+
+
 # ---- the kernel -----------------------------------------------------------------------------
 
 @functools.cache
-def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, group: int, optimizing: bool):
+def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, group: int, optimizing: bool,
+                       traced: bool = False):
     """The persistent traversal kernel for a view kind, an algorithm and launch parameters.
 
-    ``kernel(g, n, m, source, a, b, small, chunks, counters, result)``: ``a`` is the output
-    (BFS levels int32 / SSSP distances float64), ``b`` the SSSP stamp array (unused by BFS),
-    ``small`` int64[2, 3, cap], ``chunks`` int64[2, 4, cap], ``counters`` int64[SLOTS * FIELDS],
-    ``result`` int64[RESULT]."""
+    ``kernel(g, n, m, source, a, b, small, chunks, counters, result, trace)``: ``a`` is the
+    output (BFS levels int32 / SSSP distances float64), ``b`` the SSSP stamp array (unused by
+    BFS), ``small`` int64[2, 3, cap], ``chunks`` int64[2, 4, cap], ``counters``
+    int64[SLOTS * FIELDS], ``result`` int64[RESULT]. With ``traced``, thread 0 of every block
+    writes ``globaltimer`` stamps into ``trace`` int64[levels, blocks, STAMPS] (see
+    :func:`trace_phases`); otherwise ``trace`` is not touched."""
     f = functions(kind)
     locate, edge_at, target = f.locate, f.edge_at, f.target
     bfs = algorithm == "bfs"
@@ -113,6 +130,8 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
     chunk = group * PER_LANE
     alpha, beta = ALPHA, BETA
     bottom_up_allowed = bool(optimizing and bfs)
+    stamp = _stamp if traced else _no_stamp
+    traced = bool(traced)
 
     @cuda.jit(device=True)
     def chunks_of(degree):
@@ -121,38 +140,54 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
         return (degree + chunk - 1) // chunk
 
     @cuda.jit(device=True)
-    def publish(mine, fv, fl, fd, sh, half, t, counters, nxt, small, chunks, parity):
+    def publish(mine, fv, fl, fd, sh, sd, half, t, counters, nxt, small, chunks, parity, trace, level):
         """Append this thread's ``mine`` claimed vertices to the next queues, block-aggregated.
-        Every thread of the block calls it the same number of times (``syncthreads`` inside)."""
-        n_small = int64(0)
-        n_chunks = int64(0)
+        Every thread of the block calls it the same number of times (``syncthreads`` inside);
+        returns whether the block claimed anything (the same answer in every thread)."""
+        n_small = int32(0)
+        n_chunks = int32(0)
         degrees = int64(0)
         for i in range(mine):
             c = chunks_of(fd[i])
             if c == 0:
                 n_small += 1
             else:
-                n_chunks += c
+                n_chunks += int32(c)
             degrees += fd[i]
-        h = half * 6
-        my_small = cuda.atomic.add(sh, h, n_small) if n_small > 0 else int64(0)
-        my_chunks = cuda.atomic.add(sh, h + 1, n_chunks) if n_chunks > 0 else int64(0)
+        h = half * 4
+        hd = half * 3
+        # int32 shared atomics are native; int64 ones contend badly when a whole block claims
+        my_small = cuda.atomic.add(sh, h, n_small) if n_small > 0 else int32(0)
+        my_chunks = cuda.atomic.add(sh, h + 1, n_chunks) if n_chunks > 0 else int32(0)
         if mine > 0:
-            cuda.atomic.add(sh, h + 2, int64(mine))
-            cuda.atomic.add(sh, h + 3, degrees)
+            cuda.atomic.add(sh, h + 2, int32(mine))
+            if bottom_up_allowed:                 # only Beamer's rule reads the degree sums
+                cuda.atomic.add(sd, hd, degrees)
+        if traced and t == 0 and my_small + my_chunks != -1:
+            stamp(trace, level, 9)
+        claimed = cuda.syncthreads_count(int32(1) if mine > 0 else int32(0))
+        if t == 0:
+            stamp(trace, level, 2)
+        if claimed == 0:
+            # nothing to append, and this half is still all zeros: the next round may use it
+            # again, so neither the global atomics nor the second barrier are needed
+            return False
+        if t == 0:
+            sd[hd + 1] = cuda.atomic.add(counters, nxt * FIELDS, int64(sh[h]))
+            sd[hd + 2] = cuda.atomic.add(counters, nxt * FIELDS + 1, int64(sh[h + 1]))
+            cuda.atomic.add(counters, nxt * FIELDS + 2, int64(sh[h + 2]))
+            if bottom_up_allowed:
+                cuda.atomic.add(counters, nxt * FIELDS + 3, sd[hd])
+            o = (1 - half) * 4          # the other half: last used a round ago, everyone is past it
+            for k in range(3):
+                sh[o + k] = 0
+            sd[(1 - half) * 3] = 0
+            stamp(trace, level, 3)
         cuda.syncthreads()
         if t == 0:
-            if sh[h + 2] > 0:
-                sh[h + 4] = cuda.atomic.add(counters, nxt * FIELDS, sh[h])
-                sh[h + 5] = cuda.atomic.add(counters, nxt * FIELDS + 1, sh[h + 1])
-                cuda.atomic.add(counters, nxt * FIELDS + 2, sh[h + 2])
-                cuda.atomic.add(counters, nxt * FIELDS + 3, sh[h + 3])
-            o = (1 - half) * 6          # the other half: last used a round ago, everyone is past it
-            for k in range(4):
-                sh[o + k] = 0
-        cuda.syncthreads()
-        s = sh[h + 4] + my_small
-        c0 = sh[h + 5] + my_chunks
+            stamp(trace, level, 4)
+        s = sd[hd + 1] + my_small
+        c0 = sd[hd + 2] + my_chunks
         for i in range(mine):
             d = fd[i]
             c = chunks_of(d)
@@ -168,19 +203,23 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
                     chunks[parity, 2, c0] = q * chunk
                     chunks[parity, 3, c0] = d
                     c0 += 1
+        return True
 
-    def kernel(g, n, m, source, a, b, small, chunks, counters, result):
+    def kernel(g, n, m, source, a, b, small, chunks, counters, result, trace):
         grid = cuda.cg.this_grid()
         t = cuda.threadIdx.x
         tid = cuda.grid(1)
         nthreads = cuda.gridsize(1)
         first_thread = int64(cuda.blockIdx.x) * block
-        sh = cuda.shared.array(12, int64)       # two halves: counts x4, bases x2
+        sh = cuda.shared.array(8, int32)        # two halves: small entries, chunks, vertices claimed, -
+        sd = cuda.shared.array(6, int64)        # two halves: degree sum, queue bases (small, chunks)
         fv = cuda.local.array(PER_LANE, int32)
         fl = cuda.local.array(PER_LANE, int64)
         fd = cuda.local.array(PER_LANE, int64)
-        if t < 12:
+        if t < 8:
             sh[t] = 0
+        if t < 6:
+            sd[t] = 0
         for v in range(tid, n, nthreads):
             init_vertex(a, b, v, source)
         if tid == 0:
@@ -213,11 +252,15 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
         reached = int64(0)
         converged = 1
         while True:
+            if t == 0:
+                stamp(trace, level, 0)
             slot = level % SLOTS
             n_small = counters[slot * FIELDS]
             n_chunks = counters[slot * FIELDS + 1]
             grown = counters[slot * FIELDS + 2]
             grown_edges = counters[slot * FIELDS + 3]
+            if t == 0:
+                stamp(trace, level, 1)
             if grown == 0:
                 break
             if level > n:
@@ -252,12 +295,23 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
                                 fd[0] = degree
                                 mine = 1
                                 break
-                    publish(mine, fv, fl, fd, sh, rnd & 1, t, counters, nxt, small, chunks, 1 - parity)
-                    rnd += 1
+                    if publish(mine, fv, fl, fd, sh, sd, rnd & 1, t, counters, nxt, small, chunks, 1 - parity,
+                               trace, level):
+                        rnd += 1
             else:
                 top_steps += 1
                 state = make_state(a, b, level)
-                chunk_start = (n_small + group - 1) // group * group
+                # lanes per small entry: the most (up to PER_LANE) that still let the level run
+                # in one pass of the grid -- a small frontier's lists are then walked one
+                # neighbour per thread, a chain of ~5 dependent memory round trips instead of
+                # ~3 per neighbour (the per-level latency on long-diameter graphs)
+                lanes = int64(PER_LANE)
+                shift = LOG_PER_LANE
+                while lanes > 1 and ((n_small * lanes + group - 1) // group + n_chunks) * group > nthreads:
+                    lanes >>= 1
+                    shift -= 1
+                small_threads = n_small << shift
+                chunk_start = (small_threads + group - 1) // group * group
                 total = chunk_start + n_chunks * group
                 for base in range(first_thread, total, nthreads):
                     k = base + t
@@ -266,11 +320,14 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
                     loc = int64(0)
                     j0 = int64(0)
                     j1 = int64(0)
-                    step = 1
-                    if k < n_small:
-                        src = small[parity, 0, k]
-                        loc = small[parity, 1, k]
-                        j1 = small[parity, 2, k]
+                    step = int64(1)
+                    if k < small_threads:
+                        entry = k >> shift
+                        src = small[parity, 0, entry]
+                        loc = small[parity, 1, entry]
+                        j0 = k & (lanes - 1)
+                        j1 = small[parity, 2, entry]
+                        step = lanes
                     elif k >= chunk_start and k < total:
                         c = (k - chunk_start) // group
                         lane = k - chunk_start - c * group
@@ -279,19 +336,28 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
                         first = chunks[parity, 2, c]
                         j0 = first + lane
                         j1 = min(first + chunk, chunks[parity, 3, c])
-                        step = group
+                        step = int64(group)
+                    if traced and t == 0 and j1 != -1 - n:    # a branch on the loads: the stamp waits for them
+                        stamp(trace, level, 6)
                     for j in range(j0, j1, step):
                         e = edge_at(g, loc, j)
                         u = target(g, e)
                         if functor(src, u, e, g, state):
                             fv[mine] = u
                             mine += 1
+                    if traced and t == 0 and mine != n + 1:
+                        stamp(trace, level, 7)
                     for i in range(mine):
                         where, degree = locate(g, fv[i])
                         fl[i] = where
                         fd[i] = degree
-                    publish(mine, fv, fl, fd, sh, rnd & 1, t, counters, nxt, small, chunks, 1 - parity)
-                    rnd += 1
+                    if traced and t == 0 and (mine == 0 or fd[mine - 1] != -1 - n):
+                        stamp(trace, level, 8)
+                    if publish(mine, fv, fl, fd, sh, sd, rnd & 1, t, counters, nxt, small, chunks, 1 - parity,
+                               trace, level):
+                        rnd += 1
+            if t == 0:
+                stamp(trace, level, 5)
             grid.sync()
             level += 1
         if tid == 0:
@@ -339,13 +405,17 @@ class DeviceLoopTraversal:
     direction, vertices reached) when asked."""
 
     def __init__(self, algorithm: str, kind: str, *, weighted: bool = False, balance: str = "lb",
-                 direction: str = "push", block: int = 256, workspace: Workspace | None = None):
+                 direction: str = "push", block: int = 256, workspace: Workspace | None = None,
+                 trace_levels: int = 0):
         self.algorithm, self.kind, self.weighted = algorithm, kind, bool(weighted and algorithm == "sssp")
         self.balance, self.direction, self.block = balance, direction, int(block)
         self.workspace = workspace or Workspace()
         self.grid = 0
         self._result = None
         self._queues: tuple | None = None
+        self.trace_levels = int(trace_levels)   # > 0: stamp the phases of that many levels (diagnostics)
+        self._trace = None
+        self._no_trace = None
 
     def _group(self) -> int:
         if self.balance == "tpv":
@@ -375,12 +445,16 @@ class DeviceLoopTraversal:
         n, m = view.n_vertices, view.n_entries
         group = self._group()
         optimizing = self.algorithm == "bfs" and self.direction == "optimizing" and not view.directed
-        kernel = device_loop_kernel(view.kind, self.algorithm, self.weighted, self.block, group, optimizing)
+        traced = self.trace_levels > 0
+        kernel = device_loop_kernel(view.kind, self.algorithm, self.weighted, self.block, group, optimizing, traced)
         small, chunks = self._queue_arrays(n, m, group)
         stamp = ws.get("loop.stamp", np.int32, n if self.algorithm == "sssp" else 1)
         counters = ws.get("loop.counters", np.int64, SLOTS * FIELDS)
         self._result = result = ws.get("loop.result", np.int64, RESULT)
-        args = (view.args, np.int64(n), np.int64(m), np.int64(source), out, stamp, small, chunks, counters, result)
+        if self._no_trace is None:
+            self._no_trace = cuda.device_array((1, 1, 1), np.int64)   # untraced kernels never touch it
+        args = (view.args, np.int64(n), np.int64(m), np.int64(source), out, stamp, small, chunks, counters, result,
+                self._no_trace)
         if on_simulator():
             grid = 1                           # the simulator's grid sync is one block's syncthreads
         else:
@@ -391,12 +465,20 @@ class DeviceLoopTraversal:
                                       f"threads resident on this GPU; use loop=host or a smaller block")
             grid = loop_grid(self.block, limit, max(n, m // PER_LANE))
         self.grid = grid
+        if traced:
+            self._trace = cuda.to_device(np.zeros((self.trace_levels, grid, STAMPS), np.int64))
+            args = args[:-1] + (self._trace,)
         try:
             kernel[grid, self.block](*args)
         except CudaAPIError as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise DeviceLoopError(f"loop=device: the cooperative launch of {grid} blocks x {self.block} threads "
                                   f"was refused ({first}); use loop=host") from None
+
+    @property
+    def trace(self):
+        """The last traced run's stamps, int64[levels, blocks, STAMPS] on the host (0: not reached)."""
+        return None if self._trace is None else self._trace.copy_to_host()
 
     @property
     def last_run(self) -> dict:
@@ -411,3 +493,38 @@ class DeviceLoopTraversal:
         else:
             out.update(iterations=levels, improvements=reached - 1)
         return out
+
+
+def trace_phases(trace: np.ndarray, levels: int) -> dict:
+    """Where a level's time goes, from a traced run's stamps (nanoseconds of ``globaltimer``).
+
+    Stamps per level and block (thread 0): 0 after the grid sync that starts the level, 1 after
+    the frontier's counters are read, 2 after the block's claims (publish's first
+    ``syncthreads``), 3 after its global atomics, 4 after the second ``syncthreads``, 5 before
+    the grid sync that ends the level. A block that expanded nothing has no stamps 2-4; a block
+    with several rounds keeps its last. Returns medians over levels (in µs) of: the level's
+    period (first start to the next first start), the spread of the starts over blocks, the
+    counters read, and for the block that finished last: expand, atomics, second barrier,
+    queue writes, and the wait from its arrival to the next level's first start."""
+    levels = min(int(levels) - 1, trace.shape[0] - 1)     # the last traced level has no successor
+    rows = []
+    for lv in range(levels):
+        st, nxt = trace[lv], trace[lv + 1]
+        start, start_next = st[:, 0].min(), nxt[:, 0].min()
+        busy = st[:, 2] > 0
+        last = int(np.argmax(st[:, 5]))
+        row = {"period": start_next - start, "start_spread": st[:, 0].max() - start,
+               "counters": float(np.median(st[:, 1] - st[:, 0])), "busy_blocks": int(busy.sum()),
+               "sync": start_next - st[:, 5].max()}
+        if st[last, 2] > 0:
+            row.update(expand=st[last, 2] - st[last, 1], atomics=st[last, 3] - st[last, 2],
+                       barrier=st[last, 4] - st[last, 3], writes=st[last, 5] - st[last, 4])
+        first = int(np.argmax(busy)) if busy.any() else -1
+        if first >= 0 and st[first, 9] > 0:     # thread 0 of the first busy block, step by step
+            s0 = st[first]
+            row.update(t0_entry=s0[6] - s0[1], t0_neighbours=s0[7] - s0[6], t0_locate=s0[8] - s0[7],
+                       t0_shared_atomics=s0[9] - s0[8], t0_first_barrier=s0[2] - s0[9])
+        rows.append(row)
+    keys = sorted({k for r in rows for k in r})
+    return {k: float(np.median([r[k] for r in rows if k in r])) / (1 if k == "busy_blocks" else 1e3)
+            for k in keys}
