@@ -18,7 +18,7 @@ from _common import load_real  # noqa: E402
 from numba import cuda, int64  # noqa: E402
 
 from kernels.algorithms.traversal.device_loop import DeviceLoopTraversal, trace_phases  # noqa: E402
-from kernels.graph.generators import grid2d  # noqa: E402
+from kernels.graph.generators import delaunay, grid2d  # noqa: E402
 from kernels.operators.views import upload_csr  # noqa: E402
 
 LEVELS = 400
@@ -71,18 +71,21 @@ for blocks_per_sm, block in ((1, 256), (2, 256), (1, 512)):
     out[f"skeleton_{grid}x{block}_us"] = (t2 - t1) / 2000 * 1e6
     print(f"skeleton {grid} x {block}: {out[f'skeleton_{grid}x{block}_us']:.2f} us/level", flush=True)
 
-graphs = [grid2d(1000, 1000), grid2d(300, 300), load_real("delaunay_n15.mtx"), load_real("power.mtx")]
+graphs = [grid2d(1000, 1000), grid2d(300, 300), load_real("delaunay_n15.mtx"), load_real("power.mtx"),
+          grid2d(1000, 1000, seed=1, weights="uniform", weight_range=(1.0, 10.0)),
+          delaunay(1 << 20, points="jittered-grid", seed=1, weights="uniform", weight_range=(1.0, 10.0))]
 for g in graphs:
     view = upload_csr(g)
-    for algorithm in ("bfs", "sssp"):
+    weighted = g.weights is not None
+    for algorithm in ("sssp",) if weighted else ("bfs", "sssp"):
         out_arr = cuda.device_array(g.n_rows, np.int32 if algorithm == "bfs" else np.float64)
-        plain = DeviceLoopTraversal(algorithm, "csr")
+        plain = DeviceLoopTraversal(algorithm, "csr", weighted=weighted)
         t = timed(functools.partial(plain.run, view, 0, out_arr))
         levels = plain.last_run["levels"]
-        traced = DeviceLoopTraversal(algorithm, "csr", trace_levels=LEVELS)
+        traced = DeviceLoopTraversal(algorithm, "csr", weighted=weighted, trace_levels=LEVELS)
         tt = timed(functools.partial(traced.run, view, 0, out_arr), repeat=1)
         phases = trace_phases(traced.trace, levels)
-        key = f"{g.name}/{algorithm}"
+        key = f"{g.name}{'/weighted' if weighted else ''}/{algorithm}"
         out[key] = {"levels": levels, "grid": plain.grid, "us_per_level": t / levels * 1e6,
                     "traced_us_per_level": tt / levels * 1e6, "phases_us": phases}
         print(f"{key:32s} {levels:5d} lv grid {plain.grid}: {t / levels * 1e6:.1f} us/lv "

@@ -57,7 +57,7 @@ from numba import cuda, int32, int64
 from numba.cuda.cudadrv.driver import CudaAPIError
 
 from kernels.algorithms.traversal.gpu_bfs import ALPHA, BETA, visit
-from kernels.algorithms.traversal.gpu_sssp import relax_functor
+from kernels.algorithms.traversal.gpu_sssp import relax_bits_functor
 from kernels.errors import DeviceLoopError
 from kernels.operators.device_clock import globaltimer
 from kernels.operators.launch import Workspace, for_target, on_simulator
@@ -77,13 +77,13 @@ LOOPS = ("host", "device")
 # ---- the algorithms' parts ------------------------------------------------------------------
 
 @cuda.jit(device=True)
-def _bfs_state(a, b, level):
+def _bfs_state(a, bits, b, level):
     return (a, level + 1)
 
 
 @cuda.jit(device=True)
-def _sssp_state(a, b, level):
-    return (a, b, level)
+def _sssp_state(a, bits, b, level):
+    return (a, bits, b, level)
 
 
 @cuda.jit(device=True)
@@ -115,16 +115,17 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
                        traced: bool = False):
     """The persistent traversal kernel for a view kind, an algorithm and launch parameters.
 
-    ``kernel(g, n, m, source, a, b, small, chunks, counters, result, trace)``: ``a`` is the
-    output (BFS levels int32 / SSSP distances float64), ``b`` the SSSP stamp array (unused by
-    BFS), ``small`` int64[2, 3, cap], ``chunks`` int64[2, 4, cap], ``counters``
+    ``kernel(g, n, m, source, a, bits, b, small, chunks, counters, result, trace)``: ``a`` is
+    the output (BFS levels int32 / SSSP distances float64), ``bits`` the SSSP distances' int64
+    view (their atomic min, see :func:`.gpu_sssp.relax_bits_functor`), ``b`` the SSSP stamp
+    array (BFS uses neither), ``small`` int64[2, 3, cap], ``chunks`` int64[2, 4, cap], ``counters``
     int64[SLOTS * FIELDS], ``result`` int64[RESULT]. With ``traced``, thread 0 of every block
     writes ``globaltimer`` stamps into ``trace`` int64[levels, blocks, STAMPS] (see
     :func:`trace_phases`); otherwise ``trace`` is not touched."""
     f = functions(kind)
     locate, edge_at, target = f.locate, f.edge_at, f.target
     bfs = algorithm == "bfs"
-    functor = visit if bfs else relax_functor(kind, weighted)
+    functor = visit if bfs else relax_bits_functor(kind, weighted)
     make_state = _bfs_state if bfs else _sssp_state
     init_vertex = _bfs_init if bfs else _sssp_init
     chunk = group * PER_LANE
@@ -205,7 +206,7 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
                     c0 += 1
         return True
 
-    def kernel(g, n, m, source, a, b, small, chunks, counters, result, trace):
+    def kernel(g, n, m, source, a, bits, b, small, chunks, counters, result, trace):
         grid = cuda.cg.this_grid()
         t = cuda.threadIdx.x
         tid = cuda.grid(1)
@@ -300,7 +301,7 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
                         rnd += 1
             else:
                 top_steps += 1
-                state = make_state(a, b, level)
+                state = make_state(a, bits, b, level)
                 # lanes per small entry: the most (up to PER_LANE) that still let the level run
                 # in one pass of the grid -- a small frontier's lists are then walked one
                 # neighbour per thread, a chain of ~5 dependent memory round trips instead of
@@ -453,8 +454,9 @@ class DeviceLoopTraversal:
         self._result = result = ws.get("loop.result", np.int64, RESULT)
         if self._no_trace is None:
             self._no_trace = cuda.device_array((1, 1, 1), np.int64)   # untraced kernels never touch it
-        args = (view.args, np.int64(n), np.int64(m), np.int64(source), out, stamp, small, chunks, counters, result,
-                self._no_trace)
+        bits = out.view(np.int64) if self.algorithm == "sssp" else counters
+        args = (view.args, np.int64(n), np.int64(m), np.int64(source), out, bits, stamp, small, chunks, counters,
+                result, self._no_trace)
         if on_simulator():
             grid = 1                           # the simulator's grid sync is one block's syncthreads
         else:

@@ -22,6 +22,7 @@ from numba import cuda, float64
 
 from kernels.operators.advance import Advance
 from kernels.operators.compute import Compute
+from kernels.operators.device_bits import float_bits
 from kernels.operators.launch import Workspace
 from kernels.operators.views import DeviceGraphView, functions
 
@@ -39,6 +40,26 @@ def relax_functor(kind: str, weighted: bool):
         # whether this thread's candidate was the improvement
         if candidate < dist[dst] and candidate < cuda.atomic.min(dist, dst, candidate):
             return cuda.atomic.max(state[1], dst, state[2]) < state[2]
+        return False
+
+    return relax
+
+
+@functools.cache
+def relax_bits_functor(kind: str, weighted: bool):
+    """The relax functor of the device loop: ``state = (dist, dist_bits, stamp, iteration)``,
+    ``dist_bits`` the int64 view of ``dist``. One native ``atomicMin`` on the bit patterns
+    (:mod:`kernels.operators.device_bits`; distances are >= +0.0) replaces the plain read and
+    the float64 compare-and-swap loop: in a level bound by one thread's chain of dependent
+    memory round trips (a small frontier), that chain is what a level costs."""
+    weight = functions(kind).weight
+
+    @cuda.jit(device=True)
+    def relax(src, dst, edge, g, state):
+        w = float64(weight(g, edge)) if weighted else float64(1.0)
+        candidate = float_bits(state[0][src] + w)
+        if cuda.atomic.min(state[1], dst, candidate) > candidate:
+            return cuda.atomic.max(state[2], dst, state[3]) < state[3]
         return False
 
     return relax
