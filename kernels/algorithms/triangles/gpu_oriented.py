@@ -31,7 +31,7 @@ import time
 from functools import cache
 
 import numpy as np
-from numba import cuda, int32, int64, types
+from numba import cuda, int32, int64, types, uint32, uint64
 
 from kernels.algorithms.registry import Problem
 from kernels.algorithms.triangles.gpu_common import (
@@ -79,81 +79,95 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
     light_size = table_size // groups_per_block
 
     @cuda.jit(device=True)
-    def home_slot(key, bits):
-        # the top ``bits`` of the low 32 bits of key * multiplier
-        return ((int64(key) * HASH_MULTIPLIER) & 0xFFFFFFFF) >> (32 - bits)
+    def home_slot(key, shift):
+        # the top 32 - shift bits of the low 32 bits of key * multiplier; 32-bit arithmetic
+        # (a 64-bit product masked to 32 bits: the compiler narrows it, the simulator's NumPy
+        # does not warn about a wrapping uint32 product)
+        return uint32(((uint64(uint32(key)) * uint64(HASH_MULTIPLIER)) & 0xFFFFFFFF) >> (shift & 31))
 
+    # Types, for the instruction count (Nsight Compute on R-MAT 20: the kernel issues at 65 % of
+    # the schedulers' peak, so instructions are the cost): numba computes in int64 and wraps
+    # negative indices around, which doubles the arithmetic of the probe loop and adds a
+    # select to each index. Hence uint32 slots, masks and shifts, unsigned indices into the
+    # lists and the table (no wrap-around code), int32 per-round constants (fewer registers
+    # under the register cap: no spills in the partner loop).
     @kernel_jit(block_size, max_registers)
     def oriented(out_ptr, out_idx, part_ptr, part_idx, heavy_vertex, heavy_lo, heavy_hi, n_heavy, light, n_light,
                  acc):
         table = cuda.shared.array(table_size, int32)
         sums = cuda.shared.array(block_size, int64)
-        tid = cuda.threadIdx.x
+        tid = int32(cuda.threadIdx.x)
         rounds = n_heavy + (n_light + groups_per_block - 1) // groups_per_block
         for s in range(tid, table_size, block_size):
             table[s] = EMPTY
         cuda.syncthreads()
-        mine = 0
+        mine = int64(0)
         for r in range(cuda.blockIdx.x, rounds, cuda.gridDim.x):
             # -- who takes which owner (and which of its partners) this round
             if r < n_heavy:
                 a = heavy_vertex[r]
                 first = heavy_lo[r]
                 last = heavy_hi[r]
-                team = block_size
+                team = int32(block_size)
                 lane_in_team = tid
-                base = 0
-                room = table_size
+                base = uint32(0)
+                room = int32(table_size)
             else:
-                slot = tid // group_size
+                slot = int32(tid // group_size)
                 position = (r - n_heavy) * groups_per_block + slot
-                a = light[position] if position < n_light else -1
-                first = 0
-                last = 0
+                a = light[position] if position < n_light else int32(-1)
+                first = int64(0)
+                last = int64(0)
                 if a >= 0:
-                    first = part_ptr[a]
-                    last = part_ptr[a + 1]
-                team = group_size
-                lane_in_team = tid - slot * group_size
-                base = slot * light_size
-                room = light_size
-            start = 0
-            end = 0
-            size = 0
-            bits = 0
+                    first = part_ptr[uint32(a)]
+                    last = part_ptr[uint32(a) + 1]
+                team = int32(group_size)
+                lane_in_team = int32(tid - slot * group_size)
+                base = uint32(slot * light_size)
+                room = int32(light_size)
+            start = int64(0)
+            end = int64(0)
+            size = int32(0)
+            bits = int32(0)
             # -- build: N+(a) into the table (size 0: too big, search global memory instead)
             if a >= 0:
-                start = out_ptr[a]
-                end = out_ptr[a + 1]
-                size = 1
+                start = out_ptr[uint32(a)]
+                end = out_ptr[uint32(a) + 1]
+                size = int32(1)
                 while size < 2 * (end - start):
-                    size <<= 1
-                    bits += 1
+                    size = int32(size << 1)
+                    bits = int32(bits + 1)
                 if size * 2 <= room:
-                    size <<= 1
-                    bits += 1
+                    size = int32(size << 1)
+                    bits = int32(bits + 1)
                 if size > room:
-                    size = 0
+                    size = int32(0)
+                mask = uint32(size - 1)
+                shift = uint32(32 - bits)
                 for e in range(start + lane_in_team, end if size else start, team):
                     key = out_idx[e]
-                    s = home_slot(key, bits)
+                    s = home_slot(key, shift)
                     while cuda.atomic.cas(table, base + s, EMPTY, key) != EMPTY:
-                        s = (s + 1) & (size - 1)
+                        s = uint32((s + uint32(1)) & mask)
             cuda.syncthreads()
             # -- probe: every c of N+(p), p a partner of a, against N+(a)
             if a >= 0:
-                groups = team // group_size
-                group = lane_in_team // group_size
-                lane = lane_in_team - group * group_size
-                here = 0
+                mask = uint32(size - 1)
+                shift = uint32(32 - bits)
+                groups = int32(team // group_size)
+                group = int32(lane_in_team // group_size)
+                lane = int32(lane_in_team - group * group_size)
+                here = int32(0)
                 for pe in range(first + group, last, groups):
-                    p = part_idx[pe]
-                    found = 0
-                    for ce in range(out_ptr[p] + lane, out_ptr[p + 1], group_size):
+                    p = uint32(part_idx[pe])
+                    found = int32(0)
+                    ce = uint64(out_ptr[p] + lane)
+                    ce_end = uint64(out_ptr[p + 1])
+                    while ce < ce_end:
                         c = out_idx[ce]
                         hit = False
                         if size:
-                            s = home_slot(c, bits)
+                            s = home_slot(c, shift)
                             while True:
                                 k = table[base + s]
                                 if k == c:
@@ -161,7 +175,7 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
                                     break
                                 if k == EMPTY:
                                     break
-                                s = (s + 1) & (size - 1)
+                                s = uint32((s + uint32(1)) & mask)
                         else:
                             lo = start
                             hi = end
@@ -173,12 +187,13 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
                                     hi = mid
                             hit = lo < end and out_idx[lo] == c
                         if hit:
-                            found += 1
+                            found = int32(found + 1)
                             if per_vertex:
                                 cuda.atomic.add(acc, 1 + c, 1)
+                        ce += uint64(group_size)
                     if per_vertex and found:
                         cuda.atomic.add(acc, 1 + p, found)
-                    here += found
+                    here = int32(here + found)
                 if per_vertex and here:
                     cuda.atomic.add(acc, 1 + a, here)
                 mine += here
