@@ -21,7 +21,7 @@ from kernels.algorithms.traversal.device_loop import DeviceLoopTraversal, trace_
 from kernels.graph.generators import delaunay, grid2d  # noqa: E402
 from kernels.operators.views import upload_csr  # noqa: E402
 
-LEVELS = 400
+LEVELS = 2100
 
 
 def timed(fn, repeat=5):

@@ -67,6 +67,8 @@ PER_LANE = 8          # neighbours one virtual thread reads per level (and the s
 LOG_PER_LANE = 3
 GROUP = {"cuda": 32, "sim": 4}   # threads sharing a chunk of a long list under balance="lb"
 THREADS_PER_SM = 512  # resident threads per SM of the persistent grid (see loop_grid)
+MAX_REGISTERS = 0     # cap on the kernel's registers per thread (0: the compiler's choice; see
+                      # benchmarks/diag/device_loop_occupancy.py: caps and more threads were slower)
 SLOTS = 3             # counter slots: current frontier, next frontier, the one being reset
 FIELDS = 4            # per slot: small entries, chunk entries, vertices claimed, degree sum
 RESULT = 5            # levels, top-down steps, bottom-up steps, vertices reached, converged
@@ -368,6 +370,8 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
             result[3] = reached
             result[4] = converged
 
+    if MAX_REGISTERS and not on_simulator():
+        return cuda.jit(max_registers=MAX_REGISTERS)(kernel)
     return cuda.jit(kernel)
 
 
