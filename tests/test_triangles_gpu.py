@@ -172,6 +172,36 @@ def test_spgemm_lower_triangle_keeps_each_edge_once(ordering):
     assert total == scipy_total(graph)
 
 
+def test_spgemm_counts_the_multiply_adds_of_the_product():
+    graph = rmat(8, 8, seed=1)
+    lower = vendor.lower_triangle(graph, "natural")
+    dense = lower.toarray() != 0
+    by_hand = sum(int(dense[k].sum()) for i in range(dense.shape[0]) for k in np.nonzero(dense[i])[0])
+    assert vendor.product_flops(lower) == by_hand > 0
+
+
+def test_spgemm_refuses_a_product_beyond_cusparses_32_bit_limit(monkeypatch):
+    """Over 2^31 multiply-adds cuSPARSE returns an empty product (a count of 0, no error):
+    the execution refuses before any CuPy call, naming the graph and the variant to use."""
+    from kernels.algorithms.triangles.prepare import prepare
+
+    graph = rmat(8, 8, seed=1)
+    flops = vendor.product_flops(vendor.lower_triangle(graph, "degree"))
+    monkeypatch.setattr(vendor, "FLOPS_LIMIT", flops - 1)
+    problem = prepare(graph, {}, 0)
+    execution = vendor.SpgemmExecution(problem, {"ordering": "degree"})
+    with pytest.raises(ResourceLimitError, match=r"multiply-adds.*empty product.*gpu-oriented") as err:
+        execution.upload()
+    assert graph.name in str(err.value) and "\n" not in str(err.value)
+    assert problem.data["stats"]["product_flops"] == flops
+    monkeypatch.setattr(vendor, "FLOPS_LIMIT", flops)
+    execution = vendor.SpgemmExecution(problem, {"ordering": "degree"})
+    if vendor.unavailable():                   # at the limit it goes on to CuPy
+        with pytest.raises(Exception) as err:
+            execution.upload()
+        assert not isinstance(err.value, ResourceLimitError)
+
+
 # ---- on a real GPU (GRAPH_KERNELS_TARGET=cuda pytest -m gpu) -------------------------------------
 
 @pytest.mark.gpu
