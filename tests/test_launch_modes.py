@@ -306,6 +306,10 @@ STREAM_CASES = [
     ("kclique", "gpu-vertex", {"k": 3, "block_size": 32, "group_size": 4, "max_blocks": 4}, "wheel"),
     ("kclique", "gpu-edge", {"k": 3, "block_size": 32, "group_size": 4, "max_blocks": 4}, "wheel"),
     ("kclique", "gpu-list", {"k": 3, "block_size": 32, "group_size": 4, "max_blocks": 4}, "wheel"),
+    ("bfs", "gpu-csr", {"loop": "device", "block": 32}, "wheel"),
+    ("bfs", "gpu-slotted", {"loop": "device", "block": 32, "page_size": 16}, "wheel"),
+    ("sssp", "gpu-csr", {"loop": "device", "block": 32}, "wheel"),
+    ("sssp", "gpu-slotted", {"loop": "device", "block": 32, "page_size": 16}, "wheel"),
 ]
 
 
@@ -319,7 +323,7 @@ def test_every_kernel_and_copy_of_a_capturable_launch_goes_on_the_execution_stre
     from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
     from numba.cuda.simulator.kernel import FakeCUDAKernel
 
-    graph = read_graph(KARATE) if graph_name == "karate" else wheel(weighted=family == "apsp")
+    graph = read_graph(KARATE) if graph_name == "karate" else wheel(weighted=family in ("apsp", "sssp"))
     fam, var = get_variant(family, variant)
     resolved = fam.resolve_params(var, params)
     problem = fam.prepare(graph, resolved, 0)
@@ -360,8 +364,8 @@ def test_every_kernel_and_copy_of_a_capturable_launch_goes_on_the_execution_stre
     assert verification.ok, verification.to_json()
 
 
-CAPTURABLE_FAMILIES = ("spmv", "apsp", "triangles", "kclique")
-# the GPU traversals (bfs, sssp) read the frontier size back every level: not capturable
+CAPTURABLE_FAMILIES = ("spmv", "apsp", "triangles", "kclique", "bfs", "sssp")
+# the traversals with loop=device (the default); loop=host reads the frontier size back every level
 
 
 def test_every_numba_gpu_variant_of_the_capturable_families_has_a_stream_test():
@@ -373,10 +377,14 @@ def test_every_numba_gpu_variant_of_the_capturable_families_has_a_stream_test():
     assert not missing
 
 
-def test_the_traversals_do_not_claim_to_be_capturable():
-    from kernels.algorithms.traversal.gpu_exec import GpuTraversalExecution
-
-    assert GpuTraversalExecution.capturable is False
+@pytest.mark.parametrize("family", ["bfs", "sssp"])
+def test_a_traversal_is_capturable_with_the_device_loop_and_not_with_the_host_loop(family):
+    fam, var = get_variant(family, "gpu-csr")
+    graph = wheel(weighted=family == "sssp")
+    for loop, capturable in (("device", True), ("host", False)):
+        resolved = fam.resolve_params(var, {"loop": loop, "block": 32})
+        problem = fam.prepare(graph, resolved, 0)
+        assert var.make(problem, resolved, "sim").capturable is capturable, loop
 
 
 def test_fw_result_with_a_non_default_stream_equals_the_default_streams(monkeypatch):

@@ -30,6 +30,10 @@ CASES = [
     ("kclique", "gpu-vertex", {"k": 4}, "karate.mtx"),
     ("kclique", "gpu-edge", {"k": 4}, "karate.mtx"),
     ("kclique", "gpu-list", {"k": 4}, "karate.mtx"),
+    ("bfs", "gpu-csr", {"loop": "device"}, "power.mtx"),
+    ("bfs", "gpu-slotted", {"loop": "device", "direction": "optimizing"}, "delaunay_n10.mtx"),
+    ("sssp", "gpu-csr", {"loop": "device"}, "USAir97.mtx"),
+    ("sssp", "gpu-slotted", {"loop": "device"}, "power.mtx"),
 ]
 
 
@@ -67,13 +71,15 @@ def test_graph_replays_give_the_verified_result_of_direct_launches(family, varia
 
 @pytest.mark.gpu
 @needs_cupy
-def test_auto_chooses_graph_for_a_capturable_variant_and_direct_for_a_traversal():
+def test_auto_chooses_graph_for_a_capturable_variant_and_direct_for_a_host_loop_traversal():
     spmv = _run("spmv", "gpu-adaptive", {}, "GD98_c.mtx", "auto").record
     assert spmv["timing"]["launch"] == "graph"
-    bfs = run_variant(read_graph(data_path("karate.mtx")), "bfs", "gpu-csr", {}, target="cuda", repeat=2,
-                      launch="auto").record
-    assert bfs["verified"] and bfs["timing"]["launch"] == "direct"
-    assert not any("fell back" in n for n in bfs["notices"])   # not capturable under auto: no notice
+    karate = read_graph(data_path("karate.mtx"))
+    bfs = run_variant(karate, "bfs", "gpu-csr", {}, target="cuda", repeat=2, launch="auto").record
+    assert bfs["verified"] and bfs["timing"]["launch"] == "graph"      # the device loop, the default
+    host = run_variant(karate, "bfs", "gpu-csr", {"loop": "host"}, target="cuda", repeat=2, launch="auto").record
+    assert host["verified"] and host["timing"]["launch"] == "direct"
+    assert not any("fell back" in n for n in host["notices"])   # not capturable under auto: no notice
 
 
 @pytest.mark.gpu

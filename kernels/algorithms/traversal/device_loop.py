@@ -405,8 +405,9 @@ def loop_grid(block: int, limit: int, work: int) -> int:
 class DeviceLoopTraversal:
     """BFS (``algorithm="bfs"``) or SSSP on a device view in one cooperative launch.
 
-    ``run(view, source, out)`` fills ``out`` (int32 levels / float64 distances) and returns
-    without waiting; ``last_run`` reads the kernel's small result array (levels, steps of each
+    ``run(view, source, out, stream=0)`` fills ``out`` (int32 levels / float64 distances) with
+    one launch on ``stream`` and returns without waiting (after the first run with a view's
+    sizes it allocates nothing: its launch may be captured into a CUDA graph); ``last_run`` reads the kernel's small result array (levels, steps of each
     direction, vertices reached) when asked."""
 
     def __init__(self, algorithm: str, kind: str, *, weighted: bool = False, balance: str = "lb",
@@ -443,7 +444,7 @@ class DeviceLoopTraversal:
                             flat_chunks[: 8 * cap_chunks].reshape(2, 4, cap_chunks))
         return self._queues[1], self._queues[2]
 
-    def run(self, view: DeviceGraphView, source: int, out) -> None:
+    def run(self, view: DeviceGraphView, source: int, out, stream=0) -> None:
         if self.weighted and not view.weighted:
             raise ValueError("a weighted SSSP needs a view with weights")
         ws = self.workspace
@@ -475,7 +476,7 @@ class DeviceLoopTraversal:
             self._trace = cuda.to_device(np.zeros((self.trace_levels, grid, STAMPS), np.int64))
             args = args[:-1] + (self._trace,)
         try:
-            kernel[grid, self.block](*args)
+            kernel[grid, self.block, stream](*args)
         except CudaAPIError as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise DeviceLoopError(f"loop=device: the cooperative launch of {grid} blocks x {self.block} threads "

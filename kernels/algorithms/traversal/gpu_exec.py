@@ -145,8 +145,18 @@ class GpuTraversalExecution(Execution):
                                                                                      else 8))
         self.out = output_array(self.algorithm, self.view.n_vertices)
 
+    @property
+    def capturable(self) -> bool:
+        """The device loop is one cooperative launch on ``self.stream`` that reads nothing back:
+        a CUDA graph may hold it (its ~50 µs of numba dispatch is most of a 15-level traversal).
+        The host loop reads the frontier's size back every level."""
+        return isinstance(self.runner, DeviceLoopTraversal)
+
     def launch(self) -> None:
-        self.runner.run(self.view, self.source, self.out)
+        if isinstance(self.runner, DeviceLoopTraversal):
+            self.runner.run(self.view, self.source, self.out, stream=self.stream)
+        else:
+            self.runner.run(self.view, self.source, self.out)
 
     def synchronize(self) -> None:
         cuda.synchronize()
