@@ -92,11 +92,13 @@ def kernels_to_check():
                                                                ("bfs", False, 1, True, i32),
                                                                ("sssp", True, 32, False, f64),
                                                                ("sssp", False, 1, False, f64)):
+            # (g, n, m, source, out, bits: the distances' int64 view, stamp, small, chunks,
+            # counters, result, trace)
             tag = (f"{view_name} {algorithm}{' weighted' if weighted else ''} group={group}"
                    f"{' optimizing' if optimizing else ''}")
             out.append((f"device loop[{tag}]",
                         device_loop.device_loop_kernel(kind, algorithm, weighted, 256, group, optimizing),
-                        (g, n, n, n, output, i32, i64_3d, i64_3d, i64, i64)))
+                        (g, n, n, n, output, i64, i32, i64_3d, i64_3d, i64, i64, i64_3d)))
     out.append(("scan[array]", scan.scan_pass(scan.load_array, 1024, 4), (types.UniTuple(i64, 1), n, i64, i64, i64)))
     out.append(("add pass", scan.add_pass(2048), (i64, n, i64)))
     out.append(("partition", advance.partition_kernel(), (i64, n, i64, n, i64, n)))
