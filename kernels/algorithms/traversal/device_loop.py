@@ -407,8 +407,9 @@ class DeviceLoopTraversal:
 
     ``run(view, source, out, stream=0)`` fills ``out`` (int32 levels / float64 distances) with
     one launch on ``stream`` and returns without waiting (after the first run with a view's
-    sizes it allocates nothing: its launch may be captured into a CUDA graph); ``last_run`` reads the kernel's small result array (levels, steps of each
-    direction, vertices reached) when asked."""
+    sizes it allocates nothing: its launch may be captured into a CUDA graph); ``last_run``
+    reads the kernel's small result array (levels, steps of each direction, vertices reached)
+    when asked."""
 
     def __init__(self, algorithm: str, kind: str, *, weighted: bool = False, balance: str = "lb",
                  direction: str = "push", block: int = 256, workspace: Workspace | None = None,
