@@ -172,7 +172,8 @@ class Bench:
             kernel = rec["timing"]["kernel"]
             row.update(status=rec["status"], verified=rec["verified"], target=rec["target"], params=rec["params"],
                        median_s=kernel["median_s"], min_s=kernel["min_s"], cv=kernel["cv"],
-                       launch=rec["timing"].get("launch", "direct"), gteps=metrics.get("GTEPS"), compile_s=rec["timing"]["compile_s"],
+                       launch=rec["timing"].get("launch", "direct"), gteps=metrics.get("GTEPS"),
+                       compile_s=rec["timing"]["compile_s"],
                        h2d_s=rec["timing"]["h2d_s"], traversed_edges=rec["input"]["traversed_edges"],
                        reached=rec["input"]["reached"], source=rec["params"]["source"],
                        steps={k[5:]: v for k, v in rec["input"].items() if k.startswith("last_")},
