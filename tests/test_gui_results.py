@@ -344,6 +344,23 @@ def test_results_and_run_settings_survive_a_session(qtbot, window, tmp_path, mad
         other.close()
 
 
+@pytest.mark.parametrize("launch", ["bogus", "", None, ["graph"], {"graph": 1}, 10**30, -1, 3.5, "graph" * 100_000])
+def test_a_crafted_launch_mode_in_a_session_keeps_auto_and_the_rest_of_the_run_settings(window, launch):
+    """A session's run settings are untrusted: a launch (or target) value that is not one of the
+    choices (wrong type, huge, empty) leaves the combo as it was, raises nothing, and the other
+    saved settings still apply."""
+    run = next(d for d in window.compute_docks if d.objectName() == "RunDock")
+    state = run.session_state()
+    target = run.target_box.currentData()
+    state.update(repeat=9, launch=launch, target=launch)
+    run.restore_session_state(state)
+    assert run.launch_box.currentData() == "auto" and run.target_box.currentData() == target
+    assert run.repeat_box.value() == 9
+    state["launch"] = "queued"
+    run.restore_session_state(state)
+    assert run.launch_box.currentData() == "queued"
+
+
 def test_runs_and_sweeps_are_saved_in_the_window_session(qtbot, window, tmp_path, made_by_graph_kernels):
     records_path, sweep_path = made_by_graph_kernels
     window.open_paths([data_path("karate.mtx"), records_path, sweep_path])

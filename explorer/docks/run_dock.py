@@ -51,6 +51,14 @@ LAUNCH_CHOICES = (("Auto", "auto"), ("CUDA graph", "graph"), ("Direct", "direct"
                   ("Queued (device time)", "queued"))
 
 
+def _select_saved(combo: QComboBox, value) -> None:
+    """Select the item whose data is ``value``, a session's untrusted text: anything but one of
+    the combo's strings leaves the choice as it is (``findData`` of a huge int raises)."""
+    index = combo.findData(value) if isinstance(value, str) else -1
+    if index >= 0:
+        combo.setCurrentIndex(index)
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -820,9 +828,7 @@ class RunDock(QDockWidget, ComputeDock):
         family, variant = state.get("family"), state.get("variant")
         if family in self.families and variant in self.families[family].variants:
             self.choose(family, variant, state.get("params") or {})
-            target = state.get("target")
-            if target is not None and self.target_box.findData(target) >= 0:
-                self.target_box.setCurrentIndex(self.target_box.findData(target))
+            _select_saved(self.target_box, state.get("target"))
         elif family:
             self.window_.log("warning", f"the session's run settings name {family}/{variant}, which is not "
                                         "available here")
@@ -830,8 +836,7 @@ class RunDock(QDockWidget, ComputeDock):
             self.repeat_box.setValue(int(state["repeat"]))
         if "time_limit" in state:
             self.time_limit_box.setValue(float(state["time_limit"]))
-        if self.launch_box.findData(state.get("launch")) >= 0:
-            self.launch_box.setCurrentIndex(self.launch_box.findData(state.get("launch")))
+        _select_saved(self.launch_box, state.get("launch"))
         sweep = state.get("sweep") or {}
         if sweep.get("rows") in self.sweep_panel.params:
             self.sweep_panel.rows_param.setCurrentText(sweep["rows"])
