@@ -36,6 +36,8 @@ from functools import cache
 
 from numba import cuda, int32, int64, uint32
 
+from kernels.operators.sorted_search import lower_bound
+
 MAX_OUT_DEGREE = 1024
 MAX_LEVELS = 18  # local per-level arrays; k <= 16 uses levels 0..16
 WORD_MASK = 0xFFFFFFFF
@@ -300,14 +302,7 @@ def edge_kernel(k: int, block_size: int, group_size: int, per_vertex: bool, cap:
                 hi0 = indptr[u + 1]
                 while p < span:
                     x = indices[first + p]
-                    lo = lo0
-                    hi = hi0
-                    while lo < hi:
-                        mid = (lo + hi) >> 1
-                        if indices[mid] < x:
-                            lo = mid + 1
-                        else:
-                            hi = mid
+                    lo = lower_bound(indices, lo0, hi0, x)
                     if lo < hi0 and indices[lo] == x:
                         cuda.atomic.or_(mask, p >> 5, uint32(1 << (p & 31)))
                     p += block_size

@@ -25,20 +25,10 @@ from functools import cache
 from numba import cuda, int32, int64
 
 from kernels.algorithms.kclique.gpu_bitmap import MAX_LEVELS, block_total
+from kernels.operators.sorted_search import lower_bound
 
 # state[] of a group's search
 LEVEL, ACTIVE, PENDING, PARITY, PUSHED = 0, 1, 2, 3, 4
-
-
-@cuda.jit(device=True)
-def lower_bound(indices, lo, hi, x):
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if indices[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @cuda.jit(device=True)

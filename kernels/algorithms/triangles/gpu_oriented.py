@@ -44,6 +44,7 @@ from kernels.algorithms.triangles.gpu_common import (
     simulated,
 )
 from kernels.algorithms.triangles.orientation import oriented_graph, schedule
+from kernels.operators.sorted_search import lower_bound
 
 EMPTY = np.int32(-1)
 HASH_MULTIPLIER = 2654435761  # Knuth's multiplicative constant, ⌊2³² / golden ratio⌋
@@ -115,14 +116,7 @@ def oriented_kernel(block_size: int, group_size: int, per_vertex: bool, table_si
                 if k == EMPTY:
                     return False
                 s = uint32((s + uint32(1)) & mask)
-        lo = start
-        hi = end
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if out_idx[mid] < c:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = lower_bound(out_idx, start, end, c)
         return lo < end and out_idx[lo] == c
 
     # Types, for the instruction count (Nsight Compute on R-MAT 20: the kernel issues at 65 % of
