@@ -101,6 +101,38 @@ def test_frontiers_of_every_width_use_as_many_lanes_per_list_as_fit(variant, ext
     run(g, "sssp", variant, source=int(g.n_rows - 1), **extra)
 
 
+def test_a_traced_run_gives_the_same_levels_and_ordered_phase_stamps():
+    """The diagnostic trace (``trace_levels``): the traced kernel's output equals the untraced
+    one, every level is stamped by the block, a level's stamps come in phase order, and the
+    summary's durations are non-negative."""
+    from numba import cuda
+
+    from kernels.operators.views import upload_csr
+
+    g = path(12)
+    view = upload_csr(g)
+    outs = []
+    for trace_levels in (0, 20):
+        loop = device_loop.DeviceLoopTraversal("bfs", "csr", block=SMALL, trace_levels=trace_levels)
+        out = cuda.device_array(g.n_rows, np.int32)
+        loop.run(view, 0, out)
+        outs.append(out.copy_to_host())
+    assert np.array_equal(outs[0], outs[1]) and outs[1].max() == 11
+    levels = loop.last_run["levels"]
+    trace = loop.trace
+    assert trace.shape == (20, 1, device_loop.STAMPS)
+    stamped = trace[:levels, 0]
+    assert (stamped[:, [0, 1, 5]] > 0).all() and not trace[levels + 1:].any()   # the last: empty, stamps 0-1
+    assert (stamped[:, 1] >= stamped[:, 0]).all() and (stamped[:, 5] >= stamped[:, 1]).all()
+    assert (stamped[:, 2] > 0).all()               # the one block expands every level
+    claimed = stamped[:, 3] > 0                    # all but the last, whose vertex has no new neighbour
+    assert claimed[: levels - 1].all() and not claimed[levels - 1]
+    assert (stamped[claimed, 2] <= stamped[claimed, 3]).all() and (stamped[claimed, 3] <= stamped[claimed, 4]).all()
+    phases = device_loop.trace_phases(trace, levels)
+    assert {"period", "expand", "sync", "t0_neighbours"} <= phases.keys()
+    assert all(v >= 0 for v in phases.values())
+
+
 @pytest.mark.parametrize("variant,extra", VIEWS, ids=VIEW_IDS)
 def test_unreachable_vertices_stay_minus_one_and_infinite(variant, extra):
     g = undirected(10, [0, 1, 2, 4, 5, 6, 6], [1, 2, 3, 5, 6, 4, 7], [0.5, 0.0, 2.0, 1.0, 1.5, 4.0, 0.25])

@@ -509,11 +509,15 @@ def trace_phases(trace: np.ndarray, levels: int) -> dict:
     Stamps per level and block (thread 0): 0 after the grid sync that starts the level, 1 after
     the frontier's counters are read, 2 after the block's claims (publish's first
     ``syncthreads``), 3 after its global atomics, 4 after the second ``syncthreads``, 5 before
-    the grid sync that ends the level. A block that expanded nothing has no stamps 2-4; a block
-    with several rounds keeps its last. Returns medians over levels (in µs) of: the level's
-    period (first start to the next first start), the spread of the starts over blocks, the
-    counters read, and for the block that finished last: expand, atomics, second barrier,
-    queue writes, and the wait from its arrival to the next level's first start."""
+    the grid sync that ends the level; in a top-down step, 6 once thread 0's frontier entry
+    has arrived, 7 after its neighbours, 8 after it located what it claimed, 9 after its shared
+    atomics. A block that expanded nothing has none of 2-4 and 6-9, a round in which it
+    claimed nothing has no 3-4, and a block with several rounds keeps its last. Returns
+    medians over levels (in µs) of: the level's period (first start to the next first start),
+    the spread of the starts over blocks, the counters read,
+    the number of busy blocks, for the block that finished last: expand, atomics, second
+    barrier, queue writes, and the wait from its arrival to the next level's first start
+    (``sync``); and thread 0's steps in the first busy block (``t0_*``)."""
     levels = min(int(levels) - 1, trace.shape[0] - 1)     # the last traced level has no successor
     rows = []
     for lv in range(levels):
