@@ -50,7 +50,7 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
     col_values = list(sweep["grid"][cols]) if cols else [None]
     times = np.full((len(row_values), len(col_values)), np.nan)
     status = [["missing"] * len(col_values) for _ in row_values]
-    rank = {"ok": 4, "wrong": 3, "failed": 2, "invalid": 1, "missing": 0}
+    rank = {"ok": 5, "wrong": 4, "failed": 3, "lost": 2, "invalid": 1, "missing": 0}
     for cell in sweep["cells"]:
         p = cell["params"]
         r = row_values.index(p[rows])
@@ -101,7 +101,7 @@ def _provenance(sweep: dict) -> str:
 def _cell_text(t: HeatmapTable, r: int, c: int, unit_scale: float) -> str:
     if t.status[r][c] == "invalid":
         return "-"
-    if t.status[r][c] in ("failed", "wrong"):
+    if t.status[r][c] in ("failed", "wrong", "lost"):
         return t.status[r][c]
     if not math.isfinite(t.times[r, c]):
         return ""
@@ -123,7 +123,8 @@ def to_text(t: HeatmapTable) -> str:
     body = [[str(rv)] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))]
             for r, rv in enumerate(t.row_values)]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    lines = [f"{t.title}: median kernel time in {unit} ('-' invalid, '*' best, blank: not measured)"]
+    lines = [f"{t.title}: median kernel time in {unit} ('-' invalid, '*' best, 'lost': to the cluster, "
+             "--resume runs it; blank: not measured)"]
     for row in [header, *body]:
         lines.append("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)))
     if t.reduced_over:

@@ -186,6 +186,10 @@ def _draw_cells(ax, t: HeatmapTable, values: np.ndarray, lo: float, hi: float) -
                 ax.add_patch(Rectangle((c, r), 1, 1, facecolor=FAILED_FILL, edgecolor=GRID, linewidth=0.6,
                                        zorder=2))
                 text, colour = ("failed" if status == "failed" else "✗ wrong"), RED
+            elif status == "lost":          # infrastructure, not the kernel: no red
+                ax.add_patch(Rectangle((c, r), 1, 1, facecolor=INVALID_FILL, edgecolor=GRID, linewidth=0.6,
+                                       zorder=2))
+                text, colour = "lost", "#606060"
             elif math.isfinite(v):
                 text = f"{v:.3g}" + (" ★" if t.best == (r, c) else "")
                 colour = "white" if v <= mid else "black"     # the dark viridis cells are the fast ones

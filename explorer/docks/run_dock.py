@@ -735,9 +735,9 @@ class RunDock(QDockWidget, ComputeDock):
 
     def _on_cells(self, cells: list) -> None:
         for cell in cells:
-            if cell.get("status") == "failed":
+            if cell.get("status") in ("failed", "lost"):
                 where = ", ".join(f"{k}={v}" for k, v in cell["params"].items())
-                self.window_.log("warning", f"sweep configuration {where} failed: {cell.get('reason', '')}")
+                self.window_.log("warning", f"sweep configuration {where} {cell['status']}: {cell.get('reason', '')}")
 
     def _note_live_sync(self, request, result) -> None:
         """The run synced a worker's replica of the document's pages: say what crossed."""
@@ -783,6 +783,14 @@ class RunDock(QDockWidget, ComputeDock):
             if wrong:
                 self.window_.show_error("Verification failed", f"{len(wrong)} configuration(s) of the sweep gave a "
                                         "wrong result (marked in the heatmap)")
+            lost = [c for c in result["cells"] if c["status"] == "lost"]
+            if lost:
+                again = ("Resume Sweep runs them again" if req.out else
+                         "run the sweep again with a file to be able to resume it")
+                self.window_.show_error("Configurations lost", f"{_plural(len(lost), 'configuration')} of the sweep "
+                                        f"were lost ({lost[-1].get('reason', 'the cluster was lost')}); the "
+                                        f"{_plural(ok, 'configuration')} that finished are kept"
+                                        f"{f' in {req.out}' if req.out else ''}: {again}")
 
     def _on_failed(self, task: ComputeTask, message: str) -> None:
         self.window_.show_error(f"{task.title} failed", message)

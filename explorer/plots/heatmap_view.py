@@ -32,7 +32,7 @@ INVALID_BRUSH = QBrush(QColor(0, 0, 0, 40), Qt.BrushStyle.BDiagPattern)
 
 
 def _status_text(status: str) -> str:
-    return {"invalid": "–", "failed": "failed", "wrong": "✗ wrong", "missing": ""}.get(status, "")
+    return {"invalid": "–", "failed": "failed", "wrong": "✗ wrong", "lost": "lost", "missing": ""}.get(status, "")
 
 
 class HeatmapView(HoverLayoutWidget):
@@ -229,7 +229,8 @@ class HeatmapView(HoverLayoutWidget):
                 text += f" — {100 * (v / best - 1):.1f} % slower than the best"
             return text
         reason = self._reason(r, c)
-        words = {"invalid": "invalid", "failed": "failed", "wrong": "wrong result", "missing": "not run yet"}
+        words = {"invalid": "invalid", "failed": "failed", "wrong": "wrong result", "missing": "not run yet",
+                 "lost": "lost to the cluster (Resume Sweep runs it again)"}
         return f"{where}: {words.get(status, status)}" + (f" ({reason})" if reason else "")
 
     def _reason(self, r: int, c: int) -> str:

@@ -3,6 +3,7 @@ they open (see ``docs/cluster.md``)."""
 
 from __future__ import annotations
 
+from kernels.cli.common import positive_seconds
 from kernels.compute.backend import SCHEDULER_ENV
 
 
@@ -15,6 +16,9 @@ def add_cluster_options(p, *, mixed: bool = True) -> None:
                    "(or $GRAPH_KERNELS_TLS_CA)")
     g.add_argument("--tls-cert", metavar="CERT.pem", help="TLS: this client's certificate (or $GRAPH_KERNELS_TLS_CERT)")
     g.add_argument("--tls-key", metavar="KEY.pem", help="TLS: this client's private key (or $GRAPH_KERNELS_TLS_KEY)")
+    g.add_argument("--connect-timeout", type=positive_seconds, default=20.0, metavar="S",
+                   help="seconds to wait for the scheduler: when connecting, and to reconnect after the connection "
+                        "was lost before the cells still out count as lost (default 20)")
     if mixed:
         g.add_argument("--mixed-gpus", action="store_true",
                        help="use GPUs of every kind (by default one kind, so that times are comparable)")
@@ -40,7 +44,13 @@ def open_backend_from_args(args):
 
     address = scheduler_from_args(args)
     security = security_from_args(args) if address else None
-    return open_backend(address, security=security, mixed_gpus=getattr(args, "mixed_gpus", False))
+    if address:
+        from kernels.cli import verbosity
+        from kernels.log import configure_dask_cli
+
+        configure_dask_cli(verbosity(args), client=True)
+    return open_backend(address, security=security, mixed_gpus=getattr(args, "mixed_gpus", False),
+                        connect_timeout=getattr(args, "connect_timeout", 20.0))
 
 
 def run_on_cluster(args, graph, params: dict):

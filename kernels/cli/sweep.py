@@ -44,8 +44,19 @@ class SweepProgress:
 
     def __init__(self, task, remote: bool):
         self.task, self.remote = task, remote
-        self.failed = self.wrong = 0
+        self.failed = self.wrong = self.lost = 0
         self.best: dict | None = None
+
+    def seed(self, cells: list[dict]) -> None:
+        """The cells a resumed file holds already: the best so far counts them."""
+        for cell in cells:
+            self._consider(cell)
+
+    def _consider(self, cell: dict) -> None:
+        if cell["status"] == "ok" and cell.get("median_s") and (self.best is None
+                                                                 or cell["median_s"] < self.best["median_s"]):
+            params = " ".join(f"{k}={v}" for k, v in cell["params"].items())
+            self.best = {"params": params, "median_s": cell["median_s"]}
 
     def __call__(self, done: int, total: int, cell: dict) -> None:
         params = " ".join(f"{k}={v}" for k, v in cell["params"].items())
@@ -53,15 +64,29 @@ class SweepProgress:
             self.failed += 1
         elif cell["status"] == "wrong":
             self.wrong += 1
-        elif cell["status"] == "ok" and (self.best is None or cell["median_s"] < self.best["median_s"]):
-            self.best = {"params": params, "median_s": cell["median_s"]}
+        elif cell["status"] == "lost":
+            self.lost += 1
+        self._consider(cell)
         median = f"{cell['median_s'] * 1e3:.4g} ms" if cell.get("median_s") else cell.get("reason", "")
         where = f" on {cell['worker']}" if cell.get("worker") and self.remote else ""
         logger.info("[%d/%d] %s: %s %s%s", done, total, params, cell["status"], median, where)
         best = (f"best {self.best['params']} {self.best['median_s'] * 1e3:.4g} ms" if self.best
                 else "no best yet")
         wrong = f", {self.wrong} wrong" if self.wrong else ""
-        self.task.update(completed=done, postfix=f"{self.failed} failed{wrong}, {best}")
+        lost = f", {self.lost} lost" if self.lost else ""
+        self.task.update(completed=done, postfix=f"{self.failed} failed{wrong}{lost}, {best}")
+
+
+def previous_cells(path) -> list[dict]:
+    """The cells of the sweep file ``--resume`` continues (none when it is missing or unreadable:
+    the sweep itself then says why, or starts anew)."""
+    from kernels.errors import GraphKernelsError
+    from kernels.results import load_sweep
+
+    try:
+        return load_sweep(path)["cells"]
+    except (GraphKernelsError, OSError):
+        return []
 
 
 def run(args) -> int:
@@ -82,6 +107,8 @@ def run(args) -> int:
             progress_of(args).task(f"sweep {args.family}/{args.variant}", total=cells, unit="cells") as task:
         # this machine's worker, or --scheduler's cluster; cells done, failed and the best so far
         progress = SweepProgress(task, remote=backend.kind != "local")
+        if args.resume:
+            progress.seed(previous_cells(args.out))
         sweep = run_sweep(graph, args.family, args.variant, grid, fixed=fixed, target=args.target,
                           repeat=args.repeat, warmup=args.warmup, seed=args.seed, launch=args.launch,
                           time_limit=args.time_limit, progress=progress, backend=backend,
@@ -102,4 +129,19 @@ def run(args) -> int:
           + (" (cancelled: partial sweep saved)" if sweep["cancelled"] else "")
           + (" (budget spent)" if sweep["stopped"] == "budget" else ""))
     print(f"saved {args.out}")
+    lost = [c for c in sweep["cells"] if c["status"] == "lost"]
+    if lost:
+        print(f"graph-kernels: error: {lost_sentence(sweep, lost, args.out)}", file=sys.stderr)
+        return EXIT_LOST
     return 130 if sweep["cancelled"] else 0
+
+
+EXIT_LOST = 75      # EX_TEMPFAIL (sysexits.h): nothing is wrong with the request; run it again (--resume)
+
+
+def lost_sentence(sweep: dict, lost: list[dict], out) -> str:
+    """What was lost, why (the last lost cell's reason) and how to get it back, in one sentence."""
+    answered = sum(1 for c in sweep["cells"] if c["status"] != "lost")
+    reason = lost[-1].get("reason") or "the cluster was lost"
+    return (f"{len(lost)} cell(s) were lost ({reason}); the {answered} other cell(s) are saved in {out}: "
+            "run the same command with --resume to run the lost ones again")

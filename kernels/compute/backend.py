@@ -38,7 +38,9 @@ SCHEDULER_ENV = "GRAPH_KERNELS_SCHEDULER"
 # Outcome.failure values besides an error class name ("ParameterError", "KernelFailure", ...)
 CRASHED = "crashed"        # the kernels child process died (a kernel fault, an outside kill)
 TIMED_OUT = "timed out"    # no answer within the time limit: the child was killed and restarted
-LOST = "worker lost"       # the Dask worker died with the job on it, more often than Dask retries
+LOST = "worker lost"       # infrastructure, not the kernel: a Dask worker died with the job on it more often
+                           # than Dask retries, the scheduler or the connection to it was lost, the scheduler
+                           # dropped the job; a sweep records such a cell as "lost" and --resume runs it again
 CANCELLED = "cancelled"
 
 
@@ -78,6 +80,11 @@ class Outcome:
     @property
     def ok(self) -> bool:
         return self.record is not None
+
+    @property
+    def lost(self) -> bool:
+        """Whether the job was lost to the infrastructure (it may succeed when run again)."""
+        return self.failure == LOST
 
     @property
     def reason(self) -> str:
@@ -204,6 +211,10 @@ class ComputeBackend(ABC):
 
     def _document_channel(self, doc_key: str, job: Job):
         raise GraphKernelsError(f"the {self.kind} backend does not keep live documents")
+
+    def usable(self) -> bool:
+        """Whether jobs can still be sent (a Dask backend whose scheduler was lost for good cannot)."""
+        return True
 
     def cancel(self) -> None:
         """Stop the jobs of the running :meth:`run_many` (from any thread)."""

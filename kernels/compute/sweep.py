@@ -81,12 +81,16 @@ class _Session:
         self.target, self.repeat, self.warmup, self.seed, self.time_limit = target, repeat, warmup, seed, time_limit
         self.progress, self.user_cancel, self.writer, self.total = progress, cancel, writer, total
         self.launch = launch
+        # a lost cell (infrastructure, not the kernel) stays in the sweep until it is run again, and
+        # is not "known": the strategy asks for it again, so --resume runs it
         self.cells = list(known)
-        self.known = {space.key(c["params"]): c for c in known}
-        self.measured = sum(1 for c in known if c["status"] != "invalid")
+        self.known = {space.key(c["params"]): c for c in known if c["status"] != "lost"}
+        self.measured = sum(1 for c in known if c["status"] not in ("invalid", "lost"))
         self.deadline = None if strategy.budget_seconds is None else time.monotonic() + strategy.budget_seconds
         self.graph_added = False
         self.cancelled = False
+        self.lost: str | None = None    # why the backend was lost for good (the sweep stops)
+        self.lost_keys = {space.key(c["params"]) for c in known if c["status"] == "lost"}
 
     def out_of_time(self) -> bool:
         import time
@@ -98,7 +102,7 @@ class _Session:
         return (cells is not None and self.measured >= cells) or self.out_of_time()
 
     def exhausted(self) -> bool:
-        return self.cancelled or self.budget_spent()
+        return self.cancelled or self.lost is not None or self.budget_spent()
 
     def _stop_now(self) -> bool:
         if self.user_cancel is not None and self.user_cancel():
@@ -111,9 +115,18 @@ class _Session:
         if self.writer is not None:
             self.writer.write(line)
         out = {k: v for k, v in line.items() if k != "kind"}
+        key = self.space.key(cell.params)
+        if key in self.lost_keys:       # run again after it was lost: this answer replaces that line's
+            self.lost_keys.discard(key)
+            self.cells = [c for c in self.cells if not (c["status"] == "lost" and self.space.key(c["params"]) == key)]
+        if cell.status == "lost":
+            self.lost_keys.add(key)
         self.cells.append(out)
-        self.known[self.space.key(cell.params)] = out
-        if cell.status != "invalid":
+        if cell.status == "lost":
+            self.known.pop(key, None)
+        else:
+            self.known[key] = out
+        if cell.status not in ("invalid", "lost"):
             self.measured += 1
         if self.progress is not None:
             self.progress(len(self.cells), self.total, out)
@@ -154,16 +167,32 @@ class _Session:
         if not self.graph_added:
             self.backend.add_graph(self.key, self.graph)
             self.graph_added = True
-        for outcome in self.backend.run_many(jobs, cancel=self._stop_now):
-            combo = outcome.job.tag
-            if outcome.ok:
-                cell = SweepCell.from_record(combo, outcome.record, worker=outcome.worker, device=outcome.device)
-            elif outcome.failure == CANCELLED:
-                continue
-            else:
-                cell = SweepCell(combo, "failed", reason=outcome.reason, worker=outcome.worker,
-                                 device=outcome.device)
-            out.append(self._finished(cell))
+        answered = set()
+        try:
+            for outcome in self.backend.run_many(jobs, cancel=self._stop_now):
+                combo = outcome.job.tag
+                answered.add(id(outcome.job))
+                if outcome.ok:
+                    cell = SweepCell.from_record(combo, outcome.record, worker=outcome.worker, device=outcome.device)
+                elif outcome.failure == CANCELLED:
+                    continue
+                elif outcome.lost:      # the status says it: the reason says only why
+                    cell = SweepCell(combo, "lost", reason=outcome.message, worker=outcome.worker,
+                                     device=outcome.device)
+                else:
+                    cell = SweepCell(combo, "failed", reason=outcome.reason, worker=outcome.worker,
+                                     device=outcome.device)
+                out.append(self._finished(cell))
+        except GraphKernelsError as exc:
+            if self.backend.usable():
+                raise
+            # the cluster went away between the jobs' outcomes: the rest are lost, not failed
+            for job in jobs:
+                if id(job) not in answered:
+                    out.append(self._finished(SweepCell(job.tag, "lost", reason=str(exc))))
+        if not self.backend.usable():
+            lost = [c for c in out if c["status"] == "lost"]
+            self.lost = lost[-1]["reason"] if lost else f"the backend at {self.backend.address} was lost"
         self._stop_now()
         return out
 
@@ -263,8 +292,10 @@ def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, w
         raise
     if backend.notices:
         header["notices"] = list(dict.fromkeys([*header.get("notices", []), *backend.notices]))
-    missing = strategy.name == "grid" and len(session.cells) < len(space)
-    if session.budget_spent() and (missing or strategy.name != "grid"):
+    missing = strategy.name == "grid" and len(session.known) < len(space)
+    if session.lost is not None or any(c["status"] == "lost" for c in session.cells):
+        stopped = "lost"
+    elif session.budget_spent() and (missing or strategy.name != "grid"):
         stopped = "budget"
     elif session.cancelled or missing:     # a grid left unfinished was cancelled, whoever asked
         stopped = "cancelled"

@@ -100,13 +100,14 @@ def _cell_entry(cell: dict, names: list[str], when: str) -> dict:
 
 def to_kernel_tuner(sweep: dict) -> dict:
     """The sweep as a Kernel Tuner cache document (measured and invalid cells; unmeasured
-    cells have no entry)."""
+    cells, and lost ones, which were never measured, have no entry)."""
     names = list(sweep["grid"])
     when = sweep.get("finished") or sweep.get("started") or utc_now()
     device = sweep.get("device") or ((sweep.get("environment") or {}).get("device") or {}).get("name") or "unknown"
     cache = {}
     for cell in sweep["cells"]:
-        cache[_config_key(cell["params"][n] for n in names)] = _cell_entry(cell, names, when)
+        if cell["status"] != "lost":
+            cache[_config_key(cell["params"][n] for n in names)] = _cell_entry(cell, names, when)
     return {
         "schema_version": CACHE_SCHEMA_VERSION,
         "device_name": device,

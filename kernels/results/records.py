@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 RECORD_SCHEMA = 2           # version 1: before non-finite numbers were written as null
 SWEEP_SCHEMA = 2            # version 1: one JSON document written at the end of the sweep
 
-CELL_STATUSES = ("ok", "invalid", "failed", "wrong")
+# "lost": the cell did not run to an answer because of the infrastructure (a lost Dask worker,
+# scheduler or connection), not because of the kernel; --resume runs it again
+CELL_STATUSES = ("ok", "invalid", "failed", "wrong", "lost")
 
 
 def utc_now() -> str:
@@ -143,7 +145,7 @@ class SweepCell:
     """One finished cell: its parameters (the swept ones), what became of it, and its record."""
 
     params: dict
-    status: str                             # ok | invalid | failed | wrong
+    status: str                             # ok | invalid | failed | wrong | lost
     median_s: float | None = None
     reason: str | None = None
     record: dict | None = None
@@ -168,11 +170,12 @@ class SweepCell:
 
 @dataclass
 class SweepEnd:
-    """The last line of a sweep that stopped on its own (all cells, a budget, or a cancel)."""
+    """The last line of a sweep that stopped on its own (all cells, a budget, a cancel, or the
+    cluster lost: cells are then ``lost`` and ``--resume`` runs them)."""
 
     finished: str = field(default_factory=utc_now)
     cancelled: bool = False                 # stopped by the user: cells are missing
-    stopped: str = "complete"               # complete | budget | cancelled
+    stopped: str = "complete"               # complete | budget | cancelled | lost
 
     def to_json(self) -> dict:
         return {"kind": "end", "finished": self.finished, "cancelled": self.cancelled, "stopped": self.stopped}

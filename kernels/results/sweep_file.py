@@ -218,6 +218,19 @@ def read_sweep(path) -> dict:
     return check_sweep(migrate_sweep_document(document, path), path)
 
 
+def _params_key(params) -> tuple | None:
+    """A hashable key of a cell's parameters as the grid compares them (``True`` is not ``1``);
+    ``None`` for parameters that are not a dict of scalars (the checks after reading refuse them)."""
+    if not isinstance(params, dict):
+        return None
+    try:
+        key = tuple(sorted((str(k), type(v) is bool, v) for k, v in params.items()))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def _read_lines(text: str, path) -> dict:
     lines = text.split("\n")
     torn = not text.endswith("\n")          # the last piece was cut short, or is the last line unended
@@ -227,6 +240,7 @@ def _read_lines(text: str, path) -> dict:
     check_version(header, "sweep", SWEEP_SCHEMA, path, 1)
     check_sweep_header(header, path)
     cells, resumed, end, notices = [], [], None, []
+    lost_at: dict = {}          # a lost cell's parameters -> its place in cells, until a later line answers it
     for number, line in enumerate(lines[1:], 2):
         if not line.strip():
             continue
@@ -243,6 +257,11 @@ def _read_lines(text: str, path) -> dict:
         if kind == "cell":
             if "record" in item:
                 item = dict(item, record=migrate_record(item["record"], path, number))
+            key = _params_key(item.get("params"))
+            if key in lost_at:          # --resume ran the lost cell again: the later line is the answer
+                cells[lost_at.pop(key)] = None
+            if item.get("status") == "lost" and key is not None:
+                lost_at[key] = len(cells)
             cells.append(item)
             end = None                  # cells after an end line: the sweep was resumed
         elif kind == "resume":
@@ -250,5 +269,5 @@ def _read_lines(text: str, path) -> dict:
             end = None
         else:
             end = item
-    sweep = assemble(header, cells, resumed, end, notices)
+    sweep = assemble(header, [c for c in cells if c is not None], resumed, end, notices)
     return check_cells_match_grid(sweep, path)

@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
 from kernels.compute.backend import CANCELLED, LOST, ComputeBackend, Job, Outcome, WorkerInfo
+from kernels.compute.dask import require_dask
 from kernels.compute.dask.connect import connect
 from kernels.compute.documents import ChannelFailure, DocumentChannel
 from kernels.compute.live import ReplicaOutOfDate, UnknownDocument
@@ -37,6 +38,8 @@ from kernels.errors import ClusterError, GraphKernelsError
 
 NO_WORKER_GRACE_S = 60.0      # a Nanny restarts a dead worker within seconds; after this, give up
 POLL_S = 0.1
+RESUBMIT_TRIES = 3            # submissions of one job the scheduler may drop (a restart) before it is lost
+RECONNECT_MARGIN_S = 5.0      # waited beyond the client's own reconnection time before calling it lost
 ACTOR_CALL_S = 600.0          # open / update of a live document (a snapshot of a large graph takes a while)
 COMPARED_VERSIONS = ("numpy", "numba", "numba-cuda", "gpu-graph-explorer")
 
@@ -76,12 +79,52 @@ def describe_worker(address: str, sched: dict, probe: dict | None, client_versio
     return info
 
 
+class _Batch:
+    """The futures of one :meth:`DaskBackend.run_many`: which job each runs, which are pending,
+    how often each job was submitted, and the cancel event its running jobs poll."""
+
+    def __init__(self, backend: DaskBackend, plans: dict):
+        from distributed import Event
+
+        self.backend, self.plans = backend, plans
+        self.name = uuid.uuid4().hex[:12]
+        self.event_name = f"graph-kernels-cancel-{self.name}"
+        self.event = Event(self.event_name, client=backend.client)
+        self.futures: dict = {}
+        self.pending: set = set()
+        self.tries: Counter = Counter()
+
+    def submit(self, job: Job):
+        from kernels.compute.dask.tasks import run_job
+
+        workers = self.plans[job.target]
+        graph = self.backend._graph_future(job.graph_key, workers)
+        self.tries[id(job)] += 1
+        future = self.backend.client.submit(
+            run_job, graph, job, self.event_name, key=f"graph-kernels-job-{self.name}-{len(self.futures)}",
+            workers=workers, allow_other_workers=False, pure=False,
+            resources={"GPU": 1} if job.target == "cuda" else None)
+        self.futures[future] = job
+        self.pending.add(future)
+        return future
+
+    def stop(self) -> None:
+        """Stop the running jobs (their children are killed) and cancel the queued ones; a lost
+        scheduler has neither to stop."""
+        if not self.backend.usable():
+            return
+        with contextlib.suppress(Exception):
+            self.event.set()
+            self.backend.client.cancel(list(self.pending))
+
+
 class DaskBackend(ComputeBackend):
     kind = "dask"
 
     def __init__(self, address: str | None = None, *, security=None, mixed_gpus: bool = False,
                  connect_timeout: float = 20.0, client=None):
         super().__init__()
+        require_dask("connecting to a Dask cluster (--scheduler, cluster ADDRESS)")
         if client is None:
             if not address:
                 raise ClusterError("no scheduler address given")
@@ -90,6 +133,9 @@ class DaskBackend(ComputeBackend):
         else:
             self._own_client = False
         self.client = client
+        self._address = None
+        self.address                    # noqa: B018 (kept: a lost connection forgets it)
+        self.connect_timeout = connect_timeout
         self.mixed_gpus = mixed_gpus
         self._graphs: dict = {}
         self._futures: dict = {}
@@ -106,7 +152,9 @@ class DaskBackend(ComputeBackend):
 
     @property
     def address(self) -> str:
-        return self.client.scheduler.address
+        if self._address is None and self.client.scheduler is not None:
+            self._address = self.client.scheduler.address
+        return self._address or "the Dask scheduler"
 
     # ---- what is there ---------------------------------------------------------------------
     def _scheduler_workers(self) -> dict:
@@ -189,9 +237,7 @@ class DaskBackend(ComputeBackend):
         return False
 
     def run_many(self, jobs: Iterable[Job], *, cancel: Callable[[], bool] | None = None) -> Iterator[Outcome]:
-        from distributed import Event, as_completed
-
-        from kernels.compute.dask.tasks import run_job
+        from distributed import as_completed
 
         cancelled = self._cancel_check(cancel)
         jobs = list(jobs)
@@ -204,51 +250,69 @@ class DaskBackend(ComputeBackend):
             workers, notices = self.choose_workers(target)
             plans[target] = workers
             self.notices.extend(notices)
-        batch = uuid.uuid4().hex[:12]
-        event_name = f"graph-kernels-cancel-{batch}"
-        event = Event(event_name, client=self.client)
-        futures = {}
-        for i, job in enumerate(jobs):
-            workers = plans[job.target]
-            graph = self._graph_future(job.graph_key, workers)
-            future = self.client.submit(run_job, graph, job, event_name, key=f"graph-kernels-job-{batch}-{i}",
-                                        workers=workers, allow_other_workers=False, pure=False,
-                                        resources={"GPU": 1} if job.target == "cuda" else None)
-            futures[future] = job
-        pending = set(futures)
-        done = as_completed(list(futures), with_results=False, loop=self.client.loop)
+        batch = _Batch(self, plans)
+        for job in jobs:
+            batch.submit(job)
+        done = as_completed(list(batch.futures), with_results=False, loop=self.client.loop)
         last_check, alone_since = time.monotonic(), None
         try:
-            while pending:
+            while batch.pending:
                 if cancelled():
                     return
                 if not done.has_ready():
                     time.sleep(POLL_S)
                     now = time.monotonic()
-                    if now - last_check > 2.0:
+                    if now - last_check > 2.0 and self.usable():
                         last_check = now
-                        alone_since = self._check_workers(pending, futures, plans, alone_since)
+                        alone_since = self._check_workers(batch.pending, batch.futures, plans, alone_since)
                         if alone_since == "gave up":
-                            for future in list(pending):
-                                pending.discard(future)
-                                yield Outcome(futures[future], failure=LOST, message=(
+                            for future in list(batch.pending):
+                                batch.pending.discard(future)
+                                yield Outcome(batch.futures[future], failure=LOST, message=(
                                     f"no worker that can run it is left at {self.address} after "
                                     f"{NO_WORKER_GRACE_S:g} s"))
                             return
                     continue
+                dropped = []
                 for future in done.next_batch(block=False):
-                    if future not in pending:
+                    if future not in batch.pending:
                         continue
-                    pending.discard(future)
-                    outcome = self._outcome(future, futures[future])
+                    batch.pending.discard(future)
+                    job = batch.futures[future]
+                    if future.status == "cancelled" and not cancelled():
+                        dropped.append(job)      # not ours: the scheduler or the connection went away
+                        continue
+                    outcome = self._outcome(future, job)
                     future.release()
                     if outcome.failure == CANCELLED and cancelled():
                         continue
                     yield outcome
+                if dropped:
+                    why = self._regain_connection()
+                    for job in dropped:
+                        if why is None and batch.tries[id(job)] < RESUBMIT_TRIES:
+                            done.add(batch.submit(job))
+                        else:
+                            yield Outcome(job, failure=LOST, message=why or (
+                                f"the scheduler at {self.address} dropped the job {RESUBMIT_TRIES} times"))
         finally:
-            if pending:       # cancelled, interrupted (Ctrl-C) or failed: stop the running jobs too
-                event.set()
-                self.client.cancel(list(pending))
+            if batch.pending:       # cancelled, interrupted (Ctrl-C) or failed: stop the running jobs too
+                batch.stop()
+
+    def usable(self) -> bool:
+        return self.client.status == "running"
+
+    def _regain_connection(self) -> str | None:
+        """After the scheduler dropped jobs: ``None`` once the client is connected (again), else why
+        not. The Dask client reconnects by itself for its ``timeout`` (``connect_timeout`` here) and
+        closes when that passes; this waits for either, a little longer than the client does."""
+        deadline = time.monotonic() + self.connect_timeout + RECONNECT_MARGIN_S
+        while self.client.status == "connecting" and time.monotonic() < deadline:
+            time.sleep(POLL_S)
+        if self.client.status == "running":
+            return None
+        return (f"the connection to the scheduler at {self.address} was lost and not regained within "
+                f"{self.connect_timeout:g} s")
 
     # ---- live documents ----------------------------------------------------------------------
     def _document_channel(self, doc_key: str, job: Job) -> DocumentChannel:
