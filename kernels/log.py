@@ -72,3 +72,31 @@ def configure_cli(verbosity: int, prog: str = "graph-kernels") -> logging.Logger
     logger.setLevel(level_for(verbosity))
     logger.propagate = False        # the command line's own lines only, never twice through a root handler
     return logger
+
+
+DASK_LOGGING_ENV = "DASK_LOGGING__DISTRIBUTED"
+_DASK_LEVELS = {logging.ERROR: "error", logging.WARNING: "warning", logging.INFO: "info", logging.DEBUG: "debug"}
+
+
+def configure_dask_cli(verbosity: int, *, client: bool) -> None:
+    """How much of Dask's own logging a command shows (``distributed`` logs on its own handler).
+
+    A command serving a cluster (``cluster local``) shows Dask's warnings, and its steps with
+    ``-v``; the environment variable carries the level to the worker processes it starts. A
+    client (``--scheduler``) shows none of it without ``-vv``: what became of its jobs is said by
+    the command in one sentence, not by ``distributed``'s tracebacks of a closed connection."""
+    level = level_for(verbosity)
+    if client and verbosity < 2:
+        level = logging.CRITICAL
+    import os
+
+    os.environ.setdefault(DASK_LOGGING_ENV, _DASK_LEVELS.get(level, "critical"))
+    try:
+        import distributed  # noqa: F401  (its import configures its loggers: set the levels after it)
+    except ImportError:
+        return                          # the command says in one line that the cluster extra is missing
+    # Dask's configuration sets levels on child loggers too (distributed.client, ...): set them all
+    for name in [n for n in logging.root.manager.loggerDict if n.split(".")[0] in ("distributed", "tornado")]:
+        logging.getLogger(name).setLevel(level)
+    for name in ("distributed", "tornado"):
+        logging.getLogger(name).setLevel(level)

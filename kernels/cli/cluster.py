@@ -10,6 +10,8 @@ import time
 from kernels.cli.cluster_options import add_cluster_options, security_from_args
 from kernels.cli.common import print_json
 
+CLOSE_TIMEOUT_S = 60.0      # for the Nannies to stop their workers on Ctrl-C
+
 
 def register(sub) -> None:
     p = sub.add_parser("cluster", help="list a Dask cluster's GPU workers, or start one on this machine "
@@ -22,6 +24,9 @@ def register(sub) -> None:
                    "127.0.0.1, this machine only; use TLS before opening it to a network)")
     p.add_argument("--port", type=int, default=8786, help="cluster local: the scheduler's port (default 8786, "
                    "0 for any free port)")
+    p.add_argument("--dashboard-port", type=int, default=0, metavar="PORT",
+                   help="cluster local: the Dask dashboard's port (default 0: any free port, said at start; "
+                        "needs bokeh)")
     p.add_argument("--json", action="store_true", help="print the workers as JSON")
     add_cluster_options(p, mixed=False)
     p.set_defaults(func=run)
@@ -48,9 +53,12 @@ def format_worker(w) -> str:
 def describe(args) -> int:
     from dataclasses import asdict
 
+    from kernels.cli import verbosity
     from kernels.compute.dask.backend import DaskBackend
+    from kernels.log import configure_dask_cli
 
-    with DaskBackend(args.address, security=security_from_args(args)) as backend:
+    configure_dask_cli(verbosity(args), client=True)
+    with DaskBackend(args.address, security=security_from_args(args), connect_timeout=args.connect_timeout) as backend:
         workers = backend.describe()
         if args.json:
             print_json({"scheduler": backend.address, "workers": [asdict(w) for w in workers]})
@@ -63,17 +71,23 @@ def describe(args) -> int:
 
 
 def serve_local(args) -> int:
+    from kernels.cli import verbosity
     from kernels.compute.dask.cluster import start_local_cluster
     from kernels.compute.dask.connect import plain_text_warning
+    from kernels.log import configure_dask_cli
 
+    configure_dask_cli(verbosity(args), client=False)
     security = security_from_args(args, role="all")
     cluster, devices = start_local_cluster(args.gpus, workers=args.workers, host=args.host, port=args.port,
-                                           security=security)
+                                           security=security, dashboard=f"{args.host}:{args.dashboard_port}")
     try:
         address = cluster.scheduler_address
         what = (f"{len(devices)} GPU worker(s) (CUDA_VISIBLE_DEVICES {', '.join(devices)})" if devices
                 else f"{len(cluster.workers)} CPU worker(s) (simulator and CPU jobs)")
         print(f"scheduler {address}: {what}", flush=True)
+        dashboard = cluster.dashboard_link if _has_dashboard(cluster) else None
+        if dashboard:
+            print(f"dashboard {dashboard}", flush=True)
         print(f"use it with: graph-kernels sweep ... --scheduler {address}   (Ctrl-C stops the cluster)", flush=True)
         warning = plain_text_warning(address)
         if warning:
@@ -81,10 +95,38 @@ def serve_local(args) -> int:
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
-        print("stopping the cluster", file=sys.stderr)
+        print("stopping the cluster", file=sys.stderr, flush=True)
         return 0
     finally:
-        cluster.close()
+        close_cluster(cluster)
+
+
+def close_cluster(cluster) -> None:
+    """Close the cluster, its Nannies and their workers. A second Ctrl-C ends the process at once
+    (its worker processes end with it); a close that fails is said in one line."""
+    import os
+    import signal
+
+    def now(signum, frame):
+        print("graph-kernels: stopped without waiting for the workers", file=sys.stderr, flush=True)
+        os._exit(130)
+
+    previous = signal.signal(signal.SIGINT, now)
+    try:
+        cluster.close(timeout=CLOSE_TIMEOUT_S)
+    except Exception as exc:  # noqa: BLE001 - the process ends either way: say why it was not clean
+        print(f"graph-kernels: warning: the cluster did not close cleanly: {type(exc).__name__}: {exc}",
+              file=sys.stderr, flush=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _has_dashboard(cluster) -> bool:
+    """Whether the scheduler serves a dashboard (it needs bokeh; without it Dask serves none)."""
+    try:
+        return bool(cluster.scheduler.http_server and "dashboard" in cluster.scheduler.services)
+    except AttributeError:
+        return False
 
 
 def run(args) -> int:

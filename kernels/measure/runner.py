@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import logging
+import re
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -92,6 +94,26 @@ def _translate(exc: BaseException) -> GraphKernelsError:
     return KernelFailure(f"the kernel failed: {type(exc).__name__}: {text}")
 
 
+@contextlib.contextmanager
+def performance_warnings_as_notices(notices: list):
+    """Turn numba's ``NumbaPerformanceWarning``s raised inside into notices (once per message);
+    every other warning is passed on as it came."""
+    caught: list = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+    finally:        # outside the catching context: what is passed on is not caught again
+        for w in caught:
+            if type(w.message).__name__ == "NumbaPerformanceWarning":
+                plain = re.sub(r"\x1b\[[0-9;]*m", "", str(w.message))       # numba highlights its messages
+                text = f"numba: {' '.join(plain.split())}"
+                if text not in notices:
+                    notices.append(text)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+
+
 def check_live_vertices(fam: Family, resolved: dict, live) -> None:
     """Refuse a vertex parameter naming an id the live structure removed (a CSR snapshot keeps
     removed ids as empty rows, so a traversal from one would 'verify' reaching only itself)."""
@@ -151,59 +173,62 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
             progress(stage, steps["done"], total_steps)
 
     stage_range = stage_ranges(f"{fam.name}/{var.name}", target)
-    try:
-        execution = var.make(problem, resolved, target)
-        sync = execution.synchronize
-        report("compile")
-        with stage_range("compile"):
-            compile_s = time_stage(execution.compile, sync)
-        report("upload", 1)
-        with stage_range("upload"):
-            h2d_s = time_stage(execution.upload, sync)
-        if type(execution).preprocess is not Execution.preprocess:  # only executions that have one
-            with stage_range("preprocess"):
-                execution.preprocess()  # times itself (its figures go to the result statistics)
-        report("kernel", 1)
-        reset = execution.reset if execution.needs_reset else None
-        launch_bound = False
-        launch_mode = "direct"
-
-        def tick() -> None:
+    # numba's performance warnings (a grid of one block...) are facts about this run: they go to the
+    # record's notices, not to stderr once per cell (a cluster's log)
+    with performance_warnings_as_notices(problem.notices):
+        try:
+            execution = var.make(problem, resolved, target)
+            sync = execution.synchronize
+            report("compile")
+            with stage_range("compile"):
+                compile_s = time_stage(execution.compile, sync)
+            report("upload", 1)
+            with stage_range("upload"):
+                h2d_s = time_stage(execution.upload, sync)
+            if type(execution).preprocess is not Execution.preprocess:  # only executions that have one
+                with stage_range("preprocess"):
+                    execution.preprocess()  # times itself (its figures go to the result statistics)
             report("kernel", 1)
+            reset = execution.reset if execution.needs_reset else None
+            launch_bound = False
+            launch_mode = "direct"
 
-        with stage_range("kernel"):
-            if target == "cuda":
-                plan = plan_launches(execution, target, launch)
-                launch_mode = plan.mode
-                if plan.notice:
-                    problem.notices.append(plan.notice)
-                    logger.info("%s/%s on %s: %s", fam.name, var.name, graph.name, plan.notice)
-                try:
-                    kernel, launch_bound = time_kernel_cuda(plan.launch, repeat, warmup, reset, tick,
-                                                            stream=plan.stream, queued=plan.mode == "queued")
-                except BaseException:
-                    with contextlib.suppress(Exception):  # the timing's own error is the one to report
-                        plan.close()
-                    raise
-                plan.close()
-                method = ("cuda events (launches queued behind a busy kernel: device time, host overhead hidden)"
-                          if launch_mode == "queued" else "cuda events")
-            elif target == "sim":
-                kernel = time_kernel_simulator(execution.launch, sync, repeat, warmup, reset, tick)
-                method = "perf_counter (CUDA simulator: not GPU time)"
-            else:
-                kernel = time_kernel_cpu(execution.launch, repeat, warmup, reset, tick)
-                method = "perf_counter"
-        report("download")
-        box = {}
-        with stage_range("download"):
-            d2h_s = time_stage(lambda: box.setdefault("out", execution.download()), sync)
-        output = box["out"]
-        execution.release()
-    except GraphKernelsError:
-        raise
-    except Exception as exc:  # a kernel fault, a CUDA error, a numba typing error...
-        raise _translate(exc) from exc
+            def tick() -> None:
+                report("kernel", 1)
+
+            with stage_range("kernel"):
+                if target == "cuda":
+                    plan = plan_launches(execution, target, launch)
+                    launch_mode = plan.mode
+                    if plan.notice:
+                        problem.notices.append(plan.notice)
+                        logger.info("%s/%s on %s: %s", fam.name, var.name, graph.name, plan.notice)
+                    try:
+                        kernel, launch_bound = time_kernel_cuda(plan.launch, repeat, warmup, reset, tick,
+                                                                stream=plan.stream, queued=plan.mode == "queued")
+                    except BaseException:
+                        with contextlib.suppress(Exception):  # the timing's own error is the one to report
+                            plan.close()
+                        raise
+                    plan.close()
+                    method = ("cuda events (launches queued behind a busy kernel: device time, host overhead hidden)"
+                              if launch_mode == "queued" else "cuda events")
+                elif target == "sim":
+                    kernel = time_kernel_simulator(execution.launch, sync, repeat, warmup, reset, tick)
+                    method = "perf_counter (CUDA simulator: not GPU time)"
+                else:
+                    kernel = time_kernel_cpu(execution.launch, repeat, warmup, reset, tick)
+                    method = "perf_counter"
+            report("download")
+            box = {}
+            with stage_range("download"):
+                d2h_s = time_stage(lambda: box.setdefault("out", execution.download()), sync)
+            output = box["out"]
+            execution.release()
+        except GraphKernelsError:
+            raise
+        except Exception as exc:  # a kernel fault, a CUDA error, a numba typing error...
+            raise _translate(exc) from exc
 
     fits_in_l2 = None
     env = environment(target)
