@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP_RUN  := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test lint venv screenshots package clean
+.PHONY: run test lint venv screenshots package clean check-installs
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ TEST_WORKERS ?= 2
 test: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .
 	QT_QPA_PLATFORM=offscreen NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -n $(TEST_WORKERS)
+
+## Each install path the README names (core, [cuda] less NVIDIA's wheels, [gui]) in its own clean
+## virtual environment, running that path's commands (tools/check_install_paths.py; CI runs it).
+check-installs:
+	$(PYTHON) tools/check_install_paths.py
 
 lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .

@@ -18,24 +18,12 @@ from __future__ import annotations
 import os
 import sys
 import time
-from dataclasses import dataclass
 
 from kernels import __version__
+from kernels.selftest import KNOWN_TRIANGLES, CheckList, gpu_reason
 
-# known answers for the bundled samples (the run's own verification is checked as well)
-KNOWN_TRIANGLES = {"karate.mtx": 45}
 RUN_TIMEOUT_S = 300.0        # a cold worker imports numba (seconds); the simulator is slow but the sample is tiny
 LOAD_TIMEOUT_S = 120.0
-
-
-@dataclass
-class Check:
-    name: str
-    status: str              # "ok", "FAIL" or "skip"
-    detail: str
-
-    def line(self) -> str:
-        return f"  {self.status:<5} {self.name}: {self.detail}"
 
 
 class SelfTest:
@@ -44,19 +32,9 @@ class SelfTest:
         self.workdir = workdir
         self.sample = sample
         self.out = out
-        self.checks: list[Check] = []
+        self.checks = CheckList(out)
+        self.record = self.checks.record
         self.window = None
-
-    # ---- reporting ---------------------------------------------------------------------------------
-    def record(self, name: str, status: str, detail: str) -> Check:
-        check = Check(name, status, detail)
-        self.checks.append(check)
-        self.out(check.line())
-        return check
-
-    @property
-    def failures(self) -> list[Check]:
-        return [c for c in self.checks if c.status == "FAIL"]
 
     def header(self) -> str:
         from PySide6 import __version__ as pyside_version
@@ -81,7 +59,7 @@ class SelfTest:
             if self.open_window() and self.open_sample():
                 self.run_kernel("triangles", "cpu-serial", "cpu", {})
                 self.run_kernel("triangles", "gpu-row-block", "sim", {"block_size": "32"})
-                gpu = self.gpu_reason()
+                gpu = gpu_reason()
                 if gpu is None:
                     self.run_kernel("triangles", "gpu-row-block", "cuda", {"block_size": "32"})
                 else:
@@ -91,11 +69,7 @@ class SelfTest:
         finally:
             self.close_window()
             qInstallMessageHandler(previous)
-        if self.failures:
-            self.out(f"self-test FAILED: {self.failures[0].name}: {self.failures[0].detail}")
-            return 1
-        self.out("self-test passed")
-        return 0
+        return self.checks.verdict()
 
     def check_icon(self) -> None:
         from explorer.icons import app_icon, icon_files
@@ -154,18 +128,6 @@ class SelfTest:
         self.record("sample graph", "ok", f"{path.name}: {g.num_vertices} vertices, {g.num_edges} edges "
                                           f"({time.monotonic() - started:.1f} s)")
         return True
-
-    def gpu_reason(self) -> str | None:
-        """Why no real-GPU run is attempted (``None``: there is a GPU, run on it)."""
-        from kernels.measure.targets import forced_target, probe_gpu
-
-        forced = forced_target()
-        if forced in ("sim", "cpu"):
-            return f"GRAPH_KERNELS_TARGET={forced}: the GPU is not used"
-        gpu = probe_gpu()
-        if gpu is None:
-            return "no CUDA driver or device found: GPU variants run on the simulator here"
-        return None
 
     def run_kernel(self, family: str, variant: str, target: str, params: dict) -> None:
         name = f"{family}/{variant} on {target}"

@@ -34,6 +34,7 @@ COMMAND_MODULES = (
     "kernels.cli.interchange",
     "kernels.cli.dynamic",
     "kernels.cli.cluster",
+    "kernels.cli.selftest",
     "kernels.compute.local.worker",
 )
 
