@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from kernels.cli import main as cli_main
-from kernels.compute.backend import CRASHED, LOST, Job
+from kernels.compute.backend import CRASHED, Job
 from kernels.compute.dask.backend import DaskBackend
 from kernels.compute.dask.connect import plain_text_warning, warn_plain_text
 from kernels.compute.local.backend import LocalBackend
@@ -177,7 +177,8 @@ def test_killing_a_worker_mid_sweep_costs_only_its_running_cell(backend):
     assert killed and not sweep["cancelled"]
     cells = sweep["cells"]
     assert len(cells) == 8                    # the sweep finished
-    assert all(c["status"] == "ok" or c["reason"].startswith((LOST, CRASHED)) for c in cells)
+    # Dask runs the killed worker's cell again elsewhere; past its retries that cell is lost, never failed
+    assert all(c["status"] in ("ok", "lost") or c["reason"].startswith(CRASHED) for c in cells)
     assert sum(c["status"] == "ok" for c in cells) >= 7   # at most the cell it was running is lost
     assert any(c["status"] == "ok" and c["worker"] != killed[0] for c in cells)
 

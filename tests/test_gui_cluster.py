@@ -123,3 +123,56 @@ def test_a_plain_text_address_off_the_loopback_is_warned_about_once(qtbot, windo
         controls.connect({"address": "tcp://gpu-server.example:8786"})
     warnings = [m for m in window.log_dock.messages("warning") if "not encrypted and not authenticated" in m]
     assert len(warnings) == 1
+
+
+def test_a_cluster_lost_mid_sweep_marks_the_cells_still_out_lost_and_resume_runs_them_here(qtbot, tmp_path,
+                                                                                          monkeypatch):
+    """The scheduler goes away after the first cell: the finished cells stay, the rest say "lost",
+    an error says how many and why, and Resume Sweep runs them on this machine's worker."""
+    import importlib
+    import sys
+
+    from distributed import LocalCluster
+
+    from explorer.compute import cluster as cluster_module
+    from kernels.algorithms import registry
+    from kernels.results import load_sweep
+    from tests.test_gui_resume import PLUGIN, _cell_lines
+
+    monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT_S", 3.0)    # the client's reconnection window
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    monkeypatch.setenv(registry.PLUGINS_ENV, PLUGIN)
+    monkeypatch.setenv("PYTHONPATH", path)
+    importlib.import_module(PLUGIN)
+    doomed = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=None, env={"PYTHONPATH": path, registry.PLUGINS_ENV: PLUGIN})
+    w = open_window(qtbot, tmp_path, data_path("karate.mtx"))
+    try:
+        run, controls = connect(qtbot, w, doomed.scheduler_address)
+        _, results = docks(w)
+        run.choose("sleepy", "cpu-serial", {"seconds": "1"}, target="cluster:cpu", repeat=1)
+        run.sweep_panel.choose("cell", list(range(5)))
+        task = run.sweep()
+        qtbot.waitUntil(lambda: _cell_lines(task.request.out) >= 1, timeout=JOB_TIMEOUT_MS)
+        doomed.close()                                                 # the scheduler and its worker go away
+        run_and_wait(qtbot, task, timeout=JOB_TIMEOUT_MS)
+        assert task.state == "finished", task.error
+        statuses = [c["status"] for c in load_sweep(task.request.out)["cells"]]
+        assert "ok" in statuses and "lost" in statuses and set(statuses) <= {"ok", "lost"}
+        assert any("lost" in row for row in results.heatmap.table.status)
+        errors = w.log_dock.messages("error")
+        assert any("were lost" in m and "Resume Sweep" in m for m in errors), errors
+        assert results.resumable_file() == task.request.out and run.resume_button.isEnabled()
+
+        with qtbot.waitSignal(controls.connection.disconnected, timeout=30_000):
+            controls.disconnect()
+        run.target_box.setCurrentIndex(run.target_box.findData("cpu"))
+        resumed = run_and_wait(qtbot, run.resume_sweep(), timeout=JOB_TIMEOUT_MS)
+        assert resumed.state == "finished", resumed.error
+        assert [c["status"] for c in load_sweep(task.request.out)["cells"]] == ["ok"] * 5
+        assert not run.resume_button.isEnabled()
+    finally:
+        close_window(w)
+        doomed.close()
+        registry._FAMILIES.pop("sleepy", None)
+        sys.modules.pop(PLUGIN, None)

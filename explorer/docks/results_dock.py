@@ -350,12 +350,13 @@ class ResultsDock(QDockWidget, ComputeDock):
 
     def resumable_file(self) -> str:
         """The shown sweep's file if Resume Sweep can continue it: the sweep stopped early (cancelled,
-        killed, or fewer cells than its grid) and its file is still there; else ''."""
+        killed, fewer cells than its grid, cells lost with a cluster) and its file is still there; else ''."""
+        from kernels.compute.resume import unfinished
+
         sweep, path = self.current_sweep(), self.current_sweep_file()
         if sweep is None or not path or sweep.get("live") or not Path(path).is_file():
             return ""
-        partial = sweep.get("cancelled") or len(sweep.get("cells", [])) < sweep.get("total_cells", 0)
-        return path if partial else ""
+        return path if unfinished(sweep) else ""
 
     def _sweep_chosen(self, _index: int = -1) -> None:
         sweep = self.current_sweep()

@@ -617,7 +617,8 @@ class RunDock(QDockWidget, ComputeDock):
             self._refuse(f"sweep not resumed: {exc}")
             return None
         fam, var = self.families[request.family], self.families[request.family].variants[request.variant]
-        done = {_cell_key(c["params"], list(request.grid)) for c in request.resume_from["cells"]}
+        done = {_cell_key(c["params"], list(request.grid)) for c in request.resume_from["cells"]
+                if c["status"] != "lost"}
         if not self._sweep_go_ahead(fam, var, request.graph, request.grid, request.fixed, request.target,
                                     "resumed sweep", done):
             return None
@@ -626,7 +627,7 @@ class RunDock(QDockWidget, ComputeDock):
     def _resume_request(self, path: str) -> SweepRequest:
         from pathlib import Path
 
-        from kernels.compute.resume import ResumeRefused
+        from kernels.compute.resume import ResumeRefused, unfinished
         from kernels.results import load_sweep
         from kernels.results.sweep_file import is_sweep_lines
 
@@ -645,16 +646,20 @@ class RunDock(QDockWidget, ComputeDock):
         reason = unavailable_reason(var)
         if reason:
             raise ResumeRefused(f"cannot resume {path}: {family}/{variant} cannot run here: {reason}")
-        if not previous.get("cancelled"):
+        if not unfinished(previous):
             raise ResumeRefused(f"nothing to resume in {path}: the sweep ended on its own "
                                 f"({previous.get('stopped', 'complete')}, {len(previous['cells'])} configurations)")
-        target = previous.get("target")
-        if (previous.get("backend") or {}).get("kind") == "cluster":
-            target = CLUSTER_PREFIX + str(target)
+        # the file's target, on the cluster it ran on when connected, else here (a lost cluster's cells
+        # run again on this machine: the core checks that the device is the same)
+        target = str(previous.get("target"))
         offered = list(targets_for(var)) + [CLUSTER_PREFIX + t for t in self.client.cluster.targets_for(var)]
-        if target not in offered:
+        on_cluster = (previous.get("backend") or {}).get("kind") == "dask"
+        candidates = [CLUSTER_PREFIX + target, target] if on_cluster else [target, CLUSTER_PREFIX + target]
+        chosen = next((t for t in candidates if t in offered), None)
+        if chosen is None:
             raise ResumeRefused(f"cannot resume {path}: its target {target} is not available here for "
                                 f"{family}/{variant} (here: {', '.join(offered) or 'none'})")
+        target = chosen
         graph, key, _slot = self._graph()
         return SweepRequest(graph=graph, graph_key=key, family=family, variant=variant, grid=previous["grid"],
                             fixed=dict(previous.get("fixed") or {}), target=target,

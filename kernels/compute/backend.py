@@ -104,6 +104,11 @@ class JobFailed(GraphKernelsError):
         super().__init__(f"{outcome.job.family}/{outcome.job.variant}{where}: {outcome.reason}")
 
 
+class BackendLost(GraphKernelsError):
+    """The backend went away while jobs were out (a cluster's scheduler, or the connection to it):
+    the jobs without an outcome are lost, not failed."""
+
+
 @dataclass
 class WorkerInfo:
     """One worker as :meth:`ComputeBackend.describe` reports it.

@@ -66,3 +66,11 @@ def check_resumable(previous: dict, header: dict, path) -> None:
         if old[name] != new[name]:
             raise ResumeRefused(f"cannot resume {path}: its {name} is {_show(name, previous)}, this sweep's is "
                                 f"{_show(name, header)} (start a new file, or sweep the same thing)")
+
+
+def unfinished(sweep: dict) -> bool:
+    """Whether ``--resume`` (Resume Sweep) has cells to run in this loaded sweep: it stopped early
+    (cancelled, killed, or fewer cells than its grid) or holds cells lost with a cluster."""
+    cells = sweep.get("cells", [])
+    return bool(sweep.get("cancelled") or sweep.get("stopped") == "lost" or len(cells) < sweep.get("total_cells", 0)
+                or any(c.get("status") == "lost" for c in cells))

@@ -135,7 +135,7 @@ class _Session:
     def evaluate(self, combos, limit: int | None = None) -> list[dict]:
         """The cells of ``combos``: known ones as they are, invalid ones recorded, and at most
         ``limit`` (and the budget's remainder) new valid ones run as one batch."""
-        from kernels.compute.backend import CANCELLED, Job
+        from kernels.compute.backend import CANCELLED, BackendLost, Job
 
         if self.exhausted():
             return [self.known[k] for k in map(self.space.key, combos) if k in self.known]
@@ -184,9 +184,10 @@ class _Session:
                                      device=outcome.device)
                 out.append(self._finished(cell))
         except GraphKernelsError as exc:
-            if self.backend.usable():
+            if self.backend.usable() and not isinstance(exc, BackendLost):
                 raise
             # the cluster went away between the jobs' outcomes: the rest are lost, not failed
+            self.lost = str(exc)
             for job in jobs:
                 if id(job) not in answered:
                     out.append(self._finished(SweepCell(job.tag, "lost", reason=str(exc))))

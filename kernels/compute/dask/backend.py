@@ -29,7 +29,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
-from kernels.compute.backend import CANCELLED, LOST, ComputeBackend, Job, Outcome, WorkerInfo
+from kernels.compute.backend import CANCELLED, LOST, BackendLost, ComputeBackend, Job, Outcome, WorkerInfo
 from kernels.compute.dask import require_dask
 from kernels.compute.dask.connect import connect
 from kernels.compute.documents import ChannelFailure, DocumentChannel
@@ -97,9 +97,9 @@ class _Batch:
     def submit(self, job: Job):
         from kernels.compute.dask.tasks import run_job
 
+        self.tries[id(job)] += 1
         workers = self.plans[job.target]
         graph = self.backend._graph_future(job.graph_key, workers)
-        self.tries[id(job)] += 1
         future = self.backend.client.submit(
             run_job, graph, job, self.event_name, key=f"graph-kernels-job-{self.name}-{len(self.futures)}",
             workers=workers, allow_other_workers=False, pure=False,
@@ -251,8 +251,13 @@ class DaskBackend(ComputeBackend):
             plans[target] = workers
             self.notices.extend(notices)
         batch = _Batch(self, plans)
-        for job in jobs:
-            batch.submit(job)
+        try:
+            for job in jobs:
+                batch.submit(job)
+        except Exception as exc:          # the scheduler went away while the jobs were handed over
+            batch.stop()
+            raise BackendLost(f"the cluster at {self.address} did not take the jobs: "
+                              f"{self._regain_connection() or f'{type(exc).__name__}: {exc}'}") from None
         done = as_completed(list(batch.futures), with_results=False, loop=self.client.loop)
         last_check, alone_since = time.monotonic(), None
         try:
@@ -287,20 +292,31 @@ class DaskBackend(ComputeBackend):
                     if outcome.failure == CANCELLED and cancelled():
                         continue
                     yield outcome
-                if dropped:
-                    why = self._regain_connection()
-                    for job in dropped:
-                        if why is None and batch.tries[id(job)] < RESUBMIT_TRIES:
-                            done.add(batch.submit(job))
-                        else:
-                            yield Outcome(job, failure=LOST, message=why or (
-                                f"the scheduler at {self.address} dropped the job {RESUBMIT_TRIES} times"))
+                for job in dropped:
+                    why = self._resubmit(batch, job, done)
+                    if why is not None:
+                        yield Outcome(job, failure=LOST, message=why)
         finally:
             if batch.pending:       # cancelled, interrupted (Ctrl-C) or failed: stop the running jobs too
                 batch.stop()
 
     def usable(self) -> bool:
         return self.client.status == "running"
+
+    def _resubmit(self, batch: _Batch, job: Job, done) -> str | None:
+        """Submit a job the scheduler dropped again, once the client is connected: ``None`` when it
+        is out again, else why it is lost (the connection did not come back, or it was dropped
+        :data:`RESUBMIT_TRIES` times)."""
+        while batch.tries[id(job)] < RESUBMIT_TRIES:
+            why = self._regain_connection()
+            if why is not None:
+                return why
+            try:
+                done.add(batch.submit(job))
+                return None
+            except Exception:      # the scheduler is going away; the client notices within moments
+                time.sleep(0.5)
+        return self._regain_connection() or f"the scheduler at {self.address} dropped the job {RESUBMIT_TRIES} times"
 
     def _regain_connection(self) -> str | None:
         """After the scheduler dropped jobs: ``None`` once the client is connected (again), else why
