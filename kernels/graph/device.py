@@ -362,8 +362,10 @@ def _scatter_kernel():
     if not _SCATTER:
         from numba import cuda as numba_cuda
 
+        from kernels.cuda.jit import jit as kernel_jit
+
         cuda = numba_cuda
-        _SCATTER.append(numba_cuda.jit(_scatter_pages))
+        _SCATTER.append(kernel_jit(_scatter_pages))
     return _SCATTER[0]
 
 

@@ -175,7 +175,10 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     stage_range = stage_ranges(f"{fam.name}/{var.name}", target)
     # numba's performance warnings (a grid of one block...) are facts about this run: they go to the
     # record's notices, not to stderr once per cell (a cluster's log)
-    with performance_warnings_as_notices(problem.notices):
+    from kernels.cuda import kernel_cache
+
+    cache_before = kernel_cache.STATS.copy()
+    with performance_warnings_as_notices(problem.notices), kernel_cache.recording(fam.name, var.name):
         try:
             execution = var.make(problem, resolved, target)
             sync = execution.synchronize
@@ -254,9 +257,10 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     median = kernel.median_s
     metrics = [{"name": m.name, "unit": m.unit,
                 "value": m.compute(problem, median) if median > 0 else None} for m in fam.metrics]
+    cache = kernel_cache.STATS.copy().since(cache_before).to_json() if target == "cuda" else None
     timing = Timing(compile_s=compile_s, h2d_s=h2d_s, kernel=kernel, d2h_s=d2h_s, method=method,
                     launch_bound=launch_bound, fits_in_l2=fits_in_l2, repeat=repeat, warmup=warmup,
-                    launch=launch_mode)
+                    launch=launch_mode, cache=cache)
     record = RunRecord(
         timestamp=started, family=fam.name, variant=var.name, kind=var.kind, target=target, params=asked,
         resolved_params=resolved if auto_notices else None, seed=seed,

@@ -57,9 +57,15 @@ class Timing:
     warmup: int = 0
     #: how the timed launches were made: "direct" (numba launches) or "graph" (CUDA graph replays)
     launch: str = "direct"
+    #: on a GPU, where the run's kernels came from: the disk cache or the compiler (kernel_cache.CacheStats)
+    cache: dict | None = None
 
     def to_json(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if out["cache"] is None:
+            del out["cache"]
+        return out
+
 
 
 def _now() -> float:

@@ -40,6 +40,7 @@ import functools
 import numpy as np
 from numba import cuda, int32, int64
 
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.operators.launch import Workspace, for_target, grid_for, resident_grid, rightmost_at_most
 from kernels.operators.scan import exclusive_scan
 from kernels.operators.views import DeviceGraphView, functions
@@ -81,7 +82,7 @@ def partition_kernel():
             k = min(int64(b) * tile, total - 1)
             first_src[b] = rightmost_at_most(offsets, 0, n - 1, k)
 
-    return cuda.jit(kernel)
+    return kernel_jit(kernel)
 
 
 @functools.cache
@@ -162,7 +163,7 @@ def lb_expand_kernel(kind: str, functor, block: int, output: str, with_sources: 
                     out[block_base[0] + local + u] = found[u]
             cuda.syncthreads()                 # staged offsets and counters are reused next tile
 
-    return cuda.jit(kernel)
+    return kernel_jit(kernel)
 
 
 @functools.cache
@@ -201,7 +202,7 @@ def tpv_kernel(kind: str, functor, output: str, with_sources: bool, with_degrees
             if with_degrees and degrees > 0:
                 cuda.atomic.add(counters, slot + 2, degrees)
 
-    return cuda.jit(kernel)
+    return kernel_jit(kernel)
 
 
 class Advance:

@@ -28,6 +28,7 @@ import functools
 import numpy as np
 from numba import cuda, int32, int64
 
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.operators.launch import Workspace, for_target, grid_for, on_simulator
 from kernels.operators.scan import scan_array
 
@@ -52,7 +53,7 @@ def histogram_kernel(bins: int):
             for b in range(bins):          # bin-major: consecutive threads write consecutive words
                 hist[b * segments + t] = counts[b]
 
-    return cuda.jit(kernel)
+    return kernel_jit(kernel)
 
 
 @functools.cache
@@ -70,7 +71,7 @@ def scatter_kernel(bins: int):
                     order[cursor[k]] = i
                     cursor[k] += 1
 
-    return cuda.jit(kernel)
+    return kernel_jit(kernel)
 
 
 def segment_length(n: int) -> int:

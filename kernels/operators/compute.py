@@ -12,6 +12,7 @@ import functools
 import numpy as np
 from numba import cuda
 
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.operators.launch import Workspace, grid_for
 
 
@@ -21,7 +22,7 @@ def compute_kernel(f, over_range: bool):
         for i in range(cuda.grid(1), n, cuda.gridsize(1)):
             f(i if over_range else items[i], state)
 
-    return cuda.jit(kernel)
+    return kernel_jit(kernel)
 
 
 class Compute:

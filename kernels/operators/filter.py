@@ -15,6 +15,7 @@ import functools
 import numpy as np
 from numba import cuda, int64, uint8
 
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.operators.launch import Workspace, grid_for
 from kernels.operators.scan import exclusive_scan
 
@@ -40,7 +41,7 @@ def scatter_kernel(over_range: bool):
             if flags[i]:
                 out[offsets[i]] = i if over_range else items[i]
 
-    return cuda.jit(kernel)
+    return kernel_jit(kernel)
 
 
 class Filter:

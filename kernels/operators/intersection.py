@@ -16,6 +16,7 @@ import functools
 import numpy as np
 from numba import cuda, int64
 
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.operators.launch import Workspace, grid_for
 from kernels.operators.views import DeviceGraphView, functions
 
@@ -64,7 +65,7 @@ def intersection_kernel(kind: str, sorted_lists: bool):
         if cuda.threadIdx.x == 0 and block_total[0] > 0:
             cuda.atomic.add(total, 0, block_total[0])
 
-    return cuda.jit(kernel)
+    return kernel_jit(kernel)
 
 
 def segmented_intersection(view: DeviceGraphView, f1, f2, n: int, counts, *, block: int = 128,

@@ -28,6 +28,7 @@ from numba.core import config
 from kernels.algorithms.apsp.memory import check_device
 from kernels.algorithms.apsp.problem import PRED_BYTES, PRED_DTYPE
 from kernels.algorithms.execution import Execution
+from kernels.cuda.jit import jit as kernel_jit
 
 INF = math.inf
 SETTLED = -2
@@ -40,7 +41,7 @@ TRANSPOSE_ROWS = 8
 def dijkstra_kernel(queue: str, with_pred: bool):
     WITH_PRED = with_pred
 
-    @cuda.jit
+    @kernel_jit
     def heap_dijkstra(indptr, indices, weights, n, dist_t, key, vert, pos, pred_t):
         s = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
         if s >= n:
@@ -107,7 +108,7 @@ def dijkstra_kernel(queue: str, with_pred: bool):
                     vert[x, s] = v
                     pos[v, s] = x
 
-    @cuda.jit
+    @kernel_jit
     def array_dijkstra(indptr, indices, weights, n, dist_t, settled, pred_t):
         s = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
         if s >= n:
@@ -149,7 +150,7 @@ def transpose_kernel(type_name: str):
     PADDED = TRANSPOSE_TILE + 1  # one spare column: the column reads hit 32 different banks
     ROWS = TRANSPOSE_ROWS
 
-    @cuda.jit
+    @kernel_jit
     def transpose(src, dst):
         """dst[j, i] = src[i, j] through a padded shared tile (both sides coalesced)."""
         tile = cuda.shared.array((TILE, PADDED), ELEMENT)

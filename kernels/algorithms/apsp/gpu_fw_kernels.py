@@ -25,6 +25,8 @@ import numba
 from numba import cuda, int32
 from numba.core import config
 
+from kernels.cuda.jit import jit as kernel_jit
+
 
 def micro_tile(elements: int) -> tuple[int, int]:
     """RM x CM with RM·CM = elements (a power of two), as square as possible, RM >= CM."""
@@ -49,7 +51,7 @@ def naive_kernel(with_pred: bool):
     """One k-step over all (i, j): thread x owns column j, rows are strided over grid y."""
     WITH_PRED = with_pred
 
-    @cuda.jit
+    @kernel_jit
     def fw_step(d, p, n, k):
         j = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
         if j >= n:
@@ -92,7 +94,7 @@ def tiled_kernels(tile: int, threads: int, with_pred: bool, dtype_name: str, sta
     FLOAT = _numba_float(dtype_name)
     INLINE = device_function_options()
 
-    @cuda.jit
+    @kernel_jit
     def phase1(d, p, r):
         """The diagonal tile (r, r): depends only on itself."""
         sd = cuda.shared.array((T, TP), FLOAT)
@@ -127,7 +129,7 @@ def tiled_kernels(tile: int, threads: int, with_pred: bool, dtype_name: str, sta
             if WITH_PRED:
                 p[base + a, base + b] = sp[a, b]
 
-    @cuda.jit
+    @kernel_jit
     def phase2(d, p, r):
         """The tiles of row r (blockIdx.y == 0) and column r (== 1): they depend on the diagonal."""
         other = cuda.blockIdx.x
@@ -223,7 +225,7 @@ def tiled_kernels(tile: int, threads: int, with_pred: bool, dtype_name: str, sta
                 if WITH_PRED:
                     p[oi + ty + a * TY, oj + tx + b * TX] = ownp[a * CM + b]
 
-    @cuda.jit
+    @kernel_jit
     def phase3_tiles(d, p, r):
         """Every tile outside row and column r: A = tile (I, r) and B = tile (r, J) are final,
         so they are loaded whole into shared memory once; the own tile stays in registers."""
@@ -256,7 +258,7 @@ def tiled_kernels(tile: int, threads: int, with_pred: bool, dtype_name: str, sta
             relax_k(sa, k, sb, k, spb, ty, tx, own, ownp, bk)
         store_own(d, p, oi, oj, ty, tx, own, ownp)
 
-    @cuda.jit
+    @kernel_jit
     def phase3_staged(d, p, r):
         """As phase3_tiles, but A's columns and B's rows come in stages of S k-values, so
         shared memory holds 2·T·S values instead of 2·T²."""

@@ -36,6 +36,7 @@ from functools import cache
 
 from numba import cuda, int32, int64, uint32
 
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.operators.sorted_search import lower_bound
 
 MAX_OUT_DEGREE = 1024
@@ -221,7 +222,7 @@ def vertex_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
     advance = group_search(r, group_size, n_groups, per_vertex)
     stack_buffers = 2 * max(r - 3, 0)
 
-    @cuda.jit
+    @kernel_jit
     def kernel(indptr, indices, n, max_deg, stride, scratch, counter, pv):
         tid = cuda.threadIdx.x
         g = tid // group_size
@@ -268,7 +269,7 @@ def edge_kernel(k: int, block_size: int, group_size: int, per_vertex: bool, cap:
     stack_buffers = 2 * max(r - 3, 0)
     cap_words = (cap + 31) // 32
 
-    @cuda.jit
+    @kernel_jit
     def kernel(indptr, indices, sources, m, max_deg, stride, scratch, counter, pv):
         tid = cuda.threadIdx.x
         g = tid // group_size
@@ -371,7 +372,7 @@ def block_total(partial, tid, mine, counter, block_size):
         cuda.atomic.add(counter, 0, partial[0])
 
 
-@cuda.jit
+@kernel_jit
 def fill_zero(arr):
     i = cuda.grid(1)
     step = cuda.gridsize(1)

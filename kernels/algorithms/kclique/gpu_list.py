@@ -25,6 +25,7 @@ from functools import cache
 from numba import cuda, int32, int64
 
 from kernels.algorithms.kclique.gpu_bitmap import MAX_LEVELS, block_total
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.operators.sorted_search import lower_bound
 
 # state[] of a group's search
@@ -146,7 +147,7 @@ def list_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
     advance = list_search(r, block_size, group_size, per_vertex)
     hits_size = 2 * block_size  # numba needs shared-array sizes as plain constants
 
-    @cuda.jit
+    @kernel_jit
     def kernel(indptr, indices, n, max_deg, scratch, counter, pv):
         tid = cuda.threadIdx.x
         g = tid // group_size

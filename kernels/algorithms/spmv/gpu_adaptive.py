@@ -68,6 +68,7 @@ from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, to_device, typed_zero
 from kernels.algorithms.spmv.gpu_loads import make_entry_load
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.measure.targets import simulator_enabled
 
 WARP = 32
@@ -593,7 +594,7 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
     sig = (f"void({ix}[::1], int32[::1], {v}[::1], {v}[::1], {v}[::1], int64, int32[::1], int64[::1], "
            f"int32[::1], int64[::1], int32[::1], {v}[::1], int64, int32[::1], int64, int64, int64)")
     options = {} if max_registers is None else {"max_registers": max_registers}  # the simulator has no such option
-    return cuda.jit(sig, **options)(spmv_adaptive)
+    return kernel_jit(sig, **options)(spmv_adaptive)
 
 
 # ---- the execution -----------------------------------------------------------------------

@@ -28,6 +28,7 @@ import numpy as np
 from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, typed_zero
+from kernels.cuda.jit import jit as kernel_jit
 
 PARTITION_THREADS = {"cuda": 256, "sim": 32}
 # the tile (wg * ipt items) is staged in shared memory: a value and a 4-byte row end per item
@@ -145,8 +146,8 @@ def merge_kernels(wg: int, ipt: int, value_type: str, index_type: str):
             cuda.syncthreads()                       # shared arrays are reused by the next tile
 
     v, ix = value_type, index_type
-    partition_k = cuda.jit(f"void({ix}[::1], int64, int64, int64[::1], int64[::1], int64, {v}[::1])")(partition)
-    tiles_k = cuda.jit(f"void({ix}[::1], int32[::1], {v}[::1], {v}[::1], {v}[::1], int64[::1], int64[::1], "
+    partition_k = kernel_jit(f"void({ix}[::1], int64, int64, int64[::1], int64[::1], int64, {v}[::1])")(partition)
+    tiles_k = kernel_jit(f"void({ix}[::1], int32[::1], {v}[::1], {v}[::1], {v}[::1], int64[::1], int64[::1], "
                        "int64, int64)")(spmv_tiles)
     return partition_k, tiles_k
 

@@ -12,6 +12,7 @@ import functools
 from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, typed_zero
+from kernels.cuda.jit import jit as kernel_jit
 
 
 @functools.cache  # an lru_cache without bound: one compiled kernel per tuple
@@ -28,7 +29,7 @@ def naive_kernel(value_type: str, index_type: str):
             y[row] = acc
 
     sig = f"void({index_type}[::1], int32[::1], {value_type}[::1], {value_type}[::1], {value_type}[::1], int64)"
-    return cuda.jit(sig)(spmv_row_per_thread)
+    return kernel_jit(sig)(spmv_row_per_thread)
 
 
 class NaiveExecution(DeviceSpmvExecution):

@@ -33,6 +33,7 @@ import numba
 from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, typed_zero
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.measure.targets import simulator_enabled
 
 WARP = 32
@@ -124,7 +125,7 @@ def tunable_kernel(wg: int, rows: int, value_type: str, index_type: str, reduce:
 
     sig = (f"void({index_type}[::1], int32[::1], {value_type}[::1], {value_type}[::1], {value_type}[::1], "
            "int64, int64)")
-    return cuda.jit(sig)(spmv_tunable)
+    return kernel_jit(sig)(spmv_tunable)
 
 
 class TunableExecution(DeviceSpmvExecution):

@@ -58,6 +58,7 @@ from numba.cuda.cudadrv.driver import CudaAPIError
 
 from kernels.algorithms.traversal.gpu_bfs import ALPHA, BETA, visit
 from kernels.algorithms.traversal.gpu_sssp import relax_bits_functor
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.errors import DeviceLoopError
 from kernels.operators.device_clock import globaltimer
 from kernels.operators.launch import Workspace, for_target, on_simulator
@@ -371,8 +372,8 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
             result[4] = converged
 
     if MAX_REGISTERS and not on_simulator():
-        return cuda.jit(max_registers=MAX_REGISTERS)(kernel)
-    return cuda.jit(kernel)
+        return kernel_jit(max_registers=MAX_REGISTERS)(kernel)
+    return kernel_jit(kernel)
 
 
 # ---- host side ------------------------------------------------------------------------------

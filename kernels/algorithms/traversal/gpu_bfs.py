@@ -28,6 +28,7 @@ import functools
 import numpy as np
 from numba import cuda, int64
 
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.operators.advance import Advance
 from kernels.operators.compute import Compute
 from kernels.operators.filter import Filter
@@ -100,7 +101,7 @@ def bottom_up_csr(block: int):
             cuda.atomic.add(counters, slot, found[0])
             cuda.atomic.add(counters, slot + 2, found[1])
 
-    return cuda.jit(kernel)
+    return kernel_jit(kernel)
 
 
 @functools.cache
@@ -161,7 +162,7 @@ def bottom_up_slotted(block: int, group: int):
             cuda.atomic.add(counters, slot, found[0])
             cuda.atomic.add(counters, slot + 2, found[1])
 
-    return cuda.jit(kernel)
+    return kernel_jit(kernel)
 
 
 class GpuBfs:

@@ -44,6 +44,7 @@ import numpy as np
 from numba import cuda, int32, int64
 
 from kernels.algorithms.triangles import orientation
+from kernels.cuda.jit import jit as kernel_jit
 from kernels.operators.bin_sort import stable_bin_sort
 from kernels.operators.launch import Workspace, for_target, grid_for, on_simulator
 from kernels.operators.scan import exclusive_scan
@@ -146,7 +147,7 @@ def chunk_load(i, args):
 
 # ---- kernels -----------------------------------------------------------------------------
 
-@cuda.jit
+@kernel_jit
 def rows_kernel(indptr, n, group, rows):
     lane = cuda.grid(1) % group
     for v in range(cuda.grid(1) // group, n, cuda.gridsize(1) // group):
@@ -154,7 +155,7 @@ def rows_kernel(indptr, n, group, rows):
             rows[e] = v
 
 
-@cuda.jit
+@kernel_jit
 def out_lists_kernel(indptr, indices, n, nnz, skeep, out_ptr, out_idx):
     for e in range(cuda.grid(1), nnz, cuda.gridsize(1)):
         if skeep[e + 1] - skeep[e] == 1:
@@ -163,7 +164,7 @@ def out_lists_kernel(indptr, indices, n, nnz, skeep, out_ptr, out_idx):
         out_ptr[v] = skeep[indptr[v]]
 
 
-@cuda.jit
+@kernel_jit
 def partners_kernel(indptr, indices, rows, nnz, spart, part_ptr, part_idx, owner):
     for e in range(cuda.grid(1), nnz, cuda.gridsize(1)):
         kind = spart[e + 1] - spart[e]
@@ -179,7 +180,7 @@ def partners_kernel(indptr, indices, rows, nnz, spart, part_ptr, part_idx, owner
         owner[pos] = v
 
 
-@cuda.jit
+@kernel_jit
 def keys_kernel(out_ptr, part_ptr, w, n, light_slots, light_work, work, key):
     for v in range(cuda.grid(1), n, cuda.gridsize(1)):
         wv = w[part_ptr[v + 1]] - w[part_ptr[v]]
@@ -197,7 +198,7 @@ def keys_kernel(out_ptr, part_ptr, w, n, light_slots, light_work, work, key):
             key[v] = HEAVY
 
 
-@cuda.jit
+@kernel_jit
 def chunks_kernel(owner, part_ptr, w, key, n, limit, m, schunk, vertex, lo, hi):
     total = part_ptr[n]
     for i in range(cuda.grid(1), min(m, total), cuda.gridsize(1)):
@@ -213,13 +214,13 @@ def chunks_kernel(owner, part_ptr, w, key, n, limit, m, schunk, vertex, lo, hi):
             hi[c] = i + 1
 
 
-@cuda.jit
+@kernel_jit
 def chunk_keys_kernel(lo, hi, w, count, key):
     for c in range(cuda.grid(1), count, cuda.gridsize(1)):
         key[c] = int32(BINS - 1 - floor_log2(max(w[hi[c]] - w[lo[c]], 1)))
 
 
-@cuda.jit
+@kernel_jit
 def gather_chunks_kernel(order, count, vertex, lo, hi, out_vertex, out_lo, out_hi):
     for k in range(cuda.grid(1), count, cuda.gridsize(1)):
         c = order[k]

@@ -16,13 +16,14 @@ from numba import cuda, types
 
 from kernels.algorithms.execution import Execution
 from kernels.algorithms.registry import Problem
+from kernels.cuda.jit import jit as cached_jit
 
 ARRAY_I64 = types.Array(types.int64, 1, "C")
 ARRAY_I32 = types.Array(types.int32, 1, "C")
 ZERO_BLOCK = 256
 
 
-@cuda.jit
+@cached_jit
 def _zero(acc):
     i = cuda.grid(1)
     if i < acc.size:
@@ -52,7 +53,7 @@ REGISTERS_PER_SM = 65536
 
 
 def kernel_jit(block_size: int, max_registers: int = 0):
-    """``cuda.jit`` for a kernel launched with ``block_size`` threads: above 256 threads the
+    """``cuda.jit`` (with the disk cache) for a kernel launched with ``block_size`` threads: above 256 threads the
     registers per thread are capped so that one block always fits an SM (a launch would
     otherwise fail with "too many resources requested"); ``max_registers`` (0: none) caps them
     further, for occupancy. The simulator has no such option."""
@@ -60,8 +61,8 @@ def kernel_jit(block_size: int, max_registers: int = 0):
     if max_registers:
         cap = min(cap, int(max_registers))
     if simulated() or cap >= 255:
-        return cuda.jit
-    return cuda.jit(max_registers=cap)
+        return cached_jit
+    return cached_jit(max_registers=cap)
 
 
 @lru_cache(maxsize=1)
