@@ -19,7 +19,6 @@ from kernels.cuda import kernel_cache
 from kernels.cuda.kernel_cache import (
     DeviceFacts,
     KernelDiskCache,
-    Manifest,
     Store,
     Uncacheable,
     kernel_key,
@@ -231,22 +230,6 @@ def test_an_entry_that_does_not_load_is_compiled_again(tmp_path, monkeypatch):
     assert cache.load_overload(SIG, FakeContext()) is None
     assert kernel_cache.STATS.copy().since(before).damaged == 1
     assert store.get(cache._key(SIG)) is None                        # removed
-
-
-def test_manifests_keep_each_variants_signatures(tmp_path):
-    store = Store(tmp_path)
-    first = Manifest("spmv", "gpu-tunable")
-    first.add("kernels.x:kernel", SIG)
-    kernel_cache.save_manifest(first, store)
-    second = Manifest("spmv", "gpu-tunable")
-    second.add("kernels.x:kernel", ("array(float32, 1d, C)", "int64"))
-    kernel_cache.save_manifest(second, store)
-    merged = kernel_cache.load_manifest("spmv", "gpu-tunable", store)
-    assert merged.signatures["kernels.x:kernel"] == [SIG, ("array(float32, 1d, C)", "int64")]
-    assert kernel_cache.load_manifest("spmv", "gpu-naive", store).signatures == {}
-    path = kernel_cache._manifest_path(store, "spmv", "gpu-tunable")
-    path.write_bytes(path.read_bytes()[:-5])                         # damaged: an empty manifest
-    assert kernel_cache.load_manifest("spmv", "gpu-tunable", store).signatures == {}
 
 
 def test_the_cache_folder_and_limit_come_from_the_environment(tmp_path, monkeypatch):

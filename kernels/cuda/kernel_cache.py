@@ -24,16 +24,16 @@ The cache has a size limit (:data:`DEFAULT_LIMIT_BYTES`, ``GRAPH_KERNELS_KERNEL_
 past it the least recently used entries go. ``GRAPH_KERNELS_KERNEL_CACHE`` names the folder,
 or ``off``; ``graph-kernels cache info|clear`` shows and empties it.
 
-The signatures each variant compiled are kept too (:class:`Manifest`): a compile-ahead process
-(:mod:`kernels.compute.precompile`) compiles, for a cell it has not run, the kernels the
-variant launches with the signatures they had, so the measuring process finds them here.
+A variant's ``compile`` stage compiles all its kernels (those numba compiles at their first
+launch by a launch on a tiny input of the same types), so a compile-ahead process
+(:mod:`kernels.compute.precompile`) that runs a cell up to that stage leaves every kernel of the
+cell here for the measuring process.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-import contextvars
 import functools
 import hashlib
 import importlib.util
@@ -44,7 +44,7 @@ import tempfile
 import threading
 import time
 import types as pytypes
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -55,7 +55,6 @@ DEFAULT_LIMIT_BYTES = 2 << 30
 FORMAT = 1                       # of the entry files and of the key; a change orphans old entries
 MAGIC = b"gpu-graph-explorer kernel %d\n" % FORMAT
 SUFFIX = ".kernel"
-MAX_SIGNATURES = 8               # per kernel in a manifest: a variant launches one or two
 EVICT_EVERY = 16                 # puts between two checks of the size limit
 
 
@@ -169,20 +168,14 @@ class Store:
         for e in entries:
             with contextlib.suppress(OSError):
                 size += e.stat().st_size
-        manifests = list((self.root / "manifests").glob("*.pickle")) if (self.root / "manifests").is_dir() else []
-        return {"path": str(self.root), "entries": len(entries), "bytes": size, "limit_bytes": self.limit,
-                "manifests": len(manifests)}
+        return {"path": str(self.root), "entries": len(entries), "bytes": size, "limit_bytes": self.limit}
 
     def clear(self) -> int:
-        """Remove every entry and manifest; the number of files removed."""
+        """Remove every entry; the number removed."""
         removed = 0
         for e in self.entries():
             with contextlib.suppress(OSError):
                 os.unlink(e.path)
-                removed += 1
-        for m in (self.root / "manifests").glob("*") if (self.root / "manifests").is_dir() else []:
-            with contextlib.suppress(OSError):
-                m.unlink()
                 removed += 1
         return removed
 
@@ -428,103 +421,6 @@ STATS = CacheStats()
 _STATS_LOCK = threading.Lock()
 
 
-# ---- signatures each variant compiled (for compile-ahead) ------------------------------------
-
-_RECORDING: contextvars.ContextVar = contextvars.ContextVar("kernel_cache_recording", default=None)
-
-
-def qualified_name(func) -> str:
-    return f"{func.__module__}:{func.__qualname__}"
-
-
-@dataclass
-class Manifest:
-    """``qualified kernel name -> [argument types, ...]`` of one variant's runs."""
-
-    family: str
-    variant: str
-    signatures: dict = field(default_factory=dict)
-
-    def add(self, name: str, argtypes: tuple) -> bool:
-        known = self.signatures.setdefault(name, [])
-        if argtypes in known:
-            return False
-        known.append(argtypes)
-        del known[:-MAX_SIGNATURES]
-        return True
-
-    def merge(self, other: Manifest) -> bool:
-        changed = False
-        for name, sigs in other.signatures.items():
-            for sig in sigs:
-                changed |= self.add(name, sig)
-        return changed
-
-
-def _manifest_path(store: Store, family: str, variant: str) -> Path:
-    safe = hashlib.sha256(f"{family}\0{variant}".encode()).hexdigest()[:24]
-    return store.root / "manifests" / f"{safe}.pickle"
-
-
-def load_manifest(family: str, variant: str, store: Store | None = None) -> Manifest:
-    store = store or default_store()
-    manifest = Manifest(family, variant)
-    if store is None:
-        return manifest
-    try:
-        payload = _unwrap(_manifest_path(store, family, variant).read_bytes())
-        loaded = pickle.loads(payload) if payload is not None else None
-    except Exception:  # noqa: BLE001 - a missing or damaged manifest is an empty one
-        loaded = None
-    if isinstance(loaded, dict) and loaded.get("family") == family and loaded.get("variant") == variant:
-        sigs = loaded.get("signatures")
-        if isinstance(sigs, dict):
-            manifest.signatures = {str(k): list(v)[:MAX_SIGNATURES] for k, v in sigs.items() if isinstance(v, list)}
-    return manifest
-
-
-def save_manifest(manifest: Manifest, store: Store | None = None) -> None:
-    """Merge ``manifest`` into the stored one (read, merge, rename into place)."""
-    store = store or default_store()
-    if store is None or not manifest.signatures:
-        return
-    merged = load_manifest(manifest.family, manifest.variant, store)
-    if not merged.merge(manifest):
-        return
-    path = _manifest_path(store, manifest.family, manifest.variant)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = pickle.dumps({"family": merged.family, "variant": merged.variant, "signatures": merged.signatures})
-    fd, tmp = tempfile.mkstemp(prefix=".manifest", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(_wrap(payload))
-        os.replace(tmp, path)
-    except OSError as exc:
-        logger.info("kernel cache: could not save the manifest of %s/%s: %s", manifest.family, manifest.variant, exc)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-
-
-@contextlib.contextmanager
-def recording(family: str, variant: str):
-    """Within: every kernel compiled or loaded is noted as one of ``family/variant``'s, and the
-    manifest is saved on leaving."""
-    manifest = Manifest(family, variant)
-    token = _RECORDING.set(manifest)
-    try:
-        yield manifest
-    finally:
-        _RECORDING.reset(token)
-        with contextlib.suppress(Exception):   # a manifest is a hint: never fail a run for it
-            save_manifest(manifest)
-
-
-def _note(func, argtypes: tuple) -> None:
-    manifest = _RECORDING.get()
-    if manifest is not None:
-        manifest.add(qualified_name(func), tuple(argtypes))
-
-
 # ---- numba's hook ------------------------------------------------------------------------------
 
 class KernelDiskCache:
@@ -558,8 +454,6 @@ class KernelDiskCache:
                 STATS.load_s += time.perf_counter() - started
             else:
                 self._started[argtypes] = time.perf_counter()
-        if kernel is not None:
-            _note(self.py_func, argtypes)
         return kernel
 
     def save_overload(self, sig, kernel) -> None:
@@ -569,7 +463,6 @@ class KernelDiskCache:
             STATS.compiled += 1
             if started is not None:
                 STATS.compile_s += time.perf_counter() - started
-        _note(self.py_func, argtypes)
         key = self._key(argtypes)
         if key is None:
             return
@@ -622,6 +515,10 @@ class KernelDiskCache:
             with _STATS_LOCK:
                 STATS.damaged += 1
             return None
+
+
+def qualified_name(func) -> str:
+    return f"{func.__module__}:{func.__qualname__}"
 
 
 def _argtypes(sig) -> tuple:

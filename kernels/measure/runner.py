@@ -178,7 +178,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     from kernels.cuda import kernel_cache
 
     cache_before = kernel_cache.STATS.copy()
-    with performance_warnings_as_notices(problem.notices), kernel_cache.recording(fam.name, var.name):
+    with performance_warnings_as_notices(problem.notices):
         try:
             execution = var.make(problem, resolved, target)
             sync = execution.synchronize
