@@ -54,10 +54,10 @@ def open_window(qtbot, tmp_path, *paths) -> MainWindow:
 def close_window(w: MainWindow) -> None:
     """Close as the user would, then check that nothing the compute side started is left."""
     client = ComputeClient.for_window(w)
-    pids = [c.pid for c in client._workers.values() if c.pid]
+    pids = client.worker_pids()
     tasks = [client.current, *client._finished_tasks]
     w.close()
-    assert not client._workers
+    assert not client.local.pool.workers()
     assert all(t is None or not t.thread_running() for t in tasks)
     assert all(_process_gone(pid) for pid in pids), "a worker process outlived the window"
 

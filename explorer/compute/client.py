@@ -1,11 +1,12 @@
 """The compute client: the GUI's only way to run kernels.
 
 A :class:`ComputeClient` (one per main window, found with :meth:`ComputeClient.for_window`)
-owns the worker processes (``python -m kernels worker``: one for the real GPU, one for the
-simulator and CPU variants, each started on first use) and runs one job at a time in a
-thread, so the GUI thread never waits for a kernel. The user's graphs live in the GUI
-process; a worker holds copies, which :class:`~kernels.compute.local.client.WorkerClient` sends
-again after a restart.
+runs one job at a time in a thread, so the GUI thread never waits for a kernel, always through
+a compute backend: this machine's :class:`~kernels.compute.local.backend.LocalBackend` (whose
+worker pool, :class:`~kernels.compute.pool.WorkerPool`, owns the worker processes: one for the
+real GPU, one for the simulator and CPU variants, each started on first use, and the
+compile-ahead processes of GPU sweeps), or the connected cluster's. The user's graphs live in
+the GUI process; a worker holds copies, sent again after a restart.
 
 When a worker dies during a job (a kernel fault, an outside kill) or hangs past the time
 limit, the job fails with a message that says so, a fresh worker is started and the next
@@ -17,14 +18,13 @@ that finished.
 from __future__ import annotations
 
 import signal
-import threading
 
 from PySide6.QtCore import QObject, Signal
 
 from explorer.compute.cluster import ClusterConnection, split_target
 from explorer.compute.requests import RunRequest, SweepRequest
-from explorer.compute.targets import worker_mode
 from explorer.compute.task import ComputeTask, JobCancelled, JobControl, JobFailed
+from kernels.compute.local.backend import LocalBackend
 from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerTimeout
 from kernels.compute.resume import ResumeRefused
 from kernels.errors import GraphKernelsError
@@ -83,23 +83,19 @@ class ComputeClient(QObject):
         super().__init__(parent)
         self.setObjectName(self.OBJECT_NAME)
         self.env = dict(env or {})
-        self._workers: dict[str, WorkerClient] = {}
-        self._workers_lock = threading.Lock()
+        self.local = LocalBackend(env=self.env)     # this machine: its worker pool outlives every job
         self.current: ComputeTask | None = None
         self._finished_tasks: list[ComputeTask] = []
         self.restarts = 0
         self.cluster = ClusterConnection(self)      # jobs whose target says "cluster:" go there
-        self._local_backends: dict = {}             # worker mode -> LocalBackend (live documents' replicas)
 
     # ---- workers ---------------------------------------------------------------------------
     def _worker(self, target: str) -> WorkerClient:
-        mode = worker_mode(target)
-        with self._workers_lock:
-            client = self._workers.get(mode)
-            if client is None:
-                client = WorkerClient(target=mode, env=self.env)
-                self._workers[mode] = client
-            return client
+        return self.local.pool.worker(target)
+
+    def worker_pids(self) -> list[int]:
+        """The process ids of this machine's worker processes that are running."""
+        return [c.pid for c in self.local.pool.workers().values() if c.alive and c.pid]
 
     def worker_pid(self, target: str | None = None) -> int | None:
         """The process id of the worker serving ``target`` (or of the running job's worker)."""
@@ -107,16 +103,14 @@ class ComputeClient(QObject):
             if self.current is not None and self.current.worker_pid is not None:
                 return self.current.worker_pid
             target = "sim"
-        client = self._workers.get(worker_mode(target))
+        client = self.local.pool.workers().get("cuda" if target == "cuda" else "sim")
         return client.pid if client is not None and client.alive else None
 
     def restart_workers(self) -> None:
         """Stop every idle worker; the next job starts a fresh one (graphs are sent again)."""
         if self.busy:
             raise GraphKernelsError("a job is running: cancel it first")
-        for client in self._workers.values():
-            client.close()
-        self._local_backends.clear()          # their replicas went with the workers
+        self.local.pool.restart()
 
     # ---- jobs -----------------------------------------------------------------------------
     @property
@@ -166,12 +160,7 @@ class ComputeClient(QObject):
             task.wait(timeout_s)
         for t in self._finished_tasks:
             t.wait(timeout_s)
-        with self._workers_lock:
-            workers = list(self._workers.values())
-            self._workers.clear()
-        for client in workers:
-            client.close()
-        self._local_backends.clear()
+        self.local.close()
         self.cluster.disconnect()
 
     # ---- in the job thread -------------------------------------------------------------------
@@ -237,17 +226,6 @@ class ComputeClient(QObject):
         control.progress(1.0, f"{request.title} finished on {outcome.worker}")
         return {"record": record}
 
-    def _local_backend(self, target: str):
-        """A backend around the worker that serves ``target``: it remembers which revision of each
-        document that worker's replica holds."""
-        from kernels.compute.local.backend import LocalBackend
-
-        mode = worker_mode(target)
-        backend = self._local_backends.get(mode)
-        if backend is None:
-            backend = self._local_backends[mode] = LocalBackend(client=self._worker(target))
-        return backend
-
     def _run_on_live_pages(self, request: RunRequest, where: str, target: str, control: JobControl) -> dict:
         """Bring the worker's replica of the document up to date (deltas, or a snapshot), then run
         on its pages: only the pages written since the last run cross to the device."""
@@ -257,9 +235,8 @@ class ComputeClient(QObject):
             backend = self._cluster_backend()
             place = f"the cluster ({backend.address})"
         else:
-            client = self._worker(target)
-            self._start_worker(client, control)
-            backend = self._local_backend(target)
+            self._start_worker(self._worker(target), control)
+            backend = self.local
             place = target
         source = request.live_source
         control.progress(None, f"syncing {request.graph_name}'s pages and running {request.title} on {place}")
@@ -285,10 +262,9 @@ class ComputeClient(QObject):
             return self._run_on_cluster(request, target, control)
         from kernels.compute.backend import CANCELLED, Job
 
-        client = self._worker(target)
-        self._start_worker(client, control)
-        backend = self._local_backend(target)          # the same seam as the command line and the cluster
-        backend.add_graph(request.graph_slot, request.graph)    # one copy per open graph in the worker
+        self._start_worker(self._worker(target), control)
+        backend = self.local                           # the same seam as the command line and the cluster
+        backend.add_graph(request.graph_slot, request.graph)    # one copy per graph content in the worker
         control.progress(None, f"running {request.title} on {request.graph_name} on {target}")
         job = Job(graph_key=request.graph_slot, family=request.family, variant=request.variant,
                   params=dict(request.params), target=target, repeat=request.repeat, warmup=request.warmup,
@@ -328,7 +304,8 @@ class ComputeClient(QObject):
                 pid[0] = client.pid
                 control.worker_started(client.pid)
 
-        return self._run_sweep(request, request.target, control, request.title, on_cell=note_restart, client=client)
+        return self._run_sweep(request, request.target, control, request.title, on_cell=note_restart,
+                               backend=self.local)
 
     def _run_sweep(self, request: SweepRequest, target: str, control: JobControl, label: str, *,
                    on_cell=None, **where) -> dict:

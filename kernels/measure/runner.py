@@ -126,6 +126,38 @@ def check_live_vertices(fam: Family, resolved: dict, live) -> None:
                                         f"vertices among ids 0 .. {g.next_vertex_id - 1}")
 
 
+def compile_variant(graph, family: str, variant: str, params: dict | None = None, *, target: str = "cuda",
+                    seed: int = 0) -> dict:
+    """Run a cell up to its compile stage and stop: every kernel it needs is compiled into the
+    disk cache (:mod:`kernels.cuda.kernel_cache`), nothing is uploaded or timed. This is what a
+    compile-ahead process does for a cell the measuring process will run later
+    (:mod:`kernels.compute.precompile`); the returned cache figures say what it compiled."""
+    from kernels.cuda import kernel_cache
+
+    fam, var = get_variant(family, variant)
+    resolved = fam.resolve_params(var, params)
+    target = choose_target(var, target)
+    before = kernel_cache.STATS.copy()
+    started = _dt.datetime.now(_dt.timezone.utc)
+    if var.kind != "gpu" or target != "cuda":
+        return {"skipped": f"{var.kind} variant on {target}: nothing to compile ahead"}
+    problem = fam.prepare(graph, resolved, seed)
+    resolved, _ = fam.resolve_auto(var, problem, resolved, target)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # a compile-ahead process's warnings reach nobody
+        try:
+            execution = var.make(problem, resolved, target)
+            execution.compile()
+            execution.release()
+        except GraphKernelsError:
+            raise
+        except Exception as exc:  # the measuring process meets the same error, and reports it there
+            raise _translate(exc) from exc
+    out = kernel_cache.STATS.copy().since(before).to_json()
+    out["wall_s"] = (_dt.datetime.now(_dt.timezone.utc) - started).total_seconds()
+    return out
+
+
 def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                 target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
                 verify: bool = True, live=None, launch: str = "auto",

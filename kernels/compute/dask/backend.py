@@ -258,6 +258,7 @@ class DaskBackend(ComputeBackend):
             batch.stop()
             raise BackendLost(f"the cluster at {self.address} did not take the jobs: "
                               f"{self._regain_connection() or f'{type(exc).__name__}: {exc}'}") from None
+        self._compile_ahead(jobs, plans)
         done = as_completed(list(batch.futures), with_results=False, loop=self.client.loop)
         last_check, alone_since = time.monotonic(), None
         try:
@@ -302,6 +303,22 @@ class DaskBackend(ComputeBackend):
 
     def usable(self) -> bool:
         return self.client.status == "running"
+
+    def _compile_ahead(self, jobs: list[Job], plans: dict) -> None:
+        """Tell the GPU workers the batch's cells, so that their compile-ahead processes compile
+        them while the GPUs measure (one queue per host: cells are claimed through the cache's
+        folder). A hint: a worker that cannot take it compiles as it goes."""
+        from kernels.compute.dask.tasks import compile_ahead
+
+        cuda_jobs = [j for j in jobs if j.target == "cuda"]
+        if len(cuda_jobs) < 2:
+            return
+        keys = {j.graph_key: self._futures[self._graphs[j.graph_key].fingerprint].key for j in cuda_jobs}
+        workers = plans.get("cuda") or [w.address for w in self.describe() if w.can_run_gpu]
+        try:
+            self.client.run(compile_ahead, cuda_jobs, keys, workers=workers, wait=False)
+        except Exception as exc:  # noqa: BLE001 - compiling ahead is an optimisation; the cells run anyway
+            self.notices.append(f"compiling ahead was not started on the workers: {type(exc).__name__}: {exc}")
 
     def _resubmit(self, batch: _Batch, job: Job, done) -> str | None:
         """Submit a job the scheduler dropped again, once the client is connected: ``None`` when it

@@ -1,24 +1,24 @@
-"""The worker plugin that owns a Dask worker's kernels child processes (see
-:mod:`kernels.compute.dask.tasks`): created when the worker starts (or when a client first
-registers it), closed with the worker."""
+"""The worker plugin that owns a Dask worker's kernels child processes, a
+:class:`~kernels.compute.pool.WorkerPool` (see :mod:`kernels.compute.dask.tasks`): created when
+the worker starts (or when a client first registers it), closed with the worker."""
 
 from __future__ import annotations
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from kernels.compute.dask.tasks import PLUGIN_NAME, Children
+from kernels.compute.dask.tasks import PLUGIN_NAME, make_pool
 
 
 class KernelsPlugin(WorkerPlugin):
     name = PLUGIN_NAME
-    idempotent = True        # a second client must not replace (and so kill) the children of the first
+    idempotent = True        # a second client must not replace (and so kill) the processes of the first
 
     def __init__(self):
-        self.children: Children | None = None
+        self.pool = None
 
     def setup(self, worker) -> None:
-        self.children = Children()
+        self.pool = make_pool(worker.address)
 
     def teardown(self, worker) -> None:
-        if self.children is not None:
-            self.children.close()
+        if self.pool is not None:
+            self.pool.close()

@@ -1,8 +1,10 @@
 """What runs on a Dask worker.
 
-A Dask worker does not run kernels in its own threads: each keeps persistent kernels worker
-processes (:class:`~kernels.compute.local.client.WorkerClient`, one per mode: ``cuda`` or
-``sim``; CPU jobs share the simulator's) held by the :class:`KernelsPlugin` worker plugin. So
+A Dask worker does not run kernels in its own threads: each keeps the project's one pool of
+kernels worker processes (:class:`~kernels.compute.pool.WorkerPool`, the local backend's: a
+measuring process per mode, ``cuda`` or ``sim``; CPU jobs share the simulator's; compile-ahead
+processes for GPU batches, started by :func:`compile_ahead`) held by the ``KernelsPlugin`` worker
+plugin. So
 
 * a hang past the time limit kills only that child (the job is a failed cell, the child is
   restarted on the next job, the Dask worker lives on);
@@ -24,12 +26,10 @@ Nothing here imports ``distributed`` at module level except through the function
 
 from __future__ import annotations
 
-import contextlib
 import os
-import threading
 import time
 
-from kernels.compute.backend import CANCELLED, CRASHED, TIMED_OUT, Job, Outcome
+from kernels.compute.backend import CRASHED, TIMED_OUT, Job, Outcome
 
 PLUGIN_NAME = "graph-kernels"
 GRAPH_CACHE = 4                 # graphs kept in each child process (the oldest is dropped)
@@ -54,55 +54,27 @@ def worker_info() -> dict:
             "gpu": gpu_json, "cpu": cpu_name(), "versions": dict(library_versions())}
 
 
-def _mode(target: str | None) -> str:
-    return "cuda" if target == "cuda" else "sim"
+def make_pool(address: str):
+    """The kernels child processes of one Dask worker (:class:`~kernels.compute.pool.WorkerPool`):
+    outcomes name the worker's address and, for cuda jobs, its ``CUDA_VISIBLE_DEVICES``."""
+    from kernels.compute.pool import WorkerPool
+
+    pinned = os.environ.get("CUDA_VISIBLE_DEVICES")
+    return WorkerPool(label=lambda client: address, graph_limit=GRAPH_CACHE,
+                      device_suffix=f" (CUDA_VISIBLE_DEVICES={pinned})" if pinned else "")
 
 
-class Children:
-    """The kernels child processes of one Dask worker, and the lock that serialises its jobs."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.clients: dict = {}
-        self.keys: dict = {}            # mode -> graph keys sent to that child, oldest first
-
-    def client(self, target: str | None):
-        from kernels.compute.local.client import WorkerClient
-
-        mode = _mode(target)
-        if mode not in self.clients:
-            self.clients[mode] = WorkerClient(target=mode)
-            self.keys[mode] = []
-        return self.clients[mode]
-
-    def ensure_graph(self, target: str | None, key: str, graph) -> None:
-        mode = _mode(target)
-        client = self.client(target)
-        keys = self.keys[mode]
-        if key in keys:
-            return
-        if len(keys) >= GRAPH_CACHE:
-            # the child forgets the oldest graph (the Dask worker still has it if needed); a new
-            # child would also lose the live documents it holds
-            from kernels.compute.local.client import WorkerDied, WorkerTimeout
-
-            with contextlib.suppress(WorkerDied, WorkerTimeout):   # a dead child: the next request starts one
-                client.forget_graph(keys.pop(0))
-        client.add_graph(key, graph)
-        keys.append(key)
-
-    def close(self) -> None:
-        for client in self.clients.values():
-            client.close()
-        self.clients.clear()
-
-_fallback = Children()          # used when the plugin was not registered (a job submitted by hand)
+_fallback: dict = {}            # address -> pool, when the plugin was not registered (a job submitted by hand)
 
 
-def _children(worker) -> Children:
+def _pool(worker):
     plugin = worker.plugins.get(PLUGIN_NAME)
-    children = getattr(plugin, "children", None)
-    return children if children is not None else _fallback
+    pool = getattr(plugin, "pool", None)
+    if pool is None:
+        pool = _fallback.get(worker.address)
+        if pool is None:
+            pool = _fallback[worker.address] = make_pool(worker.address)
+    return pool
 
 
 def _cancel_checker(event_name: str | None):
@@ -132,40 +104,22 @@ def run_job(graph, job: Job, cancel_event: str | None = None) -> Outcome:
     from distributed import get_worker
 
     worker = get_worker()
-    children = _children(worker)
-    cancelled = _cancel_checker(cancel_event)
-    with children.lock:
-        key = f"graph-{graph.fingerprint}"     # by content: a caller's name may be reused for a new graph
-        if cancelled is None or not cancelled():
-            children.ensure_graph(job.target, key, graph)
-        client = children.client(job.target)
-        return _run_in_child(job, worker.address, cancelled, lambda: client.run(
-            key, job.family, job.variant, job.params, target=job.target, repeat=job.repeat, warmup=job.warmup,
-            seed=job.seed, want_output=job.want_output, timeout=job.time_limit, cancel=cancelled,
-            launch=job.launch))
+    return _pool(worker).run(job, _cancel_checker(cancel_event), graph=graph)
 
 
-def _run_in_child(job: Job, address: str, cancelled, request) -> Outcome:
-    """The outcome of a run request to a kernels child (called with the children's lock held)."""
-    from kernels.compute.local.client import WorkerDied, WorkerError, WorkerTimeout
-
-    if cancelled is not None and cancelled():
-        return Outcome(job, failure=CANCELLED, message="cancelled before it ran", worker=address)
-    try:
-        reply = request()
-    except WorkerDied as exc:
-        failure = CANCELLED if cancelled is not None and cancelled() else CRASHED
-        return Outcome(job, failure=failure, message=str(exc), worker=address)
-    except WorkerTimeout as exc:
-        return Outcome(job, failure=TIMED_OUT, message=str(exc), worker=address)
-    except WorkerError as exc:
-        return Outcome(job, failure=exc.kind, message=str(exc), worker=address)
-    record = reply["record"]
-    device = record["environment"]["device"]
-    label = device.get("name", "")
-    if job.target == "cuda" and os.environ.get("CUDA_VISIBLE_DEVICES"):
-        label += f" (CUDA_VISIBLE_DEVICES={os.environ['CUDA_VISIBLE_DEVICES']})"
-    return Outcome(job, record=record, output=reply.get("output"), worker=address, device=label)
+def compile_ahead(jobs: list[Job], graph_keys: dict, dask_worker=None) -> int:
+    """Run by ``Client.run`` on each GPU worker at the start of a batch: queue the batch's cells
+    for this worker's compile-ahead processes (the graphs are the scattered ones this worker
+    holds). Returns at once; the number of cells queued."""
+    pool = _pool(dask_worker)
+    queued = []
+    for job in jobs:
+        graph = dask_worker.data.get(graph_keys.get(job.graph_key)) if hasattr(dask_worker, "data") else None
+        if graph is not None:
+            pool.add_graph(job.graph_key, graph)
+            queued.append(job)
+    pool.compile_ahead(queued)
+    return len(queued)
 
 
 class LiveDocumentActor:
@@ -189,10 +143,10 @@ class LiveDocumentActor:
         from kernels.compute.local.client import WorkerDied, WorkerError, WorkerTimeout, _SendFailed
         from kernels.errors import GraphKernelsError
 
-        children = _children(self._worker)
-        with children.lock:
+        pool = _pool(self._worker)
+        with pool.lock:
             try:
-                return {"ok": fn(children.client(self.target))}
+                return {"ok": fn(pool.worker(self.target))}
             except WorkerError as exc:
                 return {"error": exc.kind, "message": str(exc)}
             except WorkerTimeout as exc:
@@ -213,10 +167,10 @@ class LiveDocumentActor:
     def run(self, job: Job, cancel_event: str | None = None) -> Outcome:
         from kernels.compute.local.client import _SendFailed
 
-        children = _children(self._worker)
-        cancelled = _cancel_checker(cancel_event)
-        with children.lock:
-            client = children.client(self.target)
+        pool = _pool(self._worker)
+        cancelled = _cancel_checker(cancel_event) or (lambda: False)
+        with pool.lock:
+            client = pool.worker(self.target)
 
             def request():
                 try:
@@ -229,7 +183,7 @@ class LiveDocumentActor:
 
                     raise WorkerError("UnknownDocument", str(exc)) from None
 
-            return _run_in_child(job, self.address, cancelled, request)
+            return pool.outcome(client, job, cancelled, request)
 
     def close(self) -> dict:
         return self._call(lambda client: client.close_document(self.key))
@@ -243,7 +197,7 @@ def run_command_job(graph, command: list[str], result_option: str, time_limit: f
     from kernels.compute.command import run_command_here
 
     worker = get_worker()
-    with _children(worker).lock:
+    with _pool(worker).lock:
         result = run_command_here(graph, command, result_option, time_limit)
     pinned = os.environ.get("CUDA_VISIBLE_DEVICES")
     return {"result": result, "worker": worker.address, "visible_devices": pinned}

@@ -1,6 +1,7 @@
-"""The local backend: jobs run one at a time in this machine's worker process
-(:class:`~kernels.compute.local.client.WorkerClient`), one process per mode (real GPU or
-simulator; CPU variants run in either), each started on first use.
+"""The local backend: jobs run one at a time in this machine's worker processes, held by a
+:class:`~kernels.compute.pool.WorkerPool` (one measuring process per mode: the real GPU, or the
+simulator, which also runs CPU variants; each started on first use; compile-ahead processes for
+GPU sweeps).
 
 Live documents (:meth:`LocalBackend.run_on_document`): the replica lives in the worker process
 of the job's mode, reached through :class:`LocalDocumentChannel`; this side remembers only the
@@ -10,7 +11,6 @@ document re-opened from a snapshot (:mod:`kernels.compute.documents`)."""
 from __future__ import annotations
 
 import contextlib
-import os
 import platform
 from collections.abc import Callable, Iterable, Iterator
 
@@ -18,23 +18,17 @@ from kernels.compute.backend import CANCELLED, CRASHED, TIMED_OUT, ComputeBacken
 from kernels.compute.documents import ChannelFailure, DocumentChannel
 from kernels.compute.live import UnknownDocument
 from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout, _SendFailed
-
-
-def worker_mode(target: str | None) -> str | None:
-    """The worker process a target's jobs go to: ``cuda`` or ``sim`` (CPU jobs share the
-    simulator's, which never opens a GPU context for them); ``None``: the machine's default."""
-    return target if target in ("cuda", "sim") else ("sim" if target == "cpu" else None)
+from kernels.compute.pool import WorkerPool, mode_of
 
 
 class LocalBackend(ComputeBackend):
     kind = "local"
 
-    def __init__(self, env: dict | None = None, client: WorkerClient | None = None):
+    def __init__(self, env: dict | None = None, client: WorkerClient | None = None, *,
+                 compile_ahead: int | None = None):
         super().__init__()
         self.env = dict(env or {})
-        self._given = client            # a caller's client serves every job (and is not closed here)
-        self._clients: dict = {}
-        self._graphs: dict = {}
+        self.pool = WorkerPool(self.env, client=client, compile_ahead=compile_ahead)
         self._channels: dict = {}       # (document key, worker mode) -> LocalDocumentChannel
 
     @property
@@ -55,62 +49,32 @@ class LocalBackend(ComputeBackend):
 
     def client_for(self, target: str | None) -> WorkerClient:
         """The worker process that runs ``target``'s jobs (started on first use)."""
-        if self._given is not None:
-            return self._given
-        mode = worker_mode(target)
-        client = self._clients.get(mode)
-        if client is None:
-            client = self._clients[mode] = WorkerClient(target=mode, env=self.env)
-            for key, graph in self._graphs.items():
-                client.add_graph(key, graph)
-        return client
+        return self.pool.worker(target)
 
     def add_graph(self, key: str, graph) -> None:
-        if self._graphs.get(key) is graph:
-            return
-        self._graphs[key] = graph
-        for client in [self._given, *self._clients.values()]:
-            if client is not None:
-                client.add_graph(key, graph)
+        self.pool.add_graph(key, graph)
 
     def run_many(self, jobs: Iterable[Job], *, cancel: Callable[[], bool] | None = None) -> Iterator[Outcome]:
         cancelled = self._cancel_check(cancel)
+        jobs = list(jobs)
+        for job in jobs:
+            if job.target is None:
+                job.target = self.default_target(job.family, job.variant)
+        self.pool.compile_ahead(jobs)     # the next cells' kernels compile while these run
         for job in jobs:
             if cancelled():
                 return
-            outcome = self._run_one(job, cancelled)
-            if outcome is None:
+            outcome = self.pool.run(job, cancelled)
+            if outcome.failure == CANCELLED:
                 return
             yield outcome
 
-    def _run_one(self, job: Job, cancelled) -> Outcome | None:
-        client = self.client_for(job.target)
-        if job.graph_key not in self._graphs:
-            raise KeyError(f"no graph named {job.graph_key!r}: add_graph it first")
-        return self._request_run(client, job, cancelled, lambda: client.run(
-            job.graph_key, job.family, job.variant, job.params, target=job.target, repeat=job.repeat,
-            warmup=job.warmup, seed=job.seed, want_output=job.want_output, timeout=job.time_limit,
-            cancel=cancelled, launch=job.launch))
-
-    def _request_run(self, client: WorkerClient, job: Job, cancelled, request) -> Outcome | None:
-        """The outcome of a run request (``None`` when cancelled): failures become outcomes."""
-        try:
-            reply = request()
-        except WorkerDied as exc:
-            if cancelled():
-                return None
-            return Outcome(job, failure=CRASHED, message=str(exc), worker=self._label(client))
-        except WorkerTimeout as exc:
-            return Outcome(job, failure=TIMED_OUT, message=str(exc), worker=self._label(client))
-        except WorkerError as exc:
-            return Outcome(job, failure=exc.kind, message=str(exc), worker=self._label(client))
-        record = reply["record"]
-        return Outcome(job, record=record, output=reply.get("output"), worker=self._label(client),
-                       device=record["environment"]["device"].get("name", ""))
+    def compile_ahead_stats(self) -> dict | None:
+        return self.pool.ahead_stats()
 
     # ---- live documents ----------------------------------------------------------------------
     def _document_channel(self, doc_key: str, job: Job) -> DocumentChannel:
-        mode = worker_mode(job.target)
+        mode = mode_of(job.target)
         channel = self._channels.get((doc_key, mode))
         if channel is None:
             channel = self._channels[(doc_key, mode)] = LocalDocumentChannel(self, doc_key, mode)
@@ -126,37 +90,27 @@ class LocalBackend(ComputeBackend):
 
         env = {**self.env, **({"NUMBA_ENABLE_CUDASIM": "1"} if target == "sim" else {})}
         return {"result": run_command_here(graph, command, result_option, time_limit, env=env),
-                "worker": self._label_here()}
-
-    @staticmethod
-    def _label_here() -> str:
-        return f"local ({platform.node() or 'this machine'})"
-
-    @staticmethod
-    def _label(client: WorkerClient) -> str:
-        return f"local ({platform.node() or 'this machine'}, pid {client.pid or os.getpid()})"
+                "worker": f"local ({platform.node() or 'this machine'})"}
 
     def close(self) -> None:
         self._channels.clear()
-        for client in self._clients.values():
-            client.close()
-        self._clients.clear()
+        self.pool.close()
 
 
 class LocalDocumentChannel(DocumentChannel):
     """A document's replica in one of this machine's worker processes."""
 
-    def __init__(self, backend: LocalBackend, key: str, mode: str | None):
+    def __init__(self, backend: LocalBackend, key: str, mode: str):
         super().__init__()
         self.backend, self.key, self.mode = backend, key, mode
 
     @property
     def client(self) -> WorkerClient:
-        return self.backend.client_for(self.mode)
+        return self.backend.pool.worker(self.mode)
 
     @property
     def where(self) -> str:
-        return self.backend._label(self.client)
+        return self.backend.pool.label(self.client)
 
     def open(self, arrays: dict, revision: int, name: str | None) -> None:
         try:
@@ -177,23 +131,25 @@ class LocalDocumentChannel(DocumentChannel):
             raise ChannelFailure(exc.kind, str(exc)) from None
 
     def run(self, job: Job, cancel) -> Outcome:
-        client = self.client
+        pool = self.backend.pool
         cancelled = cancel or (lambda: False)
+        with pool.lock:
+            client = self.client
 
-        def request():
+            def request():
+                try:
+                    return client.run_document(self.key, job.family, job.variant, job.params, target=job.target,
+                                               repeat=job.repeat, warmup=job.warmup, seed=job.seed,
+                                               want_output=job.want_output, timeout=job.time_limit,
+                                               cancel=cancelled, launch=job.launch)
+                except _SendFailed:
+                    raise UnknownDocument("the worker ended before the run") from None
+
             try:
-                return client.run_document(self.key, job.family, job.variant, job.params, target=job.target,
-                                           repeat=job.repeat, warmup=job.warmup, seed=job.seed,
-                                           want_output=job.want_output, timeout=job.time_limit, cancel=cancelled,
-                                           launch=job.launch)
-            except _SendFailed:
-                raise UnknownDocument("the worker ended before the run") from None
-
-        try:
-            outcome = self.backend._request_run(client, job, cancelled, request)
-        except UnknownDocument as exc:
-            return Outcome(job, failure=UnknownDocument.__name__, message=str(exc), worker=self.where)
-        return outcome or Outcome(job, failure=CANCELLED, message="cancelled while running", worker=self.where)
+                outcome = pool.outcome(client, job, cancelled, request)
+            except UnknownDocument as exc:
+                return Outcome(job, failure=UnknownDocument.__name__, message=str(exc), worker=self.where)
+        return outcome
 
     def close(self) -> None:
         # a worker that cannot answer holds no replica worth closing

@@ -213,6 +213,14 @@ class WorkerClient:
                     raise
         raise AssertionError("unreachable")
 
+    def compile(self, key: str, family: str, variant: str, params: dict | None = None, *, target: str = "cuda",
+                seed: int = 0, timeout: float | None = None) -> dict:
+        """Compile a cell's kernels into the disk cache, running nothing (``compile_variant``)."""
+        msg = {"op": "compile", "id": next(self._ids), "key": key, "family": family, "variant": variant,
+               "params": params or {}, "target": target, "seed": seed}
+        self._ensure_loaded(key, timeout=max(timeout or 0, START_TIMEOUT_S))
+        return self.request(msg, timeout=timeout)["summary"]
+
     def forget_graph(self, key: str, timeout: float | None = 60) -> None:
         """Drop a graph here and in the worker (its live documents stay)."""
         self._graphs.pop(key, None)

@@ -5,10 +5,12 @@ pickle as raw buffers, so a CSR graph crosses the pipe as bytes, not as text. Me
 plain dicts with an ``op`` key:
 
 requests  : ping, load (key, graph), forget (key), run (id, key, family, variant, params,
-            target, repeat, warmup, seed, want_output, launch), quit;
+            target, repeat, warmup, seed, want_output, launch), compile (id, key, family, variant,
+            params, target, seed: the cell up to its compile stage), quit;
             live documents: open_document (key, arrays, revision, name), update_document (key,
             deltas, revision), run_document (id, key, then as run), close_document (key)
-replies   : pong, loaded, forgotten, result (id, record, output), error (id, kind, message),
+replies   : pong, loaded, forgotten, result (id, record, output), compiled (id, summary),
+            error (id, kind, message),
             progress, opened / updated (key, summary), closed; an error of kind
             ``UnknownDocument`` means the worker holds no replica (re-open with a snapshot)
 """

@@ -82,6 +82,12 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
                                      launch=msg.get("launch", "auto"))
                 reply = {"op": "result", "id": msg.get("id"), "record": result.record,
                          "output": result.output if msg.get("want_output") else None}
+            elif op == "compile":    # compile ahead: the cell up to its compile stage (kernels.compute.precompile)
+                from kernels.measure.runner import compile_variant
+
+                summary = compile_variant(graphs[msg["key"]], msg["family"], msg["variant"], msg.get("params"),
+                                          target=msg.get("target") or "cuda", seed=msg.get("seed", 0))
+                reply = {"op": "compiled", "id": msg.get("id"), "summary": summary}
             elif op == "open_document":
                 from kernels.compute.live import LiveDocument
 

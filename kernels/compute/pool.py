@@ -1,0 +1,209 @@
+"""The one pool of kernels child processes, used by every backend.
+
+A :class:`WorkerPool` is what runs jobs in one place: this machine (the local backend, which
+the command line and the GUI use) or one Dask worker (the worker plugin holds one). It owns
+
+* one **measuring process** per mode (``cuda``: the GPU; ``sim``: the CUDA simulator, which
+  also runs CPU variants), ``python -m kernels worker``, started on first use, replaced after a
+  crash or a hang (a :class:`~kernels.compute.local.client.WorkerClient` each); jobs are
+  serialised on them by :attr:`lock`, so a GPU times one thing at a time;
+* the **graphs**, sent to a process once by content (``graph-<fingerprint>``) whatever names the
+  callers give them, and again after a restart; with ``graph_limit`` the oldest are forgotten;
+* the **Job → Outcome** mapping: a crash, a hang, an error the worker survived become outcomes
+  (``crashed``, ``timed out``, the error's class), never exceptions;
+* **compiling ahead** (:class:`~kernels.compute.precompile.CompileAhead`) for ``cuda`` batches.
+
+Its processes outlive a sweep: a second sweep or run pays no start-up and no transfer of a
+graph it already sent, and finds its compiled kernels in memory or in the disk cache.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import threading
+from collections.abc import Callable
+
+from kernels.compute.backend import CANCELLED, CRASHED, TIMED_OUT, Job, Outcome
+from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout, _SendFailed
+
+
+def mode_of(target: str | None) -> str:
+    """The process a target's jobs go to: ``cuda``, or ``sim`` (CPU jobs share the simulator's,
+    which never opens a GPU context for them)."""
+    return "cuda" if target == "cuda" else "sim"
+
+
+def graph_key(graph) -> str:
+    """A graph's name in the processes: its content, so a name reused for another graph is another key."""
+    return f"graph-{graph.fingerprint}"
+
+
+class WorkerPool:
+    def __init__(self, env: dict | None = None, *, label: Callable[[WorkerClient], str] | None = None,
+                 graph_limit: int | None = None, compile_ahead: int | None = None, device_suffix: str = "",
+                 client: WorkerClient | None = None):
+        self.env = dict(env or {})
+        self._given = client           # a caller's process serves every mode (and is not closed here)
+        self.lock = threading.RLock()
+        self.graph_limit = graph_limit
+        self.device_suffix = device_suffix
+        self._label = label
+        self._workers: dict[str, WorkerClient] = {}
+        self._graphs: dict[str, object] = {}          # a caller's name -> graph
+        self._sent: dict[str, list[str]] = {}          # mode -> graph keys in that process, oldest first
+        self._compile_ahead = compile_ahead
+        self._ahead = None
+
+    # ---- processes ---------------------------------------------------------------------------
+    def worker(self, target: str | None) -> WorkerClient:
+        """The measuring process of ``target``'s mode (started by its first request)."""
+        mode = mode_of(target)
+        if self._given is not None:
+            self._sent.setdefault(mode, [])
+            return self._given
+        with self.lock:
+            client = self._workers.get(mode)
+            if client is None:
+                client = self._workers[mode] = WorkerClient(target=mode, env=self.env)
+                self._sent[mode] = []
+            return client
+
+    def workers(self) -> dict[str, WorkerClient]:
+        return dict(self._workers) if self._given is None else {"given": self._given}
+
+    def label(self, client: WorkerClient) -> str:
+        if self._label is not None:
+            return self._label(client)
+        return f"local ({platform.node() or 'this machine'}, pid {client.pid or os.getpid()})"
+
+    def restart(self) -> None:
+        """Stop every process; the next job starts fresh ones (graphs are sent again)."""
+        with self.lock:
+            for client in self._workers.values():
+                client.close()
+            for sent in self._sent.values():
+                sent.clear()
+
+    def close(self) -> None:
+        with self.lock:
+            if self._ahead is not None:
+                self._ahead.close()
+                self._ahead = None
+            for client in self._workers.values():
+                client.close()
+            self._workers.clear()
+            self._sent.clear()
+
+    # ---- graphs -----------------------------------------------------------------------------
+    def add_graph(self, key: str, graph) -> None:
+        """Name a graph for later jobs (sent to a process once, when a job there needs it)."""
+        self._graphs[key] = graph
+
+    def graph(self, key: str):
+        return self._graphs.get(key)
+
+    def ensure_graph(self, client: WorkerClient, mode: str, graph) -> str:
+        """The graph's key in ``client``, sending it first if that process lacks it; past
+        ``graph_limit`` graphs the oldest is forgotten there (the process and the live documents
+        it holds live on)."""
+        key = graph_key(graph)
+        if self._given is not None:
+            mode = "given"              # one process for every mode: one list of what it holds
+        sent = self._sent.setdefault(mode, [])
+        if client.alive and key in sent:
+            return key
+        if not client.alive:
+            sent.clear()
+        if self.graph_limit is not None and len(sent) >= self.graph_limit:
+            with contextlib.suppress(WorkerDied, WorkerTimeout):   # a dead process: the next request starts one
+                client.forget_graph(sent.pop(0))
+        client.add_graph(key, graph)
+        sent.append(key)
+        return key
+
+    # ---- jobs -------------------------------------------------------------------------------
+    def run(self, job: Job, cancel: Callable[[], bool] | None = None, graph=None) -> Outcome:
+        """Run one job in its mode's measuring process (``graph``, else the one named
+        ``job.graph_key``); every failure is an outcome."""
+        graph = graph if graph is not None else self._graphs.get(job.graph_key)
+        if graph is None:
+            raise KeyError(f"no graph named {job.graph_key!r}: add_graph it first")
+        cancelled = cancel or (lambda: False)
+        with self.lock:
+            if cancelled():
+                return Outcome(job, failure=CANCELLED, message="cancelled before it ran")
+            client = self.worker(job.target)
+            if self._ahead is not None and job.target == "cuda":
+                self._ahead.before_run(job)
+
+            def request():
+                key = self.ensure_graph(client, mode_of(job.target), graph)
+                return client.run(key, job.family, job.variant, job.params, target=job.target, repeat=job.repeat,
+                                  warmup=job.warmup, seed=job.seed, want_output=job.want_output,
+                                  timeout=job.time_limit, cancel=cancelled, launch=job.launch)
+
+            return self.outcome(client, job, cancelled, request)
+
+    def outcome(self, client: WorkerClient, job: Job, cancelled: Callable[[], bool], request) -> Outcome:
+        """The outcome of ``request()`` (a run or a document run in ``client``): the record, or
+        the failure in words (``crashed``, ``timed out``, ``cancelled``, the error's class)."""
+        where = self.label(client)
+        try:
+            reply = request()
+        except _SendFailed as exc:
+            return Outcome(job, failure=CRASHED, message=str(exc), worker=where)
+        except WorkerDied as exc:
+            failure = CANCELLED if cancelled() else CRASHED
+            return Outcome(job, failure=failure, message=str(exc), worker=where)
+        except WorkerTimeout as exc:
+            return Outcome(job, failure=TIMED_OUT, message=str(exc), worker=where)
+        except WorkerError as exc:
+            return Outcome(job, failure=exc.kind, message=str(exc), worker=where)
+        record = reply["record"]
+        device = record["environment"]["device"].get("name", "")
+        if job.target == "cuda" and self.device_suffix:
+            device += self.device_suffix
+        return Outcome(job, record=record, output=reply.get("output"), worker=self.label(client), device=device)
+
+    # ---- compiling ahead ------------------------------------------------------------------------
+    def compile_ahead(self, jobs: list[Job]) -> None:
+        """Have the next ``cuda`` jobs' kernels compiled by other processes while these run
+        (nothing for fewer than two jobs, without a disk cache, or with compiling ahead off)."""
+        jobs = [j for j in jobs if j.target == "cuda"]
+        if len(jobs) < 2:
+            return
+        ahead = self._compile_ahead_pool()
+        if ahead is not None:
+            ahead.submit(jobs)
+
+    def ahead_stats(self) -> dict | None:
+        return None if self._ahead is None else self._ahead.stats.to_json()
+
+    def _compile_ahead_pool(self):
+        if self._ahead is not None:
+            return self._ahead
+        from kernels.compute.precompile import CompileAhead, default_processes
+        from kernels.cuda.kernel_cache import cache_dir
+        from kernels.measure.targets import gpu_count
+
+        root = cache_dir()
+        visible = self.env.get("CUDA_VISIBLE_DEVICES", os.environ.get("CUDA_VISIBLE_DEVICES"))
+        gpus_here = max(1, gpu_count()) if visible is None else max(1, gpu_count_of_host())
+        processes = self._compile_ahead if self._compile_ahead is not None else default_processes(gpus_here)
+        if root is None or processes <= 0:
+            return None
+        self._ahead = CompileAhead(self, processes, root)
+        return self._ahead
+
+
+def gpu_count_of_host() -> int:
+    """GPUs of this host, whatever this process's ``CUDA_VISIBLE_DEVICES`` (a Dask worker sees one)."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=20)
+        return max(1, sum(1 for line in done.stdout.splitlines() if line.startswith("GPU ")))
+    except (OSError, subprocess.SubprocessError):
+        return 1
