@@ -35,6 +35,7 @@ distributed = pytest.importorskip("distributed")
 ROOT = Path(__file__).resolve().parents[1]
 AFIRO = ROOT / "tests" / "data" / "lp_afiro.mtx"
 PLUGIN = "tests.plugins.sleepy_family"
+FAULTY = "tests.plugins.faulty_family"
 SPMV_GRID = {"wg": [1, 4], "rows": [1, 4]}
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
@@ -42,7 +43,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
 def worker_env() -> dict:
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    return {"PYTHONPATH": path, "GRAPH_KERNELS_PLUGINS": PLUGIN}
+    return {"PYTHONPATH": path, "GRAPH_KERNELS_PLUGINS": f"{PLUGIN},{FAULTY}"}
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +55,16 @@ def sleepy():
     yield module.FAMILY
     registry._FAMILIES.pop("sleepy", None)
     sys.modules.pop(PLUGIN, None)
+
+
+@pytest.fixture(scope="module")
+def faulty():
+    from kernels.algorithms import registry
+
+    module = importlib.import_module(FAULTY)
+    yield module.FAMILY
+    registry._FAMILIES.pop("faulty", None)
+    sys.modules.pop(FAULTY, None)
 
 
 @pytest.fixture(scope="module")
@@ -181,6 +192,22 @@ def test_killing_a_worker_mid_sweep_costs_only_its_running_cell(backend):
     assert all(c["status"] in ("ok", "lost") or c["reason"].startswith(CRASHED) for c in cells)
     assert sum(c["status"] == "ok" for c in cells) >= 7   # at most the cell it was running is lost
     assert any(c["status"] == "ok" and c["worker"] != killed[0] for c in cells)
+
+
+def test_a_sweep_on_the_cluster_and_one_here_give_the_same_statuses(backend, faulty):
+    """The one worker pool behind both backends: a crash, a hang past the time limit and a good
+    cell are recorded the same way on a Dask worker and on this machine."""
+    grid = {"mode": ["ok", "crash", "hang"]}
+    options = {"repeat": 1, "warmup": 0, "time_limit": 5.0, "target": "cpu"}
+    remote = run_sweep(tiny_graph(), "faulty", "cpu-serial", grid, backend=backend, **options)
+    with LocalBackend(env=worker_env()) as local:
+        here = run_sweep(tiny_graph(), "faulty", "cpu-serial", grid, backend=local, **options)
+
+    def statuses(sweep):
+        return {c["params"]["mode"]: (c["status"], (c.get("reason") or "").split(":")[0]) for c in sweep["cells"]}
+
+    assert statuses(remote) == statuses(here) == {"ok": ("ok", ""), "crash": ("failed", CRASHED),
+                                                  "hang": ("failed", "timed out")}
 
 
 def test_one_job_runs_through_the_backend_with_its_output(backend):

@@ -70,11 +70,11 @@ class Claims:
         path = self.root / f"{key}.claim"
         if self.done(key):
             return False
-        if path.exists() and not self._stale(path):
-            return False
-        with contextlib.suppress(FileNotFoundError):
-            if path.exists():             # stale: its process is gone; take it over
-                path.unlink()
+        if path.exists():
+            if not self._stale(path):
+                return False
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()             # stale: its process is gone; take it over
         try:
             fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:

@@ -1,0 +1,159 @@
+"""Compiling ahead (kernels/compute/precompile.py) and the one worker pool (kernels/compute/pool.py),
+without a GPU: cells are compiled once per host across pools, in sweep order; a cell the measuring
+process reaches while still queued is taken back, one being compiled is waited for; a claim whose
+process died is taken over; the pool restarts a crashed process and only that cell fails."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from kernels.compute import precompile
+from kernels.compute.backend import CRASHED, Job
+from kernels.compute.local.backend import LocalBackend
+from kernels.compute.pool import WorkerPool
+from kernels.compute.precompile import Claims, CompileAhead, cell_key
+from kernels.graph.csr import CSRGraph
+
+
+def tiny() -> CSRGraph:
+    return CSRGraph.from_edges(4, [0, 1, 1, 3], [1, 0, 2, 3], directed=True, name="tiny")
+
+
+class FakeChild:
+    """Stands in for a compile-ahead worker process: records what it was asked to compile."""
+
+    log: list = []
+    lock = threading.Lock()
+    delay = 0.05
+
+    def __init__(self, target=None, env=None):
+        self.graphs = {}
+
+    def add_graph(self, key, graph):
+        self.graphs[key] = graph
+
+    def compile(self, key, family, variant, params, *, target, seed, timeout):
+        time.sleep(self.delay)
+        with self.lock:
+            FakeChild.log.append((params["cell"], id(self)))
+        return {"compiled": 2, "compile_s": self.delay}
+
+    def close(self):
+        pass
+
+
+@pytest.fixture
+def fake_children(monkeypatch):
+    import kernels.compute.local.client as client_module
+
+    FakeChild.log = []
+    monkeypatch.setattr(client_module, "WorkerClient", FakeChild)
+    yield FakeChild
+
+
+def jobs(n: int) -> list[Job]:
+    return [Job("g", "spmv", "gpu-tunable", {"cell": i}, target="cuda") for i in range(n)]
+
+
+def pool_with_graph() -> WorkerPool:
+    pool = WorkerPool()
+    pool.add_graph("g", tiny())
+    return pool
+
+
+def wait_for(condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert condition()
+
+
+def test_two_pools_of_a_host_compile_each_cell_once_in_sweep_order(tmp_path, fake_children):
+    pools = [pool_with_graph(), pool_with_graph()]
+    aheads = [CompileAhead(pool, 3, tmp_path) for pool in pools]
+    for ahead in aheads:
+        ahead.submit(jobs(20))
+    wait_for(lambda: all(not a.queue for a in aheads) and len(FakeChild.log) >= 20)
+    time.sleep(0.2)
+    compiled = [cell for cell, _ in FakeChild.log]
+    assert sorted(compiled) == list(range(20))                   # once each, across both pools
+    assert set(compiled[:6]) <= set(range(12))                   # taken in the order the sweep runs
+    assert sum(a.stats.cells for a in aheads) == 20
+    for ahead in aheads:
+        ahead.close()
+
+
+def test_the_measuring_process_takes_back_a_queued_cell_and_waits_for_one_in_progress(tmp_path, fake_children):
+    FakeChild.delay = 0.5
+    pool = pool_with_graph()
+    ahead = CompileAhead(pool, 1, tmp_path)
+    cells = jobs(5)
+    ahead.submit(cells)
+    wait_for(lambda: ahead.claims.in_progress(cell_key(cells[0], tiny().fingerprint)))
+    started = time.monotonic()
+    ahead.before_run(cells[0])                                   # being compiled: wait for it
+    assert time.monotonic() - started > 0.2 and ahead.claims.done(cell_key(cells[0], tiny().fingerprint))
+    ahead.before_run(cells[4])                                   # still queued: the measuring process compiles it
+    assert ahead.stats.taken_back == 1 and cells[4] not in ahead.queue
+    ahead.close()
+    FakeChild.delay = 0.05
+
+
+def test_a_claim_of_a_process_that_died_is_taken_over(tmp_path):
+    claims = Claims(tmp_path)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (claims.root / "abc.claim").write_text(f"{os.uname().nodename} {int(dead.stdout)}\n")
+    assert not claims.in_progress("abc")
+    assert claims.claim("abc") and claims.in_progress("abc") and not claims.claim("abc")
+    claims.finish("abc")
+    assert claims.done("abc") and not claims.claim("abc")
+
+
+def test_compiling_ahead_is_off_on_small_machines_and_by_the_environment(monkeypatch):
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.delenv(precompile.COMPILE_AHEAD_ENV, raising=False)
+    assert precompile.default_processes(1) == 0
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert precompile.default_processes(4) == 15 and precompile.default_processes(1) == 16
+    monkeypatch.setenv(precompile.COMPILE_AHEAD_ENV, "0")
+    assert precompile.default_processes(4) == 0
+    monkeypatch.setenv(precompile.COMPILE_AHEAD_ENV, "3")
+    assert precompile.default_processes(4) == 3
+
+
+@pytest.fixture
+def faulty():
+    import importlib
+
+    from kernels.algorithms import registry
+
+    module = importlib.import_module("tests.plugins.faulty_family")
+    yield module.FAMILY
+    registry._FAMILIES.pop("faulty", None)
+    sys.modules.pop("tests.plugins.faulty_family", None)
+
+
+@pytest.mark.slow
+def test_the_pool_restarts_a_crashed_process_and_only_its_cell_fails(faulty):
+    """A sweep whose first cell kills its worker process: that cell is `crashed`, the next runs in
+    a restarted process, and the pool keeps serving."""
+    from kernels.compute.sweep import run_sweep
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+           "GRAPH_KERNELS_PLUGINS": "tests.plugins.faulty_family"}
+    with LocalBackend(env=env) as backend:
+        pids = []
+        sweep = run_sweep(tiny(), "faulty", "cpu-serial", {"mode": ["crash", "ok"]}, repeat=1, warmup=0,
+                          backend=backend, target="cpu",
+                          progress=lambda d, t, c: pids.append(backend.client_for("cpu").pid))
+        statuses = {c["params"]["mode"]: (c["status"], c.get("reason", "")) for c in sweep["cells"]}
+        assert statuses["ok"][0] == "ok"
+        assert statuses["crash"][0] == "failed" and statuses["crash"][1].startswith(CRASHED)
+        assert len(set(pids)) == 2 and backend.client_for("cpu").alive     # one restart, still serving
