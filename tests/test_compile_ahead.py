@@ -157,3 +157,23 @@ def test_the_pool_restarts_a_crashed_process_and_only_its_cell_fails(faulty):
         assert statuses["ok"][0] == "ok"
         assert statuses["crash"][0] == "failed" and statuses["crash"][1].startswith(CRASHED)
         assert len(set(pids)) == 2 and backend.client_for("cpu").alive     # one restart, still serving
+
+
+def test_a_sweep_file_says_where_its_time_went(tmp_path, faulty, capsys, monkeypatch):
+    """The end line's ``time``: wall clock, cells and their rate, timed launches, compiling and the
+    kernel cache's hits; the command prints it in one line."""
+    from kernels.cli import main as cli_main
+    from kernels.results import load_sweep
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv("GRAPH_KERNELS_PLUGINS", "tests.plugins.faulty_family")
+    out = tmp_path / "s.json"
+    graph = tmp_path / "g.mtx"
+    graph.write_text("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n")
+    assert cli_main(["sweep", "faulty", "cpu-serial", str(graph), "--grid", "mode=ok", "--repeat", "3",
+                     "--out", str(out), "-q"]) == 0
+    assert "time: " in capsys.readouterr().out
+    t = load_sweep(out)["time"]
+    assert t["cells"] == 1 and t["wall_s"] > 0 and t["cells_per_s"] > 0
+    assert t["timed_gpu_s"] > 0 and t["compiled_here"] == 0 and t["cache_hits"] == 0

@@ -256,3 +256,20 @@ def test_the_jit_wrapper_is_numbas_under_the_simulator():
 
 def kernel_cache_simulated() -> bool:
     return importlib.import_module("kernels.measure.targets").simulator_enabled()
+
+
+def test_cache_info_and_clear_from_the_command_line(tmp_path, monkeypatch, capsys):
+    from kernels.cli import main as cli_main
+
+    monkeypatch.setenv(kernel_cache.CACHE_ENV, str(tmp_path))
+    store = Store(tmp_path)
+    store.put("d" * 64, b"x" * 1000)
+    store.put("e" * 64, b"y" * 1000)
+    assert cli_main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert str(tmp_path) in out and "2 compiled kernel(s)" in out
+    assert cli_main(["cache", "clear"]) == 0
+    assert "removed 2 compiled kernel(s)" in capsys.readouterr().out
+    assert store.info()["entries"] == 0
+    monkeypatch.setenv(kernel_cache.CACHE_ENV, "off")
+    assert cli_main(["cache", "info"]) == 0 and "off" in capsys.readouterr().out

@@ -14,6 +14,7 @@ import datetime as _dt
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -76,6 +77,7 @@ class ResultsDock(QDockWidget, ComputeDock):
         # {"sweep": dict, "source": path opened or "", "label": str, "file": the sweep file it is in or ""}
         self.sweeps: list[dict] = []
         self._live: dict[int, int] = {}  # id(task) -> index in self.sweeps
+        self._live_since: dict[int, float] = {}  # id(task) -> when it started (the live cells/s)
         # id(task) -> the entry's sweep before Resume (a refusal restores it)
         self._before_resume: dict[int, dict] = {}
 
@@ -423,6 +425,7 @@ class ResultsDock(QDockWidget, ComputeDock):
             source = request.out if request.resume else ""
             index = self.add_sweep(request.empty_sweep(), source=source, file=request.out)
         self._live[id(task)] = index
+        self._live_since[id(task)] = time.monotonic()
         self.sweepChanged.emit(index)
         task.cellsArrived.connect(lambda cells, t=task: self._on_cells(t, cells))
         task.finished.connect(lambda sweep, t=task: self._on_sweep_over(t, sweep))
@@ -435,7 +438,12 @@ class ResultsDock(QDockWidget, ComputeDock):
         index = self._live.get(id(task))
         if index is None:
             return
-        self.sweeps[index]["sweep"]["cells"].extend(cells)
+        sweep = self.sweeps[index]["sweep"]
+        sweep["cells"].extend(cells)
+        sweep["ran_here"] = sweep.get("ran_here", 0) + len(cells)
+        elapsed = time.monotonic() - self._live_since.get(id(task), time.monotonic())
+        if elapsed > 0:
+            sweep["cells_per_s"] = sweep["ran_here"] / elapsed      # this run's pace (the title shows it)
         if self.sweep_box.currentIndex() == index:
             self.redraw_heatmap()
         self.sweepChanged.emit(index)
@@ -450,6 +458,7 @@ class ResultsDock(QDockWidget, ComputeDock):
 
     def _on_sweep_over(self, task: ComputeTask, sweep: dict | None) -> None:
         index = self._live.pop(id(task), None)
+        self._live_since.pop(id(task), None)
         before = self._before_resume.pop(id(task), None)
         if index is None:
             return

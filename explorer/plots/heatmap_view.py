@@ -204,8 +204,13 @@ class HeatmapView(HoverLayoutWidget):
         if self.sweep is not None:
             if self.sweep.get("live"):
                 state = f" — running, {done} of {total} cells"
+                rate = self.sweep.get("cells_per_s")
+                if rate:
+                    state += f", {rate:.2f} cells/s"
             elif self.sweep.get("cancelled"):
                 state = f" — cancelled, {done} of {total} cells"
+            elif isinstance(self.sweep.get("time"), dict) and self.sweep["time"].get("cells_per_s"):
+                state = f" — {self.sweep['time']['cells_per_s']:.2f} cells/s"
         extra = f"; each cell: the best over {', '.join(t.reduced_over)}" if t.reduced_over else ""
         self.title_label.setText(f"<b>{t.title}</b>{state}<br><small>median kernel time ({self.unit}); "
                                  f"★ best, dashed: within 5 % of it, – invalid{extra}</small>")

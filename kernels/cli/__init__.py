@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "kernels.cli.dynamic",
     "kernels.cli.cluster",
     "kernels.cli.selftest",
+    "kernels.cli.cache",
     "kernels.compute.local.worker",
 )
 

@@ -96,7 +96,7 @@ def run(args) -> int:
     from kernels.compute.sweep import parse_grid, run_sweep
     from kernels.heatmap import heatmap_table, to_text
     from kernels.results import sweep_to_csv
-    from kernels.results.records import Strategy
+    from kernels.results.records import Strategy, describe_sweep_time
 
     grid = parse_grid(args.family, args.variant, args.grid)
     fixed = parse_param_assignments(args.param)
@@ -128,6 +128,8 @@ def run(args) -> int:
           + (f" at {best['median_s'] * 1e3:.4g} ms" if best else "")
           + (" (cancelled: partial sweep saved)" if sweep["cancelled"] else "")
           + (" (budget spent)" if sweep["stopped"] == "budget" else ""))
+    if isinstance(sweep.get("time"), dict):
+        print(f"time: {describe_sweep_time(sweep['time'])}")
     print(f"saved {args.out}")
     lost = [c for c in sweep["cells"] if c["status"] == "lost"]
     if lost:

@@ -26,7 +26,16 @@ from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
 from kernels.measure.cuda_graphs import check_launch_mode
 from kernels.measure.environment import environment
 from kernels.measure.runner import check_repetitions
-from kernels.results.records import Strategy, SweepCell, SweepEnd, SweepHeader, SweepResume, input_description, utc_now
+from kernels.results.records import (
+    Strategy,
+    SweepCell,
+    SweepEnd,
+    SweepHeader,
+    SweepResume,
+    input_description,
+    sweep_time,
+    utc_now,
+)
 from kernels.results.sweep_file import (  # noqa: F401  (FLAT_REGIONS, summarize_best: re-exported)
     FLAT_REGIONS,
     SweepWriter,
@@ -91,6 +100,7 @@ class _Session:
         self.cancelled = False
         self.lost: str | None = None    # why the backend was lost for good (the sweep stops)
         self.lost_keys = {space.key(c["params"]) for c in known if c["status"] == "lost"}
+        self.new_cells: list[dict] = []     # the cells this run finished (for its time summary)
 
     def out_of_time(self) -> bool:
         import time
@@ -122,6 +132,7 @@ class _Session:
         if cell.status == "lost":
             self.lost_keys.add(key)
         self.cells.append(out)
+        self.new_cells.append(out)
         if cell.status == "lost":
             self.known.pop(key, None)
         else:
@@ -251,8 +262,11 @@ def _planned(strategy: Strategy, space: SearchSpace) -> int:
 
 def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, warmup, seed, time_limit,
          progress, cancel, backend, out, resume, strategy, launch="auto") -> dict:
+    import time
+
     from kernels.results import load_sweep
 
+    started = time.monotonic()
     header = SweepHeader(
         family=family, variant=variant, grid={k: list(v) for k, v in grid.items()}, input=input_description(graph),
         target=target or backend.default_target(family, variant), device=_device_name(backend, target),
@@ -302,7 +316,9 @@ def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, w
         stopped = "cancelled"
     else:
         stopped = "complete"
-    end = SweepEnd(cancelled=stopped == "cancelled", stopped=stopped).to_json()
+    ahead = getattr(backend, "compile_ahead_stats", lambda: None)()
+    end = SweepEnd(cancelled=stopped == "cancelled", stopped=stopped,
+                   time=sweep_time(session.new_cells, time.monotonic() - started, ahead)).to_json()
     if writer is not None:
         writer.write(end)
         writer.close()

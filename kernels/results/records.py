@@ -176,9 +176,52 @@ class SweepEnd:
     finished: str = field(default_factory=utc_now)
     cancelled: bool = False                 # stopped by the user: cells are missing
     stopped: str = "complete"               # complete | budget | cancelled | lost
+    time: dict | None = None                # where this run's time went (sweep_time)
 
     def to_json(self) -> dict:
-        return {"kind": "end", "finished": self.finished, "cancelled": self.cancelled, "stopped": self.stopped}
+        out = {"kind": "end", "finished": self.finished, "cancelled": self.cancelled, "stopped": self.stopped}
+        if self.time is not None:
+            out["time"] = self.time
+        return out
+
+
+def sweep_time(cells: list[dict], wall_s: float, compile_ahead: dict | None = None) -> dict:
+    """Where a sweep run's time went, from the cells it ran (not those a resumed file held):
+    the wall clock, the GPU time of the timed launches, compiling (in the measuring processes,
+    and ahead of them) and the kernels found in the disk cache."""
+    ran = [c for c in cells if isinstance(c.get("record"), dict)]
+    timed = compile_stage = compile_s = 0.0
+    hits = compiled = 0
+    for cell in ran:
+        timing = cell["record"].get("timing") or {}
+        kernel = timing.get("kernel") or {}
+        per = kernel.get("launches_per_sample") or 1
+        timed += sum(s * per for s in kernel.get("samples") or [] if isinstance(s, (int, float)))
+        compile_stage += timing.get("compile_s") or 0.0
+        cache = timing.get("cache") or {}
+        compile_s += cache.get("compile_s", 0.0)
+        hits += cache.get("hits", 0)
+        compiled += cache.get("compiled", 0)
+    out = {"wall_s": round(wall_s, 3), "cells": len(ran),
+           "cells_per_s": round(len(ran) / wall_s, 3) if wall_s > 0 else None,
+           "timed_gpu_s": round(timed, 6), "compile_stage_s": round(compile_stage, 3),
+           "compiled_here": compiled, "compile_here_s": round(compile_s, 3), "cache_hits": hits}
+    if compile_ahead:
+        out["compile_ahead"] = compile_ahead
+    return out
+
+
+def describe_sweep_time(t: dict) -> str:
+    """One line of :func:`sweep_time` for people."""
+    rate = f" ({t['cells_per_s']:.2f} cells/s)" if t.get("cells_per_s") else ""
+    text = (f"{t['wall_s']:.1f} s for {t['cells']} cells{rate}; timed launches {t['timed_gpu_s'] * 1e3:.1f} ms; "
+            f"compile stage {t['compile_stage_s']:.1f} s ({t['compiled_here']} kernels compiled here in "
+            f"{t['compile_here_s']:.1f} s, {t['cache_hits']} from the kernel cache)")
+    ahead = t.get("compile_ahead")
+    if ahead:
+        text += (f"; compiled ahead: {ahead.get('cells', 0)} cells in {ahead.get('compile_s', 0):.1f} s by "
+                 f"{ahead.get('processes', 0)} processes")
+    return text
 
 
 @dataclass

@@ -37,7 +37,7 @@ from kernels.results_schema import (
 FLAT_REGIONS = (0.05, 0.10)
 # what a loaded sweep holds beyond its header: these never go into a header line
 DERIVED_FIELDS = ("cells", "best", "within_5pct", "within_10pct", "cancelled", "finished", "stopped", "interrupted",
-                  "resumed", "live")
+                  "resumed", "live", "time", "ran_here", "cells_per_s")
 
 
 def summarize_best(cells: list[dict]) -> dict:
@@ -72,6 +72,8 @@ def assemble(header: dict, cells: list[dict], resumed: list[str] | None = None, 
     sweep["stopped"] = end.get("stopped", "cancelled" if end["cancelled"] else "complete") if end else "cancelled"
     if end:
         sweep["finished"] = end["finished"]
+        if isinstance(end.get("time"), dict):
+            sweep["time"] = end["time"]
     if notices:
         sweep["notices"] = [*sweep.get("notices", []), *notices]
     if not isinstance(sweep.get("environment"), dict):      # a cluster's: its first record says it
@@ -158,9 +160,11 @@ def sweep_lines(sweep: dict) -> list[dict]:
     lines += [{"kind": "resume", "started": when} for when in sweep.get("resumed", [])]
     if not sweep.get("interrupted"):
         cancelled = bool(sweep.get("cancelled"))
-        lines.append({"kind": "end", "finished": sweep.get("finished") or sweep.get("started") or "",
-                      "cancelled": cancelled,
-                      "stopped": sweep.get("stopped") or ("cancelled" if cancelled else "complete")})
+        end = {"kind": "end", "finished": sweep.get("finished") or sweep.get("started") or "",
+               "cancelled": cancelled, "stopped": sweep.get("stopped") or ("cancelled" if cancelled else "complete")}
+        if isinstance(sweep.get("time"), dict):
+            end["time"] = sweep["time"]
+        lines.append(end)
     return lines
 
 
