@@ -11,6 +11,7 @@ import contextlib
 import datetime as _dt
 import logging
 import re
+import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -186,7 +187,9 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     target = choose_target(var, target)
     if live is not None:
         check_live_vertices(fam, resolved, live)
+    run_started = time.perf_counter()
     problem = fam.prepare(graph, resolved, seed)
+    stages = {"prepare_s": time.perf_counter() - run_started}
     if live is not None and var.live_pages:
         problem.live = live
     # "auto" values become concrete here, from the prepared input: the record keeps both
@@ -233,7 +236,9 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
 
             with stage_range("kernel"):
                 if target == "cuda":
+                    planned = time.perf_counter()
                     plan = plan_launches(execution, target, launch)
+                    stages["capture_s"] = time.perf_counter() - planned
                     launch_mode = plan.mode
                     if plan.notice:
                         problem.notices.append(plan.notice)
@@ -272,6 +277,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         fits_in_l2 = execution.device_bytes <= l2
 
     report("verify", 1)
+    verify_started = time.perf_counter()
     if not verify:
         verification = Verification(ok=True, reference="none", detail="verification skipped")
     elif var.name == fam.reference_name:
@@ -286,13 +292,16 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         except Exception as exc:  # the oracle itself failed: say so, do not pretend it verified
             raise KernelFailure(f"the reference ({fam.reference_name}) failed: {type(exc).__name__}: {exc}") from exc
 
+    stages["verify_s"] = time.perf_counter() - verify_started
     median = kernel.median_s
     metrics = [{"name": m.name, "unit": m.unit,
                 "value": m.compute(problem, median) if median > 0 else None} for m in fam.metrics]
     cache = kernel_cache.STATS.copy().since(cache_before).to_json() if target == "cuda" else None
+    stages["total_s"] = time.perf_counter() - run_started
     timing = Timing(compile_s=compile_s, h2d_s=h2d_s, kernel=kernel, d2h_s=d2h_s, method=method,
                     launch_bound=launch_bound, fits_in_l2=fits_in_l2, repeat=repeat, warmup=warmup,
-                    launch=launch_mode, cache=cache)
+                    launch=launch_mode, cache=cache,
+                    stages={k: round(v, 6) for k, v in stages.items()})
     record = RunRecord(
         timestamp=started, family=fam.name, variant=var.name, kind=var.kind, target=target, params=asked,
         resolved_params=resolved if auto_notices else None, seed=seed,

@@ -59,11 +59,14 @@ class Timing:
     launch: str = "direct"
     #: on a GPU, where the run's kernels came from: the disk cache or the compiler (kernel_cache.CacheStats)
     cache: dict | None = None
+    #: host seconds of the run's other steps (prepare, capture, verify) and of the whole run
+    stages: dict | None = None
 
     def to_json(self) -> dict:
         out = asdict(self)
-        if out["cache"] is None:
-            del out["cache"]
+        for optional in ("cache", "stages"):
+            if out[optional] is None:
+                del out[optional]
         return out
 
 
