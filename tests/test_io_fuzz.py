@@ -66,6 +66,7 @@ VOCABULARY = [
     "%%MatrixMarket", "matrix", "coordinate", "pattern", "real", "integer", "general", "symmetric",
     "skew-symmetric", "array", "complex", "*Vertices", "*Arcs", "*Edges", "graph", "[", "]", "node",
     "id", "source", "target", "weight", "<graphml>", "<graph>", "<node", "<edge", "/>", '"', "\x00", "é",
+    "7" * 5000,  # past Python's 4,300-digit limit for int()
 ]
 
 

@@ -59,7 +59,8 @@ VOCABULARY = [b"0", b"1", b"-1", b"+4", b"1.5", b"nan", b"inf", b"x", b"", b" ",
               str(2**31).encode(), str(2**63).encode(), str(10**30).encode(), b"p", b"a", b"e", b"[", b"]",
               b"<", b">", b"/>", b'"', b"\x00", b"\xff", b"\x1b", b"\r", b"\n", b"\xc3\xa9", b"&amp;", b"&#0;",
               b"<!DOCTYPE x [<!ENTITY a 'aaaa'>]>", b"&a;", b"node [", b"edge [", b"*Arcs", b"*Edges",
-              b"%%MatrixMarket", b"symmetric", b"skew-symmetric", b"pattern", b"integer", b"array", b"1" * 400]
+              b"%%MatrixMarket", b"symmetric", b"skew-symmetric", b"pattern", b"integer", b"array", b"1" * 400,
+              b"7" * 5000, b"-" + b"9" * 4301]  # past Python's 4,300-digit limit for int()
 COMPRESSIONS = {"": lambda d: d, ".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}
 
 
@@ -81,7 +82,7 @@ def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
             end = min(len(buf), pos + rng.randint(1, 40))
             buf[pos:pos] = buf[pos:end] * rng.randint(1, 50)
         elif op == 5:  # replace a number by a big or odd one
-            buf[pos:pos + 1] = rng.choice([b"2147483648", b"-7", b"9" * 25, b"0", b"1e400", b"0x10"])
+            buf[pos:pos + 1] = rng.choice([b"2147483648", b"-7", b"9" * 25, b"0", b"1e400", b"0x10", b"7" * 5000])
         elif op == 6:  # swap two lines
             lines = bytes(buf).split(b"\n")
             i, j = rng.randrange(len(lines)), rng.randrange(len(lines))

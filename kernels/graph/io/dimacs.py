@@ -73,8 +73,10 @@ def _read_problem_line(reader: TextReader, ctx: LoadContext, problem: Problem) -
         kind = tokens[1].decode("latin-1") if len(tokens) > 1 else ""
         raise UnsupportedFormatError(f"DIMACS problem '{kind}' is not a graph format read here",
                                      ctx.path, reader.line_no, form)
-    if len(tokens) != 4 or check_line(tokens[2:], "ii") is not None:
-        raise ctx.error("bad problem line", reader.line_no, form)
+    problem_with_sizes = check_line(tokens[2:], "ii") if len(tokens) == 4 else None
+    if len(tokens) != 4 or problem_with_sizes is not None:
+        detail = f": {problem_with_sizes[0]}" if problem_with_sizes else ""
+        raise ctx.error(f"bad problem line{detail}", reader.line_no, form)
     n, m = int(tokens[2]), int(tokens[3])
     if n < 0 or m < 0:
         raise ctx.error("negative size on the problem line", reader.line_no, form)

@@ -20,7 +20,7 @@ from kernels.errors import ResourceLimitError
 from kernels.graph.io.budget import DEFAULT_HEADROOM, budget_for, size_unknown_before_reading
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.registry import get_format, sniff
-from kernels.graph.io.text import strip_comment
+from kernels.graph.io.text import INT64_DIGITS, strip_comment
 from kernels.graph.io.vertex_ids import HeaderHints
 from kernels.memory import available_memory  # noqa: F401  (re-exported; patched in tests)
 
@@ -67,7 +67,8 @@ def _from_sample(source: GraphSource, spec_name: str, uncompressed: int) -> dict
             if line.lstrip().startswith((b"#", b"%")):
                 hints.read_comment(line)
             tokens = strip_comment(line, (b"#", b"%")).replace(b",", b" ").split()
-            if len(tokens) >= 2 and tokens[0].isdigit() and tokens[1].isdigit():
+            # a sample only: ids too long for int64 are left to the reader, which refuses them by line
+            if len(tokens) >= 2 and all(t.isdigit() and len(t) <= INT64_DIGITS for t in tokens[:2]):
                 largest_id = max(largest_id, int(tokens[0]), int(tokens[1]))
                 weighted = len(tokens) >= 3 if weighted is None else weighted
     if records == 0 or not head:

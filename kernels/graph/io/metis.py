@@ -28,6 +28,9 @@ from kernels.graph.io.registry import FormatSpec, Head
 from kernels.graph.io.text import TextReader, header_text, is_integer, show
 
 HEADER_FORM = "n m [fmt [ncon]]"
+# every METIS value is an integer below 10**18 (so below 2**63); a longer token is refused by its
+# length, before any conversion (np.fromstring would clamp it, int() refuses 4,300 digits)
+MAX_DIGITS = 18
 SNIFF_LINES = 200
 _SPACE_BYTES = np.array([32, 9, 13, 11, 12], dtype=np.uint8)
 
@@ -61,8 +64,9 @@ def parse_header(tokens: list[bytes], fail) -> MetisHeader | None:
     """The header from its tokens; ``fail(reason)`` builds the error (sniffing passes a dummy)."""
     if not 2 <= len(tokens) <= 4 or not all(is_integer(t) and not t.startswith(b"-") for t in tokens):
         return fail(f"bad header {show(b' '.join(tokens))}")
-    if any(len(t) > 18 for t in tokens):
-        return fail("a header number is too large")
+    for t in tokens:
+        if len(t.lstrip(b"+").lstrip(b"0")) > MAX_DIGITS:
+            return fail(f"a header number {_too_long(t)}")
     fmt = tokens[2].decode().lstrip("+") if len(tokens) >= 3 else "0"
     if len(fmt) > 3 or set(fmt) - {"0", "1"}:
         return fail(f"fmt {show(tokens[2])} is not up to three binary digits")
@@ -127,9 +131,12 @@ def _tokenise(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     starts = is_token.copy()
     starts[1:] &= ~is_token[:-1]
     # a token's line is the number of newlines before it (searching, not a cumsum per byte)
-    token_lines = np.searchsorted(np.flatnonzero(newline), np.flatnonzero(starts))
+    start_at = np.flatnonzero(starts)
+    token_lines = np.searchsorted(np.flatnonzero(newline), start_at)
     if len(token_lines) == 0:      # blank lines only (isolated vertices): fromstring would return [0]
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if _has_too_long_token(data, is_token, start_at):
+        return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -139,6 +146,16 @@ def _tokenise(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     if len(values) != len(token_lines):
         return None
     return values, token_lines.astype(np.int64)
+
+
+def _has_too_long_token(data: bytes, is_token: np.ndarray, start_at: np.ndarray) -> bool:
+    """Whether a token has more than MAX_DIGITS significant digits (np.fromstring would clamp it to
+    2**63 - 1 without a word); only tokens long enough to be one are looked at one by one."""
+    ends = np.flatnonzero(is_token[:-1] & ~is_token[1:]) + 1
+    if is_token[-1]:
+        ends = np.append(ends, len(is_token))
+    long_ones = np.flatnonzero(ends - start_at > MAX_DIGITS)  # a sign and leading zeros may make them harmless
+    return any(len(data[start_at[k]:ends[k]].lstrip(b"+-").lstrip(b"0")) > MAX_DIGITS for k in long_ones)
 
 
 def _without_comments(data: bytes, first_line: int) -> tuple[bytes, np.ndarray]:
@@ -232,12 +249,19 @@ def _read_body(reader: TextReader, ctx: LoadContext, header: MetisHeader):
     return rows, cols, weights, vertex_lines, vertex
 
 
+def _too_long(token: bytes) -> str:
+    digits = len(token.lstrip(b"+-").lstrip(b"0"))
+    return f"({show(token)}, {digits:,} digits) is too large: values here have at most {MAX_DIGITS} digits"
+
+
 def _locate_bad_token(ctx: LoadContext, data: bytes, line_numbers: np.ndarray, header: MetisHeader):
     pieces = data.split(b"\n")
     for k, piece in enumerate(pieces[: len(line_numbers)]):
         for token in piece.split():
-            if not is_integer(token) or len(token.lstrip(b"+-")) > 18:
+            if not is_integer(token):
                 return ctx.error(f"{show(token)} is not an integer", int(line_numbers[k]), header.line_form)
+            if len(token.lstrip(b"+-").lstrip(b"0")) > MAX_DIGITS:
+                return ctx.error(f"value {_too_long(token)}", int(line_numbers[k]), header.line_form)
     return ctx.error("unreadable adjacency data", int(line_numbers[0]) if len(line_numbers) else None,
                      header.line_form)
 

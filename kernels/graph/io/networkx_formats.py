@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable
 
@@ -61,6 +62,18 @@ def _line_of(exc: BaseException) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _too_long_number(data: bytes) -> tuple[int, int] | None:
+    """(line, digits) of the first run of digits longer than Python converts to an integer (the
+    parsers then raise a ValueError that tells the user to raise the interpreter's limit; the
+    project never does). Only run starts are tried (the look-behind), so the search is linear."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rb"(?<![0-9])[0-9]{%d}" % (limit + 1), data) if limit else None
+    if found is None:
+        return None
+    end = re.compile(rb"[0-9]*").match(data, found.end()).end()
+    return data.count(b"\n", 0, found.start()) + 1, end - found.start()
+
+
 def _parse(source: GraphSource, ctx: LoadContext, parse: Callable, what: str):
     data = source.read_all(ctx)
     ctx.check_cancel()
@@ -69,6 +82,11 @@ def _parse(source: GraphSource, ctx: LoadContext, parse: Callable, what: str):
     except RecursionError:
         raise ctx.error("nesting too deep to parse", expected=what) from None
     except (ElementTree.ParseError, Exception) as exc:  # NetworkX raises many kinds; all mean a bad file
+        long_number = _too_long_number(data) if isinstance(exc, ValueError) else None
+        if long_number is not None:
+            line, digits = long_number
+            raise ctx.error(f"a number of {digits:,} digits (integers of more than {sys.get_int_max_str_digits():,} "
+                            "digits are not read)", line, what) from None
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ctx.error(f"{type(exc).__name__}: {message[:200]}", _line_of(exc), what) from None
     ctx.check_cancel()
