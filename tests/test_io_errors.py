@@ -139,6 +139,61 @@ def test_a_number_of_thousands_of_digits_is_refused_naming_the_line_and_the_limi
     assert sys.get_int_max_str_digits() == limit
 
 
+# ---- non-finite weights (issue 30): refused at read time, naming the line -----------------------
+NON_FINITE = [
+    ("nan.mtx", MTX + "1 1 1\n2 1 nan\n3 3 1\n", 5, r"weight 'nan' is not a number \(expected a finite weight\)"),
+    ("overflow_sym.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 2.5\n3 1 1e400\n", 4,
+     r"weight '1e400' overflows a 64-bit float"),
+    ("minus_inf_skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n% c\n3 1 -Infinity\n", 4,
+     r"weight '-Infinity' is infinite"),
+    ("inf.gr", "c road\np sp 3 2\na 1 2 4\na 2 3 -inf\n", 4, r"weight '-inf' is infinite"),
+    ("inf.txt", "# w\n0 1 1.5\n1 2 inf\n", 3, r"weight 'inf' is infinite"),
+    ("nan_comma.wel", "0,1,0.5\n1,2,NaN\n", 2, r"weight 'NaN' is not a number"),
+    ("nan_wide.txt", "0 1 1 x\n1 2 nan y\n", 2, r"weight 'nan' is not a number"),
+    ("inf.csv", "source,target,weight\na,b,1\nb,c,\"inf\"\n", 3, r"weight 'inf' is infinite"),
+    ("nan_late.csv", "from;to;cost\n" + "a;b;1\n" * 5 + "b;c;-nan\n", 7, r"weight '-nan' is not a number"),
+]
+
+
+@pytest.mark.parametrize("name, content, line, message", NON_FINITE, ids=[b[0] for b in NON_FINITE])
+def test_a_nan_or_infinite_weight_is_refused_naming_its_line(tmp_path, name, content, line, message):
+    import re
+
+    for suffix, pack in (("", bytes), (".gz", gzip.compress), (".bz2", bz2.compress)):
+        path = tmp_path / (name + suffix)
+        path.write_bytes(pack(content.encode()))
+        with pytest.raises(GraphFormatError) as info:
+            read_graph(path)
+        text = str(info.value)
+        assert text.startswith(f"{path}, line {line}: ") and re.search(message, text), text
+        assert "\n" not in text
+
+
+def test_a_nan_or_infinite_weight_without_a_line_names_the_entry(tmp_path):
+    """.npz arrays and the graphs NetworkX parses (GML, GraphML) have no lines: the entry is named."""
+    import numpy as np
+
+    npz = tmp_path / "w.npz"
+    np.savez(npz, format=np.array("gge-csr-1"), indptr=np.array([0, 1, 2]), indices=np.array([1, 0], np.int32),
+             weights=np.array([1.0, np.inf]), shape=np.array([2, 2]), directed=np.array(True), name=np.array("w"))
+    gml = tmp_path / "w.gml"
+    gml.write_text("graph [\n directed 1\n node [ id 0 ]\n node [ id 1 ]\n edge [ source 0 target 1 weight 2 ]\n"
+                   "edge [ source 1 target 0 weight NAN ]\n]\n")
+    graphml = tmp_path / "w.graphml"
+    graphml.write_text('<graphml><key id="w" for="edge" attr.name="weight" attr.type="double"/>'
+                       '<graph edgedefault="directed"><node id="a"/><node id="b"/>'
+                       '<edge source="a" target="b"><data key="w">-inf</data></edge></graph></graphml>')
+    huge = tmp_path / "huge.gml"
+    huge.write_text("graph [ node [ id 0 ] edge [ source 0 target 0 weight " + "1" * 400 + " ] ]\n")
+    for path, message in ((npz, r"'weights'\[1\]: weight 'inf' is infinite"),
+                          (gml, r"edge 2 \(from '1' to '0'\): weight 'nan' is not a number"),
+                          (graphml, r"edge 1 \(from 'a' to 'b'\): weight '-inf' is infinite"),
+                          (huge, r"edge 1 \(from '0' to '0'\): weight '1111.*' overflows a 64-bit float")):
+        with pytest.raises(GraphFormatError, match=message) as info:
+            read_graph(path)
+        assert str(info.value).startswith(f"{path}: ") and str(info.value).endswith("(expected a finite weight)")
+
+
 def test_missing_file_and_directory(tmp_path):
     with pytest.raises(GraphFormatError, match="no such file"):
         read_graph(tmp_path / "nope.mtx")

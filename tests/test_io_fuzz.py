@@ -82,6 +82,8 @@ def check_read(path, fmt):
     assert g.indptr[0] == 0 and g.indptr[-1] == g.nnz and np.all(np.diff(g.indptr) >= 0)
     if g.nnz:
         assert g.indices.min() >= 0 and g.indices.max() < g.n_cols
+    # a NaN or infinite weight is refused at read time (the live structure could not hold it)
+    assert g.weights is None or np.isfinite(g.weights).all(), g.weights
     return g
 
 

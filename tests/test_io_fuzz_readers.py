@@ -82,7 +82,8 @@ def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
             end = min(len(buf), pos + rng.randint(1, 40))
             buf[pos:pos] = buf[pos:end] * rng.randint(1, 50)
         elif op == 5:  # replace a number by a big or odd one
-            buf[pos:pos + 1] = rng.choice([b"2147483648", b"-7", b"9" * 25, b"0", b"1e400", b"0x10", b"7" * 5000])
+            buf[pos:pos + 1] = rng.choice([b"2147483648", b"-7", b"9" * 25, b"0", b"1e400", b"0x10", b"7" * 5000,
+                                           b"nan", b"-inf", b"Infinity"])
         elif op == 6:  # swap two lines
             lines = bytes(buf).split(b"\n")
             i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
@@ -112,6 +113,8 @@ def check_read(path: Path, fmt: str | None) -> str | None:
         return "inconsistent indptr"
     if g.nnz and (g.indices.min() < 0 or g.indices.max() >= g.n_cols):
         return "index out of range"
+    if g.weights is not None and not np.isfinite(g.weights).all():
+        return "read with a NaN or infinite weight (the live structure would refuse it later)"
     return None
 
 

@@ -18,6 +18,7 @@ import io
 import numpy as np
 
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io import weights as finite
 from kernels.graph.io.assemble import build_csr, check_dimensions, mirror_missing
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.context import LoadContext
@@ -118,6 +119,7 @@ def read_csv_edges(source: GraphSource, ctx: LoadContext, *, directed: bool | No
                     raise ctx.error(f"weight {show(value.encode())} is not a number", reader.line_num,
                                     f"a number in column '{names[weight_col]}'")
                 weights.append(float(value))
+                finite.check_value(ctx, weights[-1], value.encode(), reader.line_num)
             if len(sources) % CHECK_EVERY == 0:
                 ctx.check_cancel()
                 ctx.report(0.5 + (PARSE_SHARE - 0.5) * reader.line_num / total_lines)

@@ -16,6 +16,7 @@ import numpy as np
 
 from kernels.errors import UnsupportedFormatError
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io import weights as finite
 from kernels.graph.io.assemble import build_csr, check_dimensions, mirror_missing
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.context import LoadContext
@@ -113,6 +114,8 @@ def _read(source: GraphSource, ctx: LoadContext, problem: Problem) -> CSRGraph:
                     raise ctx.error(f"line starts with {show(arr['tag'][k])}", line, f"'{form}'")
                 value = u[k] if not 1 <= u[k] <= n else v[k]
                 raise ctx.error(f"vertex {value} out of range", line, f"1 <= vertex <= {n}")
+            if problem.weighted:
+                finite.check_block(ctx, arr["w"], block, 3, comments=COMMENTS)
             parts_u.append(u - 1)
             parts_v.append(v - 1)
             if problem.weighted:

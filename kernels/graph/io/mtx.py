@@ -20,6 +20,7 @@ import numpy as np
 
 from kernels.errors import UnsupportedFormatError
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io import weights as finite
 from kernels.graph.io.assemble import build_csr, check_dimensions, mirror_all
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.context import LoadContext
@@ -149,6 +150,8 @@ def _read_body(reader: TextReader, ctx: LoadContext, header: MtxHeader):
                                    else ("column", j[k], header.cols))
             raise ctx.error(f"{which} index {value} out of range", line,
                             f"1 <= {which} <= {bound}")
+        if header.field == "real":   # integer weights are finite by construction
+            finite.check_block(ctx, arr["w"], block, 2, comments=COMMENTS)
         parts_i.append(i - 1)
         parts_j.append(j - 1)
         if weighted:

@@ -13,6 +13,7 @@ parser gives one (XML errors do; NetworkX's GML and Pajek parsers often do not).
 from __future__ import annotations
 
 import io
+import math
 import re
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -21,10 +22,12 @@ from collections.abc import Callable
 import numpy as np
 
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io import weights as finite
 from kernels.graph.io.assemble import build_csr, check_dimensions
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.context import LoadContext
 from kernels.graph.io.registry import FormatSpec, Head
+from kernels.graph.io.text import show
 
 WEIGHT = "weight"
 _LINE_IN_MESSAGE = re.compile(r"line (\d+)", re.IGNORECASE)
@@ -114,15 +117,22 @@ def graph_from_networkx(g, ctx: LoadContext) -> CSRGraph:
 
 
 def _weights(edges, ctx: LoadContext) -> np.ndarray | None:
-    have = [d[WEIGHT] for _, _, d in edges if WEIGHT in d]
+    have = sum(1 for _, _, d in edges if WEIGHT in d)
     if not have:
         return None
-    try:
-        values = np.array([float(d.get(WEIGHT, 1.0)) for _, _, d in edges], dtype=np.float64)
-    except (TypeError, ValueError):
-        ctx.notice("the 'weight' attribute is not numeric everywhere: the graph is read unweighted")
-        return None
-    missing = len(edges) - len(have)
+    values = np.empty(len(edges), dtype=np.float64)
+    for k, (u, v, d) in enumerate(edges):
+        try:
+            values[k] = float(d.get(WEIGHT, 1.0))
+        except OverflowError:       # an integer past float64's range (GML reads '1' * 400 as an int)
+            values[k] = math.inf
+        except (TypeError, ValueError):
+            ctx.notice("the 'weight' attribute is not numeric everywhere: the graph is read unweighted")
+            return None
+        if not math.isfinite(values[k]):  # the parsers keep no line numbers: the edge is named instead
+            where = f"edge {k + 1} (from {show(str(u).encode())} to {show(str(v).encode())})"
+            raise finite.refusal(ctx, where, values[k], str(d.get(WEIGHT)).encode())
+    missing = len(edges) - have
     if missing:
         ctx.notice(f"{missing} of {len(edges)} edges have no 'weight' attribute: they get weight 1")
     return values
