@@ -221,3 +221,42 @@ def test_xml_entity_expansion_is_refused_on_one_line(tmp_path):
     with pytest.raises(GraphFormatError, match="amplification") as info:
         read_graph(path)
     assert "\n" not in str(info.value)
+
+
+# ---- hangs: work that grows faster than the file (issue 30) ------------------------------------
+
+def _pajek_with_a_long_line(length: int) -> bytes:
+    """A valid Pajek file as the fuzzer made them: duplicated arc lines around one arc whose
+    attribute is ``length`` characters long."""
+    arcs = b"1 2 1.0\n2 3 2.0\n" * 2000
+    return b'*Vertices 3\n1 "a"\n2 "b"\n3 "c"\n*Arcs\n' + arcs + b"1 3 1.0 l " + b"x" * length + b"\n" + arcs
+
+
+def _best_read_seconds(path: Path, times: int = 2) -> float:
+    import time
+
+    from kernels.graph.io import read_graph
+
+    best = float("inf")
+    for _ in range(times):
+        start = time.perf_counter()
+        read_graph(path)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def test_a_pajek_line_of_a_million_characters_is_read_in_linear_time(tmp_path):
+    """NetworkX's reader split each line with shlex, quadratic in a token's length: 13.5 s for a
+    1.5 MB file with one line of 10**6 characters, 50 s for 2*10**6. A file and one whose long line
+    is 4x longer: a linear reader takes about 4x as long, a quadratic one 16x; the bound (8x, plus
+    1 s for a busy machine) tells them apart without depending on the machine's speed."""
+    from kernels.graph.io import read_graph
+
+    short, long = tmp_path / "short.net", tmp_path / "long.net"
+    short.write_bytes(_pajek_with_a_long_line(250_000))
+    long.write_bytes(_pajek_with_a_long_line(1_000_000))
+    graph = read_graph(long)
+    assert graph.directed and graph.nnz == 8001
+    once, four_times = _best_read_seconds(short), _best_read_seconds(long)
+    assert four_times < 8 * once + 1.0, f"{once:.2f} s for the short line, {four_times:.2f} s for the 4x longer one"
+    assert four_times < 10.0, f"{four_times:.2f} s for a 1.5 MB file"

@@ -107,6 +107,8 @@ GIANT_NUMBERS = [
      r"vertex id '7+\.\.\.' \(5,000 digits\) is out of range.*0 <= id <= 2147483647"),
     ("giant.graph", f"2 1\n{GIANT}\n1\n", 2, r"value \('7+\.\.\.', 5,000 digits\) is too large.*at most 18 digits"),
     ("giant_header.graph", f"% c\n2 {GIANT}\n2\n1\n", 2, r"header number .*5,000 digits.*at most 18 digits"),
+    ("giant.net", f"*Vertices 3\n*Arcs\n1 {GIANT}\n", 3, r"vertex '7+\.\.\.' \(5,000 digits\) is out of range"),
+    ("giant_vertices.net", f"% c\n*Vertices {GIANT}\n", 2, r"\*Vertices '7+\.\.\.': more vertices than the 32-bit"),
     ("giant.gml", f"graph [\n node [ id 0 ]\n edge [ source 0 target 0 weight {GIANT} ]\n]\n", 3,
      r"a number of 5,000 digits \(integers of more than 4,300 digits are not read\)"),
     ("giant.graphml", '<graphml><key id="w" for="edge" attr.name="weight" attr.type="long"/>\n'
@@ -151,6 +153,8 @@ NON_FINITE = [
     ("nan_comma.wel", "0,1,0.5\n1,2,NaN\n", 2, r"weight 'NaN' is not a number"),
     ("nan_wide.txt", "0 1 1 x\n1 2 nan y\n", 2, r"weight 'nan' is not a number"),
     ("inf.csv", "source,target,weight\na,b,1\nb,c,\"inf\"\n", 3, r"weight 'inf' is infinite"),
+    ("nan.net", '*Vertices 3\n1 "a"\n*Edges\n1 2 1.5\n2 3 nan\n', 5, r"weight 'nan' is not a number"),
+    ("inf_attr.net", '*Vertices 3\n*Arcs\n1 2 +inf c Blue\n', 3, r"weight '\+inf' is infinite"),
     ("nan_late.csv", "from;to;cost\n" + "a;b;1\n" * 5 + "b;c;-nan\n", 7, r"weight '-nan' is not a number"),
 ]
 

@@ -53,8 +53,11 @@ TEXT_SEEDS = {
     "gml": ("y.gml", b'graph [\n  directed 1\n  node [ id 0 label "a" ]\n  node [ id 1 ]\n'
                      b'  edge [ source 0 target 1 weight 2 ]\n]\n'),
     "pajek": ("p.net", b'*Vertices 3\n1 "a"\n2 "b"\n3 "c"\n*Arcs\n1 2 1.0\n2 3 2.0\n'),
+    "pajek-sections": ("q.net", b'% c\n*Network x\n*Vertices 4 2\n1 "a b" 0.1 0.2\n*Arcslist\n1 2 3\n'
+                                b'*Edges\n3 4 2.5 c Blue\n4 4\n*Partition p\n*Vertices 4\n1\n'),
+    "pajek-matrix": ("r.net", b"*Vertices 3\n*Matrix\n0 1 0\n2.5 0 0\n0 0 1\n"),
 }
-FORMAT_OF = {"mtx-sym": "mtx", "edgelist-weighted": "edgelist"}
+FORMAT_OF = {"mtx-sym": "mtx", "edgelist-weighted": "edgelist", "pajek-sections": "pajek", "pajek-matrix": "pajek"}
 VOCABULARY = [b"0", b"1", b"-1", b"+4", b"1.5", b"nan", b"inf", b"x", b"", b" ", b"\t", b",", b";", b"%", b"#",
               str(2**31).encode(), str(2**63).encode(), str(10**30).encode(), b"p", b"a", b"e", b"[", b"]",
               b"<", b">", b"/>", b'"', b"\x00", b"\xff", b"\x1b", b"\r", b"\n", b"\xc3\xa9", b"&amp;", b"&#0;",

@@ -43,7 +43,7 @@ NETWORKX_BYTES_PER_NODE = 400
 # how a format's records show in its text, for extrapolating from the first bytes
 RECORD_MARKERS = {"graphml": re.compile(rb"<edge\b"), "gml": re.compile(rb"\bedge\s*\[")}
 UNDIRECTED_BY_DEFAULT = {"edgelist", "csv", "dimacs-clq", "metis"}
-NETWORKX_FORMATS = {"graphml", "gml", "pajek"}
+NETWORKX_FORMATS = {"graphml", "gml"}
 
 
 def _from_sample(source: GraphSource, spec_name: str, uncompressed: int) -> dict:
@@ -75,7 +75,11 @@ def _from_sample(source: GraphSource, spec_name: str, uncompressed: int) -> dict
         records_total = 0
     else:
         records_total = int(round(records * max(uncompressed, len(head)) / len(head)))
-    factor = 2 if spec_name in UNDIRECTED_BY_DEFAULT and not hints.directed else 1
+    undirected = spec_name in UNDIRECTED_BY_DEFAULT and not hints.directed
+    if spec_name == "pajek":  # *Edges lines are stored both ways; only a file of arcs is not doubled
+        lowered = head.lower()
+        undirected = b"*edges" in lowered or b"*arcs" not in lowered
+    factor = 2 if undirected else 1
     vertices = largest_id + 1 if largest_id >= 0 else None
     return {"rows": vertices, "cols": vertices, "entries": records_total * factor, "entries_exact": False,
             "weighted": weighted, "directed": hints.directed}

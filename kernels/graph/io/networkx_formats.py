@@ -1,4 +1,4 @@
-"""GraphML, GML and Pajek, read through NetworkX.
+"""GraphML and GML, read through NetworkX (Pajek has its own reader: :mod:`kernels.graph.io.pajek`).
 
 These are attribute-rich exchange formats for small and medium graphs; NetworkX parses them
 correctly and there is no speed to gain by hand (files are rarely above a few MB), so the
@@ -7,7 +7,7 @@ from a numeric ``weight`` attribute, parallel edges of multigraphs are kept as d
 and directedness is what the file declares. NetworkX reports no progress and cannot be
 interrupted while it parses, so progress jumps from reading to done; cancellation is checked
 before and after. Errors become :class:`GraphFormatError`, with the line number where the
-parser gives one (XML errors do; NetworkX's GML and Pajek parsers often do not).
+parser gives one (XML errors do; NetworkX's GML parser often does not).
 """
 
 from __future__ import annotations
@@ -33,14 +33,6 @@ WEIGHT = "weight"
 _LINE_IN_MESSAGE = re.compile(r"line (\d+)", re.IGNORECASE)
 
 
-def _first_words(head: Head, comment: bytes | None = None) -> bytes:
-    for raw in head.lines:
-        text = raw.strip().lstrip(b"\xef\xbb\xbf")
-        if text and not (comment and text.startswith(comment)):
-            return text.lower()
-    return b""
-
-
 def _sniff_graphml(head: Head) -> bool:
     text = head.data[:8192].lstrip(b"\xef\xbb\xbf \t\r\n")
     return text.startswith(b"<") and b"<graphml" in text
@@ -48,10 +40,6 @@ def _sniff_graphml(head: Head) -> bool:
 
 def _sniff_gml(head: Head) -> bool:
     return re.search(rb"(?m)^\s*graph\s*\[", head.data[:8192]) is not None and not _sniff_graphml(head)
-
-
-def _sniff_pajek(head: Head) -> bool:
-    return _first_words(head, b"%").startswith((b"*vertices", b"*network", b"*arcs", b"*edges"))
 
 
 def _line_of(exc: BaseException) -> int | None:
@@ -156,12 +144,6 @@ def _read_gml(stream):
     return nx.read_gml(stream, label=None)  # ids as node keys: labels need not be unique
 
 
-def _read_pajek(stream):
-    import networkx as nx
-
-    return nx.read_pajek(stream)
-
-
 SPEC = FormatSpec(
     name="graphml",
     description="GraphML (XML; via NetworkX)",
@@ -182,14 +164,4 @@ GML_SPEC = FormatSpec(
     read=_reader(_read_gml, "a GML 'graph [ ... ]' document"),
 )
 
-PAJEK_SPEC = FormatSpec(
-    name="pajek",
-    description="Pajek .net (*Vertices, *Arcs / *Edges; via NetworkX)",
-    extensions=(".net", ".pajek"),
-    priority=80,
-    memory_per_byte=96.0,  # measured 60 on 'u v' arcs
-    sniff=_sniff_pajek,
-    read=_reader(_read_pajek, "a Pajek network (*Vertices, then *Arcs or *Edges)"),
-)
-
-SPECS = (SPEC, GML_SPEC, PAJEK_SPEC)
+SPECS = (SPEC, GML_SPEC)
