@@ -53,6 +53,11 @@ def test_dimacs_gr_arc_count_must_match_problem_line(tmp_path):
     p = write(tmp_path, "short.gr", "p sp 3 3\na 1 2 1\na 2 3 1\n")
     with pytest.raises(GraphFormatError, match=r"short\.gr, line 4: the problem line \(line 1\) announces 3 arcs"):
         read_graph(p)
+    # more arcs than announced: refused at the first one past the count, as Matrix Market does
+    p = write(tmp_path, "long.gr", "p sp 3 2\nc x\na 1 2 1\na 2 3 1\na 3 1 1\na 1 3 1\n")
+    with pytest.raises(GraphFormatError, match=r"long\.gr, line 5: more arcs than the 2 announced by the problem "
+                                               r"line \(line 1\) \(expected 2 'a' lines\)"):
+        read_graph(p)
 
 
 def test_dimacs_clique_file_is_undirected_and_keeps_isolated_vertices():
@@ -96,8 +101,15 @@ def test_metis_sizes_vertex_weights_and_edge_weights_together():
 
 
 def test_metis_edge_count_must_match_header(tmp_path):
+    # more entries than 2*m: refused at the line whose list passes the promise, before the rest is kept
     p = write(tmp_path, "bad_m.graph", "% comment\n3 2\n2 3\n1 3\n1 2\n")
-    with pytest.raises(GraphFormatError, match=r"bad_m\.graph, line 2: the header says m = 2 edges"):
+    with pytest.raises(GraphFormatError, match=r"bad_m\.graph, line 5: the adjacency lists hold more than the 4 "
+                                               r"entries \(2\*m\) that the header \(line 2\) allows: vertex 3's"):
+        read_graph(p)
+    # fewer: known at the end only
+    p = write(tmp_path, "few.graph", "% comment\n3 4\n2 3\n1 3\n1 2\n")
+    with pytest.raises(GraphFormatError, match=r"few\.graph, line 2: the header says m = 4 edges, but the adjacency "
+                                               r"lists hold 6 entries"):
         read_graph(p)
 
 

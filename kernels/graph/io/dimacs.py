@@ -99,12 +99,18 @@ def _read(source: GraphSource, ctx: LoadContext, problem: Problem) -> CSRGraph:
         return check_line(tokens[1:], kinds)
 
     parts_u, parts_v, parts_w = [], [], []
+    total = 0
     with source.open() as stream:
         reader = TextReader(stream, ctx, source.file_bytes)
         n, m, p_line = _read_problem_line(reader, ctx, problem)
         check_dimensions(ctx, n, n, m, p_line)
         for block in reader.blocks():
             arr = parse_block(block, ctx, np.dtype(fields), validate, comments=COMMENTS)
+            if problem.strict_count and total + len(arr) > m:
+                # refused at the first arc past the promise, before the rest of the file is kept
+                raise ctx.error(f"more arcs than the {m} announced by the problem line (line {p_line})",
+                                line_of_row(block, m - total, COMMENTS), f"{m} '{letter}' lines")
+            total += len(arr)
             u, v = arr["u"], arr["v"]
             bad = (arr["tag"] != problem.letter) | (u < 1) | (u > n) | (v < 1) | (v > n)
             if bad.any():

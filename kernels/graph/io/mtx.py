@@ -154,8 +154,8 @@ def _read_body(reader: TextReader, ctx: LoadContext, header: MtxHeader):
             finite.check_block(ctx, arr["w"], block, 2, comments=COMMENTS)
         parts_i.append(i - 1)
         parts_j.append(j - 1)
-        if weighted:
-            parts_w.append(arr["w"])
+        if weighted:  # a copy: a view would keep the whole parsed block (i, j and w) alive
+            parts_w.append(arr["w"].astype(np.float64))
         total += len(arr)
     if total < header.entries:
         raise ctx.error(f"the file ends after {total} of the {header.entries} entries announced by "
@@ -164,8 +164,7 @@ def _read_body(reader: TextReader, ctx: LoadContext, header: MtxHeader):
     empty = np.zeros(0, np.int64)
     rows = np.concatenate(parts_i) if parts_i else empty
     cols = np.concatenate(parts_j) if parts_j else empty
-    weights = (np.concatenate(parts_w).astype(np.float64, copy=False) if parts_w else np.zeros(0)) \
-        if weighted else None
+    weights = (np.concatenate(parts_w) if parts_w else np.zeros(0)) if weighted else None
     return rows, cols, weights
 
 
