@@ -332,13 +332,12 @@ MINIMAL_LINES = {  # name: (format, content of about n bytes)
     "arcs.net": ("pajek", lambda n: b"*Vertices 2\n*Arcs\n" + b"1 2\n" * (n // 4)),
     "edges.net": ("pajek", lambda n: b"*Vertices 2\n*Edges\n" + b"1 2\n" * (n // 4)),
 }
-MINIMAL_LINES_BYTES = 3 << 20
+MINIMAL_LINES_BYTES = 2 << 20
 
 MEMORY_CHILD = r"""
 import ctypes, gc, json, sys
-import numba, networkx, numpy, scipy.sparse  # noqa: F401  (imported before anything is measured)
 from kernels.graph.io import formats, read_graph
-formats()
+formats()  # every reader imported before anything is measured
 
 def status(key):
     for line in open("/proc/self/status"):
