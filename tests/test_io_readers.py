@@ -320,6 +320,7 @@ def test_pajek_lists_matrix_and_mixed_sections(tmp_path):
     ("*Vertices 3000000000\n", 1, r"more vertices than the 32-bit indices"),
     ("*Vertices 2\n*Matrix\n0 1\n1\n", 4, r"row 2 of the matrix has 1 values"),
     ("*Network n\nhello\n", 2, r"'hello' after \*Network"),
+    ("*Vertices 2\n*Matrix\n0 1\n*Arcs\n1 2\n", 4, r"the next section starts after 1 of the 2 rows of the matrix"),
 ])
 def test_pajek_errors_name_the_line(tmp_path, text, line, message):
     with pytest.raises(GraphFormatError, match=message) as info:

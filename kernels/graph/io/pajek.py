@@ -63,7 +63,7 @@ def _sniff(head: Head) -> bool:
 
 
 class _Network:
-    """What has been read so far: the section, the vertex count, arcs and edges with their lines."""
+    """What has been read so far: the section, the vertex count, the arcs and the edges."""
 
     def __init__(self, ctx: LoadContext):
         self.ctx = ctx
@@ -101,10 +101,11 @@ class _Network:
             raise self.ctx.error(f"{show(parts[0])} {where}", line_no, "*Vertices N, then *Arcs or *Edges")
 
     def _start_section(self, line_no: int, parts: list[bytes]) -> None:
-        word = parts[0].decode("latin-1").lower()
-        section = next((s for s in SECTIONS if word.startswith(s)), None)
         if self.skipped is not None:
             return
+        self._check_matrix_complete(line_no)
+        word = parts[0].decode("latin-1").lower()
+        section = next((s for s in SECTIONS if word.startswith(s)), None)
         if section is None:
             self.skipped = parts[0].decode("latin-1")[:40]
             self.ctx.notice(f"the file goes on with a {self.skipped} section (line {line_no}), which is "
@@ -247,11 +248,17 @@ class _Network:
                 self.valued += 1
         self.largest = max(self.largest, n)
 
+    def _check_matrix_complete(self, line_no: int | None) -> None:
+        if self.section == "*matrix" and self.matrix_row < self.n:
+            what = "the file ends" if line_no is None else "the next section starts"
+            raise self.ctx.error(f"{what} after {self.matrix_row} of the {self.n} rows of the matrix", line_no,
+                                 f"{self.n} rows of {self.n} values")
+
     # ---- the graph ---------------------------------------------------------------------------
     def graph(self) -> CSRGraph:
         ctx = self.ctx
-        if self.section == "*matrix" and 0 < self.matrix_row < self.n:
-            raise ctx.error(f"the file ends after {self.matrix_row} of the {self.n} rows of the matrix")
+        if self.skipped is None:
+            self._check_matrix_complete(None)
         n = self.n if self.n is not None else self.largest
         arcs = [np.frombuffer(a, dtype=np.int64 if a.typecode == "q" else np.float64) for a in self.arcs]
         edges = [np.frombuffer(a, dtype=np.int64 if a.typecode == "q" else np.float64) for a in self.edges]
