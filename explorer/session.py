@@ -53,7 +53,7 @@ import numpy as np
 
 from explorer.session_members import ZIP_ERRORS, MemberError, b64, index_field, load_npz, read_member, sha256
 from explorer.session_members import field as _field
-from kernels import __version__
+from kernels import __version__, json_input
 from kernels.errors import GraphFormatError, GraphKernelsError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.slotted import PageDelta, SlottedGraph
@@ -308,9 +308,11 @@ def read(path: str | os.PathLike) -> SessionData:
         if "manifest.json" not in zf.namelist():
             raise _fail(path, "not a session file (it has no manifest.json)")
         try:
-            manifest = json.loads(read_member(zf, "manifest.json", None))
+            manifest = json_input.loads(read_member(zf, "manifest.json", None))
         except MemberError as exc:
             raise _fail(path, exc.reason) from None
+        except json_input.IntegerTooLong as exc:
+            raise _fail(path, f"its manifest is damaged ({json_input.describe(exc)})") from None
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             raise _fail(path, f"its manifest is damaged ({exc})") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:

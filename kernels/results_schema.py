@@ -26,6 +26,7 @@ import math
 from importlib import resources
 from pathlib import Path
 
+from kernels import json_input
 from kernels.errors import GraphFormatError
 
 MAX_RESULT_FILE_BYTES = 64 * 2**20    # a sweep of ~20,000 cells with their records; parsing costs ~10x in RAM
@@ -153,9 +154,14 @@ def check_size(path: Path, what: str) -> None:
 
 
 def parse_json(text: str, path, line: int | None, what: str):
-    """``json.loads`` with every failure (syntax, nesting too deep) as a one-line refusal."""
+    """``json.loads`` with every failure (syntax, nesting too deep, an integer of thousands of
+    digits) as a one-line refusal."""
     try:
-        return json.loads(text)
+        return json_input.loads(text)
+    except json_input.IntegerTooLong as exc:
+        raise GraphFormatError(f"not a {what} ({json_input.describe(exc)})" if line is None
+                               else f"not a JSON {what} ({json_input.describe(exc, with_line=False)})",
+                               path, line) from None
     except json.JSONDecodeError as exc:
         raise GraphFormatError(f"not a {what} (invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg})"
                                if line is None else f"not a JSON {what} ({exc.msg})", path, line) from None

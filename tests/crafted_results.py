@@ -72,10 +72,39 @@ def _drop(key: str):
     return lambda doc: doc.pop(key)
 
 
+GIANT = b"7" * 5000   # Python's int() refuses more than 4,300 digits with a raw ValueError
+
+
+def _giant(base: dict, path: str, negative: bool = False) -> bytes:
+    """``base`` with the integer at ``path`` written with 5,000 digits (json.dumps cannot write it)."""
+    return _changed(base, _set(path, 424242)).replace(b"424242", (b"-" if negative else b"") + GIANT, 1)
+
+
+def _kernel_tuner_cache(giant: bool) -> bytes:
+    cache = {"tune_params_keys": ["wg"], "tune_params": {"wg": [32, 424242]},
+             "cache": {"32": {"wg": 32, "time": 1.0}}}
+    text = _json(cache)
+    return text.replace(b"424242", GIANT) if giant else text
+
+
+def _sweep_lines_with_a_giant_cell() -> bytes:
+    from kernels.results.sweep_file import sweep_lines
+
+    lines = [_json(line) for line in sweep_lines(valid_sweep())]
+    assert b'"wg": 64' in lines[3]    # the third cell
+    lines[3] = lines[3].replace(b'"wg": 64', b'"wg": ' + GIANT, 1)
+    return b"\n".join(lines) + b"\n"
+
+
 def crafted_sweeps() -> list[tuple[str, bytes]]:
     base = valid_sweep()
     text = _json(base)
     cases = {
+        "repeat-5000-digits": _giant(base, "repeat"),
+        "grid-value-5000-digits": _giant(base, "grid.wg[0]", negative=True),
+        "cell-record-seed-5000-digits": _giant(base, "cells[0].record.seed"),
+        "sweep-lines-cell-5000-digits": _sweep_lines_with_a_giant_cell(),
+        "kernel-tuner-cache-5000-digits": _kernel_tuner_cache(giant=True),
         "no-grid": _changed(base, _drop("grid")),
         "grid-is-a-list": _changed(base, _set("grid", [32, 64])),
         "grid-empty": _changed(base, _set("grid", {})),
@@ -129,6 +158,8 @@ def crafted_records() -> list[tuple[str, bytes]]:
         return good + _changed(valid_record("gpu-x"), change) + b"\n"
 
     cases = {
+        "seed-5000-digits": good + _giant(valid_record("gpu-x"), "seed") + b"\n",
+        "median-5000-digits": good + _giant(valid_record("gpu-x"), "timing.kernel.median_s", negative=True) + b"\n",
         "not-json": good + b"{not json\n",
         "array-line": good + b"[1, 2, 3]\n",
         "no-family": line(_drop("family")),

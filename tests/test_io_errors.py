@@ -10,7 +10,7 @@ import pytest
 
 from kernels.errors import GraphFormatError, ParameterError, ResourceLimitError, UnsupportedFormatError
 from kernels.graph.csr import CSRGraph
-from kernels.graph.io import FileTooLargeError, detect_format, read_graph, write_graph
+from kernels.graph.io import FileTooLargeError, check_fits_memory, detect_format, read_graph, write_graph
 
 MTX = "%%MatrixMarket matrix coordinate real general\n% a comment\n3 3 3\n"
 
@@ -84,6 +84,118 @@ def test_bad_line_far_into_a_large_file_is_found_exactly(tmp_path, monkeypatch):
     with pytest.raises(GraphFormatError) as info:
         read_graph(path)
     assert info.value.line == 2 + 378
+
+
+# ---- numbers of thousands of digits (issue 30) -------------------------------------------------
+# Python refuses to convert strings of more than 4,300 digits (a raw ValueError); the readers refuse
+# such a number themselves, by its length, naming the line and their own limit, and never raise
+# Python's limit.
+GIANT = "7" * 5000
+GIANT_NUMBERS = [
+    ("giant.mtx", MTX + f"1 1 1\n{GIANT} 2 1\n3 3 1\n", 5, r"value 1 \('7+\.\.\.', 5,000 digits\) is too large: "
+     r"integers here lie below 2\*\*63"),
+    ("giant_size.mtx", f"%%MatrixMarket matrix coordinate real general\n3 {GIANT} 1\n1 1 1\n", 2,
+     r"bad size line: value 2 \('7+\.\.\.', 5,000 digits\) is too large.*below 2\*\*63"),
+    ("giant_value.mtx", f"%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 {GIANT}\n", 3,
+     r"value 3 .*5,000 digits.*below 2\*\*63"),
+    ("giant.gr", f"p sp 2 1\na 1 {GIANT} 1\n", 2, r"value 2 .*5,000 digits.*below 2\*\*63"),
+    ("giant_problem.gr", f"c x\np sp {GIANT} 1\na 1 2 1\n", 2, r"bad problem line: value 1 .*5,000 digits"),
+    ("giant.clq", f"p edge 2 1\ne {GIANT} 1\n", 2, r"value 1 .*5,000 digits.*below 2\*\*63"),
+    ("giant.txt", f"# ids\n0 1\n1 {GIANT}\n", 3, r"value 2 .*5,000 digits.*below 2\*\*63"),
+    ("giant_first.txt", f"{GIANT} 1\n", 1, r"value 1 .*5,000 digits.*below 2\*\*63"),
+    ("giant.csv", f"source,target\n1,2\n1,{GIANT}\n", 3,
+     r"vertex id '7+\.\.\.' \(5,000 digits\) is out of range.*0 <= id <= 2147483647"),
+    ("giant.graph", f"2 1\n{GIANT}\n1\n", 2, r"value \('7+\.\.\.', 5,000 digits\) is too large.*at most 18 digits"),
+    ("giant_header.graph", f"% c\n2 {GIANT}\n2\n1\n", 2, r"header number .*5,000 digits.*at most 18 digits"),
+    ("giant.net", f"*Vertices 3\n*Arcs\n1 {GIANT}\n", 3, r"vertex '7+\.\.\.' \(5,000 digits\) is out of range"),
+    ("giant_vertices.net", f"% c\n*Vertices {GIANT}\n", 2, r"\*Vertices '7+\.\.\.': more vertices than the 32-bit"),
+    ("giant.gml", f"graph [\n node [ id 0 ]\n edge [ source 0 target 0 weight {GIANT} ]\n]\n", 3,
+     r"a number of 5,000 digits \(integers of more than 4,300 digits are not read\)"),
+    ("giant.graphml", '<graphml><key id="w" for="edge" attr.name="weight" attr.type="long"/>\n'
+     '<graph edgedefault="directed"><node id="a"/>\n'
+     f'<edge source="a" target="a"><data key="w">{GIANT}</data></edge></graph></graphml>\n', 3,
+     r"a number of 5,000 digits"),
+]
+
+
+@pytest.mark.parametrize("name, content, line, message", GIANT_NUMBERS, ids=[b[0] for b in GIANT_NUMBERS])
+def test_a_number_of_thousands_of_digits_is_refused_naming_the_line_and_the_limit(tmp_path, name, content, line,
+                                                                                  message):
+    import re
+    import sys
+
+    path = tmp_path / name
+    path.write_text(content)
+    limit = sys.get_int_max_str_digits()
+    try:
+        check_fits_memory(path)          # the pre-check reads headers and samples: it may pass, never crash
+    except GraphFormatError as exc:
+        assert exc.line == line and re.search(message, str(exc)), str(exc)
+    for data in (content.encode(), gzip.compress(content.encode())):
+        path.write_bytes(data)
+        with pytest.raises(GraphFormatError) as info:
+            read_graph(path)
+        text = str(info.value)
+        assert text.startswith(f"{path}, line {line}: ") and re.search(message, text), text
+        assert "\n" not in text and "set_int_max_str_digits" not in text
+    assert sys.get_int_max_str_digits() == limit
+
+
+# ---- non-finite weights (issue 30): refused at read time, naming the line -----------------------
+NON_FINITE = [
+    ("nan.mtx", MTX + "1 1 1\n2 1 nan\n3 3 1\n", 5, r"weight 'nan' is not a number \(expected a finite weight\)"),
+    ("overflow_sym.mtx", "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n2 1 2.5\n3 1 1e400\n", 4,
+     r"weight '1e400' overflows a 64-bit float"),
+    ("minus_inf_skew.mtx", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n% c\n3 1 -Infinity\n", 4,
+     r"weight '-Infinity' is infinite"),
+    ("inf.gr", "c road\np sp 3 2\na 1 2 4\na 2 3 -inf\n", 4, r"weight '-inf' is infinite"),
+    ("inf.txt", "# w\n0 1 1.5\n1 2 inf\n", 3, r"weight 'inf' is infinite"),
+    ("nan_comma.wel", "0,1,0.5\n1,2,NaN\n", 2, r"weight 'NaN' is not a number"),
+    ("nan_wide.txt", "0 1 1 x\n1 2 nan y\n", 2, r"weight 'nan' is not a number"),
+    ("inf.csv", "source,target,weight\na,b,1\nb,c,\"inf\"\n", 3, r"weight 'inf' is infinite"),
+    ("nan.net", '*Vertices 3\n1 "a"\n*Edges\n1 2 1.5\n2 3 nan\n', 5, r"weight 'nan' is not a number"),
+    ("inf_attr.net", '*Vertices 3\n*Arcs\n1 2 +inf c Blue\n', 3, r"weight '\+inf' is infinite"),
+    ("nan_late.csv", "from;to;cost\n" + "a;b;1\n" * 5 + "b;c;-nan\n", 7, r"weight '-nan' is not a number"),
+]
+
+
+@pytest.mark.parametrize("name, content, line, message", NON_FINITE, ids=[b[0] for b in NON_FINITE])
+def test_a_nan_or_infinite_weight_is_refused_naming_its_line(tmp_path, name, content, line, message):
+    import re
+
+    for suffix, pack in (("", bytes), (".gz", gzip.compress), (".bz2", bz2.compress)):
+        path = tmp_path / (name + suffix)
+        path.write_bytes(pack(content.encode()))
+        with pytest.raises(GraphFormatError) as info:
+            read_graph(path)
+        text = str(info.value)
+        assert text.startswith(f"{path}, line {line}: ") and re.search(message, text), text
+        assert "\n" not in text
+
+
+def test_a_nan_or_infinite_weight_without_a_line_names_the_entry(tmp_path):
+    """.npz arrays and the graphs NetworkX parses (GML, GraphML) have no lines: the entry is named."""
+    import numpy as np
+
+    npz = tmp_path / "w.npz"
+    np.savez(npz, format=np.array("gge-csr-1"), indptr=np.array([0, 1, 2]), indices=np.array([1, 0], np.int32),
+             weights=np.array([1.0, np.inf]), shape=np.array([2, 2]), directed=np.array(True), name=np.array("w"))
+    gml = tmp_path / "w.gml"
+    gml.write_text("graph [\n directed 1\n node [ id 0 ]\n node [ id 1 ]\n edge [ source 0 target 1 weight 2 ]\n"
+                   "edge [ source 1 target 0 weight NAN ]\n]\n")
+    graphml = tmp_path / "w.graphml"
+    graphml.write_text('<graphml><key id="w" for="edge" attr.name="weight" attr.type="double"/>'
+                       '<graph edgedefault="directed"><node id="a"/><node id="b"/>'
+                       '<edge source="a" target="b"><data key="w">-inf</data></edge></graph></graphml>')
+    huge = tmp_path / "huge.gml"
+    huge.write_text("graph [ node [ id 0 ] edge [ source 0 target 0 weight " + "1" * 400 + " ] ]\n")
+    for path, message in ((npz, r"'weights'\[1\]: weight 'inf' is infinite"),
+                          (gml, r"edge 2 \(from '1' to '0'\): weight 'nan' is not a number"),
+                          (graphml, r"edge 1 \(from 'a' to 'b'\): weight '-inf' is infinite"),
+                          (huge, r"edge 1 \(from '0' to '0'\): weight '1111.*' overflows a 64-bit float")):
+        with pytest.raises(GraphFormatError, match=message) as info:
+            read_graph(path)
+        assert str(info.value).startswith(f"{path}: ") and str(info.value).endswith("(expected a finite weight)")
 
 
 def test_missing_file_and_directory(tmp_path):

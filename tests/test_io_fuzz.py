@@ -66,6 +66,7 @@ VOCABULARY = [
     "%%MatrixMarket", "matrix", "coordinate", "pattern", "real", "integer", "general", "symmetric",
     "skew-symmetric", "array", "complex", "*Vertices", "*Arcs", "*Edges", "graph", "[", "]", "node",
     "id", "source", "target", "weight", "<graphml>", "<graph>", "<node", "<edge", "/>", '"', "\x00", "é",
+    "7" * 5000,  # past Python's 4,300-digit limit for int()
 ]
 
 
@@ -81,6 +82,8 @@ def check_read(path, fmt):
     assert g.indptr[0] == 0 and g.indptr[-1] == g.nnz and np.all(np.diff(g.indptr) >= 0)
     if g.nnz:
         assert g.indices.min() >= 0 and g.indices.max() < g.n_cols
+    # a NaN or infinite weight is refused at read time (the live structure could not hold it)
+    assert g.weights is None or np.isfinite(g.weights).all(), g.weights
     return g
 
 

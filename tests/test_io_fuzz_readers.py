@@ -53,13 +53,17 @@ TEXT_SEEDS = {
     "gml": ("y.gml", b'graph [\n  directed 1\n  node [ id 0 label "a" ]\n  node [ id 1 ]\n'
                      b'  edge [ source 0 target 1 weight 2 ]\n]\n'),
     "pajek": ("p.net", b'*Vertices 3\n1 "a"\n2 "b"\n3 "c"\n*Arcs\n1 2 1.0\n2 3 2.0\n'),
+    "pajek-sections": ("q.net", b'% c\n*Network x\n*Vertices 4 2\n1 "a b" 0.1 0.2\n*Arcslist\n1 2 3\n'
+                                b'*Edges\n3 4 2.5 c Blue\n4 4\n*Partition p\n*Vertices 4\n1\n'),
+    "pajek-matrix": ("r.net", b"*Vertices 3\n*Matrix\n0 1 0\n2.5 0 0\n0 0 1\n"),
 }
-FORMAT_OF = {"mtx-sym": "mtx", "edgelist-weighted": "edgelist"}
+FORMAT_OF = {"mtx-sym": "mtx", "edgelist-weighted": "edgelist", "pajek-sections": "pajek", "pajek-matrix": "pajek"}
 VOCABULARY = [b"0", b"1", b"-1", b"+4", b"1.5", b"nan", b"inf", b"x", b"", b" ", b"\t", b",", b";", b"%", b"#",
               str(2**31).encode(), str(2**63).encode(), str(10**30).encode(), b"p", b"a", b"e", b"[", b"]",
               b"<", b">", b"/>", b'"', b"\x00", b"\xff", b"\x1b", b"\r", b"\n", b"\xc3\xa9", b"&amp;", b"&#0;",
               b"<!DOCTYPE x [<!ENTITY a 'aaaa'>]>", b"&a;", b"node [", b"edge [", b"*Arcs", b"*Edges",
-              b"%%MatrixMarket", b"symmetric", b"skew-symmetric", b"pattern", b"integer", b"array", b"1" * 400]
+              b"%%MatrixMarket", b"symmetric", b"skew-symmetric", b"pattern", b"integer", b"array", b"1" * 400,
+              b"7" * 5000, b"-" + b"9" * 4301]  # past Python's 4,300-digit limit for int()
 COMPRESSIONS = {"": lambda d: d, ".gz": gzip.compress, ".bz2": bz2.compress, ".xz": lzma.compress}
 
 
@@ -81,7 +85,8 @@ def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
             end = min(len(buf), pos + rng.randint(1, 40))
             buf[pos:pos] = buf[pos:end] * rng.randint(1, 50)
         elif op == 5:  # replace a number by a big or odd one
-            buf[pos:pos + 1] = rng.choice([b"2147483648", b"-7", b"9" * 25, b"0", b"1e400", b"0x10"])
+            buf[pos:pos + 1] = rng.choice([b"2147483648", b"-7", b"9" * 25, b"0", b"1e400", b"0x10", b"7" * 5000,
+                                           b"nan", b"-inf", b"Infinity"])
         elif op == 6:  # swap two lines
             lines = bytes(buf).split(b"\n")
             i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
@@ -111,6 +116,8 @@ def check_read(path: Path, fmt: str | None) -> str | None:
         return "inconsistent indptr"
     if g.nnz and (g.indices.min() < 0 or g.indices.max() >= g.n_cols):
         return "index out of range"
+    if g.weights is not None and not np.isfinite(g.weights).all():
+        return "read with a NaN or infinite weight (the live structure would refuse it later)"
     return None
 
 

@@ -53,6 +53,11 @@ def test_dimacs_gr_arc_count_must_match_problem_line(tmp_path):
     p = write(tmp_path, "short.gr", "p sp 3 3\na 1 2 1\na 2 3 1\n")
     with pytest.raises(GraphFormatError, match=r"short\.gr, line 4: the problem line \(line 1\) announces 3 arcs"):
         read_graph(p)
+    # more arcs than announced: refused at the first one past the count, as Matrix Market does
+    p = write(tmp_path, "long.gr", "p sp 3 2\nc x\na 1 2 1\na 2 3 1\na 3 1 1\na 1 3 1\n")
+    with pytest.raises(GraphFormatError, match=r"long\.gr, line 5: more arcs than the 2 announced by the problem "
+                                               r"line \(line 1\) \(expected 2 'a' lines\)"):
+        read_graph(p)
 
 
 def test_dimacs_clique_file_is_undirected_and_keeps_isolated_vertices():
@@ -96,8 +101,15 @@ def test_metis_sizes_vertex_weights_and_edge_weights_together():
 
 
 def test_metis_edge_count_must_match_header(tmp_path):
+    # more entries than 2*m: refused at the line whose list passes the promise, before the rest is kept
     p = write(tmp_path, "bad_m.graph", "% comment\n3 2\n2 3\n1 3\n1 2\n")
-    with pytest.raises(GraphFormatError, match=r"bad_m\.graph, line 2: the header says m = 2 edges"):
+    with pytest.raises(GraphFormatError, match=r"bad_m\.graph, line 5: the adjacency lists hold more than the 4 "
+                                               r"entries \(2\*m\) that the header \(line 2\) allows: vertex 3's"):
+        read_graph(p)
+    # fewer: known at the end only
+    p = write(tmp_path, "few.graph", "% comment\n3 4\n2 3\n1 3\n1 2\n")
+    with pytest.raises(GraphFormatError, match=r"few\.graph, line 2: the header says m = 4 edges, but the adjacency "
+                                               r"lists hold 6 entries"):
         read_graph(p)
 
 
@@ -267,6 +279,53 @@ def test_networkx_parse_error_names_file_and_line(tmp_path):
     p = write(tmp_path, "broken.graphml", '<?xml version="1.0"?>\n<graphml>\n<graph>\n<node id="a">\n</graphml>\n')
     with pytest.raises(GraphFormatError, match=r"broken\.graphml, line 5: ParseError"):
         read_graph(p)
+
+
+# ---- Pajek (our own reader since issue 30: NetworkX's is quadratic in a line's length) ------
+
+def test_pajek_vertices_without_labels_and_edges_by_number(tmp_path):
+    p = write(tmp_path, "native.net", "% made by hand\n*Vertices 5\n*Edges\n1 2\n4 5 2.5\n\n3 3\n")
+    g = read_graph(p)
+    assert not g.directed and g.n_rows == 5 and g.weighted
+    assert entries(g) == undirected((0, 1, 1.0), (3, 4, 2.5), (2, 2, 1.0))
+    assert any("2 of 3 arcs/edges have no value: they get weight 1" in n for n in g.notices)
+
+
+def test_pajek_duplicate_labels_stay_distinct_vertices(tmp_path):
+    # NetworkX keyed vertices by label and merged these two
+    p = write(tmp_path, "same.net", '*Vertices 3\n1 "a" 0.1 0.2 0.5\n2 "a"\n3 "b c"\n*Arcs\n1 2 1\n2 3 2 c Blue\n')
+    g = read_graph(p)
+    assert g.directed and g.n_rows == 3 and entries(g) == [(0, 1, 1.0), (1, 2, 2.0)]
+
+
+def test_pajek_lists_matrix_and_mixed_sections(tmp_path):
+    lists = read_graph(write(tmp_path, "l.net", "*Vertices 4\n*Arcslist\n1 2 3\n4 1\n"))
+    assert lists.directed and not lists.weighted and entries(lists) == [(0, 1), (0, 2), (3, 0)]
+    matrix = read_graph(write(tmp_path, "m.net", "*Vertices 3\n*Matrix\n0 2 0\n0 0 1.5\n1 0 0\n"))
+    assert matrix.directed and entries(matrix) == [(0, 1, 2.0), (1, 2, 1.5), (2, 0, 1.0)]
+    mixed = read_graph(write(tmp_path, "x.net", "*Vertices 3\n*Arcs\n1 2 1\n*Edges\n2 3 4\n"))
+    assert mixed.directed and entries(mixed) == [(0, 1, 1.0), (1, 2, 4.0), (2, 1, 4.0)]
+    assert any("stored as two arcs" in n for n in mixed.notices)
+    project = read_graph(write(tmp_path, "p.net", "*Vertices 2\n*Edges\n1 2\n*Partition p\n*Vertices 2\n1\n2\n"))
+    assert entries(project) == undirected((0, 1)) and any("*Partition" in n for n in project.notices)
+
+
+@pytest.mark.parametrize("text, line, message", [
+    ("*Vertices 3\n*Arcs\n1 4\n", 3, r"vertex '4' is out of range: the \*Vertices line \(line 1\) declares 3"),
+    ("*Vertices 3\n1 a\n7 b\n", 3, r"vertex '7' is out of range"),
+    ("*Vertices 3\n*Arcs\n1 x\n", 3, r"'x' is not a vertex number"),
+    ("*Vertices 3\n*Edges\n1\n", 3, r"found 1 value \(expected 'u v \[value\]' lines after Edges\)"),
+    ("*Vertices 3\n*Edges\n1 2\n*Vertices 3\n", 4, r"a second \*Vertices line \(the first is line 1\)"),
+    ("*Vertices many\n", 1, r"\*Vertices is followed by 'many'"),
+    ("*Vertices 3000000000\n", 1, r"more vertices than the 32-bit indices"),
+    ("*Vertices 2\n*Matrix\n0 1\n1\n", 4, r"row 2 of the matrix has 1 values"),
+    ("*Network n\nhello\n", 2, r"'hello' after \*Network"),
+    ("*Vertices 2\n*Matrix\n0 1\n*Arcs\n1 2\n", 4, r"the next section starts after 1 of the 2 rows of the matrix"),
+])
+def test_pajek_errors_name_the_line(tmp_path, text, line, message):
+    with pytest.raises(GraphFormatError, match=message) as info:
+        read_graph(write(tmp_path, "bad.net", text))
+    assert info.value.line == line
 
 
 # ---- npz ----------------------------------------------------------------------------------

@@ -31,7 +31,8 @@ def same_graph(a: CSRGraph, b: CSRGraph) -> bool:
             and entries(a) == entries(b))
 
 
-weights_strategy = st.floats(allow_nan=False, width=64) | st.integers(-5, 5).map(float)
+# every finite float64 (readers refuse NaN and infinities, and so does write_graph)
+weights_strategy = st.floats(allow_nan=False, allow_infinity=False, width=64) | st.integers(-5, 5).map(float)
 
 
 @st.composite
@@ -49,6 +50,19 @@ def graphs(draw, square: bool = True):
     w = draw(st.lists(weights_strategy, min_size=m, max_size=m)) if weighted else None
     return CSRGraph.from_edges(n, src, dst, w, n_cols=cols, directed=directed,
                                both_directions=not directed, name="g")
+
+
+@pytest.mark.parametrize("fmt", sorted(WRITABLE))
+def test_a_graph_with_a_non_finite_weight_is_not_written(tmp_path, fmt):
+    """Readers refuse NaN and infinite weights, so writing one would make a file that cannot be
+    read back: refused, and nothing is left behind."""
+    from kernels.errors import GraphKernelsError
+
+    g = CSRGraph.from_edges(3, [0, 1], [1, 2], [1.0, float("inf")], directed=True, name="g")
+    path = tmp_path / f"w{WRITABLE[fmt]}"
+    with pytest.raises(GraphKernelsError, match=r"cannot write weight inf \(entry 1\): a graph file holds finite"):
+        write_graph(g, path)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("compression", COMPRESSIONS)

@@ -209,3 +209,25 @@ def test_csv_exports_neutralise_formula_cells_and_keep_negative_numbers(tmp_path
     assert table[0][0].startswith("'=cmd()") and table[0][1:] == ["-3", "2"]
     runs = rows_of(tmp_path / "runs.csv")
     assert runs[1][runs[0].index("input")] == "'@evil"
+
+
+def test_json_integers_are_bounded_by_their_length_and_located():
+    from kernels import json_input
+
+    assert json_input.loads('{"a": [1, -' + "9" * 100 + "]}")["a"][1] == -int("9" * 100)
+    with pytest.raises(json_input.IntegerTooLong) as info:
+        json_input.loads('{"a": 1,\n "b": [2, ' + "7" * 101 + "]}")
+    assert (info.value.digits, info.value.line, info.value.column) == (101, 2, 11)   # 1-based, as json says
+    assert isinstance(info.value, ValueError)   # callers that refuse any malformed JSON still refuse it
+    with pytest.raises(json_input.IntegerTooLong, match=r"an integer of 5,000 digits at line 1, column 2; at most 100"):
+        json_input.loads(b"[" + b"7" * 5000 + b"]")
+
+
+def test_import_refuses_a_kernel_tuner_cache_with_a_giant_integer_in_one_line(tmp_path, capsys):
+    from tests.crafted_results import _kernel_tuner_cache
+
+    path = write(tmp_path, "cache.json", _kernel_tuner_cache(giant=True))
+    assert cli_main(["import", str(path), "--out", str(tmp_path / "s.json")]) == 1
+    err = capsys.readouterr().err
+    assert_one_line_naming(err.rstrip("\n"), path)
+    assert "an integer of 5,000 digits" in err and not (tmp_path / "s.json").exists()

@@ -223,6 +223,23 @@ def test_a_manifest_with_wrong_types_or_dangling_indices_is_refused_in_words(sav
     OUTCOMES["refused"] += 1
 
 
+def test_a_manifest_with_an_integer_of_thousands_of_digits_is_refused_in_one_sentence(saved, tmp_path):
+    """Python's int() refuses 5,000 digits with a raw ValueError that says to raise its limit; the
+    reader refuses the number by its length instead, saying where it is."""
+    path, _ = saved
+    good = members_of(path)
+    manifest = json.loads(good["manifest.json"])
+    manifest["current"] = 424242
+    text = json.dumps(manifest).replace("424242", "7" * 5000)   # json.dumps cannot write such an int
+    damaged = tmp_path / "d.ggesession"
+    rewrite(damaged, {**good, "manifest.json": text.encode()}, checksums=False)
+    with pytest.raises(session.SessionError, match=r"its manifest is damaged \(an integer of 5,000 digits at line 1, "
+                                                   r"column \d+; at most 100 digits are read\)") as info:
+        session.read(damaged)
+    assert "\n" not in str(info.value) and str(damaged) in str(info.value)
+    OUTCOMES["refused"] += 1
+
+
 @pytest.mark.parametrize("edit", [
     lambda m: m["documents"][0]["history"][3].__setitem__("structure", 99),
     lambda m: m["documents"][0]["history"][3].__setitem__("structure", 1),

@@ -25,6 +25,7 @@ import json
 import math
 from pathlib import Path
 
+from kernels import json_input
 from kernels.errors import GraphFormatError
 from kernels.results.records import SWEEP_SCHEMA, utc_now
 from kernels.results.sweep_file import assemble
@@ -187,7 +188,9 @@ def read_kernel_tuner(path, text: str | None = None) -> dict:
         except UnicodeDecodeError:
             raise _refuse(path, "not UTF-8 text") from None
     try:
-        doc = json.loads(_closed(text))
+        doc = json_input.loads(_closed(text))
+    except json_input.IntegerTooLong as exc:
+        raise _refuse(path, json_input.describe(exc)) from None
     except json.JSONDecodeError as exc:
         raise _refuse(path, f"invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:

@@ -21,6 +21,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from kernels import json_input
 from kernels.errors import GraphFormatError
 from kernels.results.migrate import check_version, migrate_record, migrate_sweep_document
 from kernels.results.records import SWEEP_SCHEMA
@@ -182,10 +183,8 @@ def write_sweep(sweep: dict, path) -> None:
 def _first_line(text: str):
     head = text.split("\n", 1)[0]
     try:
-        import json
-
-        return json.loads(head)
-    except (ValueError, RecursionError):
+        return json_input.loads(head)
+    except (ValueError, RecursionError):  # the caller then reads the file whole, and refuses it in words
         return None
 
 

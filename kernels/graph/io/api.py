@@ -11,6 +11,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
+
 from kernels.errors import GraphKernelsError, ParameterError, UnsupportedFormatError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io.budget import budget_for, size_unknown_before_reading
@@ -96,6 +98,11 @@ def write_graph(graph: CSRGraph, path, *, format: str | None = None) -> None:
     a half-written file behind under the real name."""
     path = Path(path)
     spec = output_format(path, format)
+    if graph.weights is not None and not np.isfinite(graph.weights).all():
+        # every reader refuses such a weight (docs/formats.md, "Weights"): the file could not be read back
+        k = int(np.argmax(~np.isfinite(graph.weights)))
+        raise GraphKernelsError(f"{path}: cannot write weight {float(graph.weights[k])!r} (entry {k}): a graph file "
+                                "holds finite weights only")
     lower = path.name.lower()
     compression = next((c for s, c in COMPRESSION_SUFFIXES.items() if lower.endswith(s)), None)
     # a plain open (not mkstemp) so that the file gets the user's usual permissions

@@ -18,6 +18,7 @@ import io
 import numpy as np
 
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io import weights as finite
 from kernels.graph.io.assemble import build_csr, check_dimensions, mirror_missing
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.context import LoadContext
@@ -30,6 +31,7 @@ TARGET_NAMES = ("target", "dst", "to", "v", "node2", "target_id", "targetid", "t
 WEIGHT_NAMES = ("weight", "w", "value", "cost", "length", "distance", "capacity")
 DELIMITERS = (",", ";", "\t")
 CHECK_EVERY = 100_000
+ID_DIGITS = len(str(LARGEST_ID))
 
 
 def _delimiter(header: str) -> str | None:
@@ -117,6 +119,7 @@ def read_csv_edges(source: GraphSource, ctx: LoadContext, *, directed: bool | No
                     raise ctx.error(f"weight {show(value.encode())} is not a number", reader.line_num,
                                     f"a number in column '{names[weight_col]}'")
                 weights.append(float(value))
+                finite.check_value(ctx, weights[-1], value.encode(), reader.line_num)
             if len(sources) % CHECK_EVERY == 0:
                 ctx.check_cancel()
                 ctx.report(0.5 + (PARSE_SHARE - 0.5) * reader.line_num / total_lines)
@@ -125,16 +128,9 @@ def read_csv_edges(source: GraphSource, ctx: LoadContext, *, directed: bool | No
     w = np.asarray(weights, dtype=np.float64) if weight_col is not None else None
     hints = HeaderHints()
     if all(is_integer(s.encode()) for s in sources) and all(is_integer(t.encode()) for t in targets):
-        u = np.array([int(s) for s in sources], dtype=object)
-        v = np.array([int(t) for t in targets], dtype=object)
-        for arr in (u, v):
-            bad = np.flatnonzero((arr < 0) | (arr > LARGEST_ID))
-            if len(bad):
-                k = int(bad[0])
-                raise ctx.error(f"vertex id {arr[k]} out of range", line_numbers[k],
-                                f"0 <= id <= {LARGEST_ID} (or non-numeric labels)")
-        u, v, n = number_vertices(ctx, u.astype(np.int64), v.astype(np.int64), base=base,
-                                  hints=hints, relabel=relabel)
+        u = _integer_ids(sources, line_numbers, ctx)
+        v = _integer_ids(targets, line_numbers, ctx)
+        u, v, n = number_vertices(ctx, u, v, base=base, hints=hints, relabel=relabel)
     else:
         index: dict[str, int] = {}
         u = np.fromiter((index.setdefault(s, len(index)) for s in sources), np.int64, len(sources))
@@ -148,6 +144,21 @@ def read_csv_edges(source: GraphSource, ctx: LoadContext, *, directed: bool | No
     if not directed:
         u, v, w = mirror_missing(u, v, w, n)
     return build_csr(ctx, n, n, u, v, w, directed=directed)
+
+
+def _integer_ids(values: list[str], line_numbers: list[int], ctx: LoadContext) -> np.ndarray:
+    """Integer vertex ids as int64, each checked to lie in 0..LARGEST_ID; a long one is refused by its
+    length before int() sees it (Python refuses strings of more than 4,300 digits with a raw error)."""
+    ids = np.empty(len(values), dtype=np.int64)
+    for k, text in enumerate(values):
+        significant = text.lstrip("+-").lstrip("0")
+        value = int(text) if len(significant) <= ID_DIGITS else None
+        if value is None or not 0 <= value <= LARGEST_ID:
+            digits = f" ({len(significant):,} digits)" if value is None else ""
+            raise ctx.error(f"vertex id {show(text.encode())}{digits} is out of range", line_numbers[k],
+                            f"0 <= id <= {LARGEST_ID} (or non-numeric labels)")
+        ids[k] = value
+    return ids
 
 
 SPEC = FormatSpec(

@@ -16,6 +16,7 @@ import numpy as np
 
 from kernels.errors import UnsupportedFormatError
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io import weights as finite
 from kernels.graph.io.assemble import build_csr, check_dimensions, mirror_missing
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.context import LoadContext
@@ -73,8 +74,10 @@ def _read_problem_line(reader: TextReader, ctx: LoadContext, problem: Problem) -
         kind = tokens[1].decode("latin-1") if len(tokens) > 1 else ""
         raise UnsupportedFormatError(f"DIMACS problem '{kind}' is not a graph format read here",
                                      ctx.path, reader.line_no, form)
-    if len(tokens) != 4 or check_line(tokens[2:], "ii") is not None:
-        raise ctx.error("bad problem line", reader.line_no, form)
+    problem_with_sizes = check_line(tokens[2:], "ii") if len(tokens) == 4 else None
+    if len(tokens) != 4 or problem_with_sizes is not None:
+        detail = f": {problem_with_sizes[0]}" if problem_with_sizes else ""
+        raise ctx.error(f"bad problem line{detail}", reader.line_no, form)
     n, m = int(tokens[2]), int(tokens[3])
     if n < 0 or m < 0:
         raise ctx.error("negative size on the problem line", reader.line_no, form)
@@ -96,12 +99,18 @@ def _read(source: GraphSource, ctx: LoadContext, problem: Problem) -> CSRGraph:
         return check_line(tokens[1:], kinds)
 
     parts_u, parts_v, parts_w = [], [], []
+    total = 0
     with source.open() as stream:
         reader = TextReader(stream, ctx, source.file_bytes)
         n, m, p_line = _read_problem_line(reader, ctx, problem)
         check_dimensions(ctx, n, n, m, p_line)
         for block in reader.blocks():
             arr = parse_block(block, ctx, np.dtype(fields), validate, comments=COMMENTS)
+            if problem.strict_count and total + len(arr) > m:
+                # refused at the first arc past the promise, before the rest of the file is kept
+                raise ctx.error(f"more arcs than the {m} announced by the problem line (line {p_line})",
+                                line_of_row(block, m - total, COMMENTS), f"{m} '{letter}' lines")
+            total += len(arr)
             u, v = arr["u"], arr["v"]
             bad = (arr["tag"] != problem.letter) | (u < 1) | (u > n) | (v < 1) | (v > n)
             if bad.any():
@@ -111,6 +120,8 @@ def _read(source: GraphSource, ctx: LoadContext, problem: Problem) -> CSRGraph:
                     raise ctx.error(f"line starts with {show(arr['tag'][k])}", line, f"'{form}'")
                 value = u[k] if not 1 <= u[k] <= n else v[k]
                 raise ctx.error(f"vertex {value} out of range", line, f"1 <= vertex <= {n}")
+            if problem.weighted:
+                finite.check_block(ctx, arr["w"], block, 3, comments=COMMENTS)
             parts_u.append(u - 1)
             parts_v.append(v - 1)
             if problem.weighted:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io import weights as finite
 from kernels.graph.io.assemble import build_csr, mirror_missing
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.context import LoadContext
@@ -140,6 +141,8 @@ def _read_body(reader: TextReader, ctx: LoadContext, first: bytes, relabel: bool
                 raise ctx.error(f"negative vertex id {value}", line, "vertex ids >= 0")
             raise ctx.too_large(f"vertex id {value} is too large to number densely "
                                 "(read with relabel=True)", line)
+        if weighted:
+            finite.check_block(ctx, arr["w"], block, 2, comments=COMMENTS, delimiter=delimiter)
         parts_u.append(a)
         parts_v.append(b)
         if weighted:

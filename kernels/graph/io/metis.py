@@ -28,6 +28,12 @@ from kernels.graph.io.registry import FormatSpec, Head
 from kernels.graph.io.text import TextReader, header_text, is_integer, show
 
 HEADER_FORM = "n m [fmt [ncon]]"
+# every METIS value is an integer below 10**18 (so below 2**63); a longer token is refused by its
+# length, before any conversion (np.fromstring would clamp it, int() refuses 4,300 digits)
+MAX_DIGITS = 18
+TOO_LARGE = 10**MAX_DIGITS
+# a block of 2-byte tokens ("1 2 1 ...") costs about 15 times its size while it is tokenised
+BLOCK_BYTES = 4 << 20
 SNIFF_LINES = 200
 _SPACE_BYTES = np.array([32, 9, 13, 11, 12], dtype=np.uint8)
 
@@ -61,8 +67,9 @@ def parse_header(tokens: list[bytes], fail) -> MetisHeader | None:
     """The header from its tokens; ``fail(reason)`` builds the error (sniffing passes a dummy)."""
     if not 2 <= len(tokens) <= 4 or not all(is_integer(t) and not t.startswith(b"-") for t in tokens):
         return fail(f"bad header {show(b' '.join(tokens))}")
-    if any(len(t) > 18 for t in tokens):
-        return fail("a header number is too large")
+    for t in tokens:
+        if len(t.lstrip(b"+").lstrip(b"0")) > MAX_DIGITS:
+            return fail(f"a header number {_too_long(t)}")
     fmt = tokens[2].decode().lstrip("+") if len(tokens) >= 3 else "0"
     if len(fmt) > 3 or set(fmt) - {"0", "1"}:
         return fail(f"fmt {show(tokens[2])} is not up to three binary digits")
@@ -118,27 +125,33 @@ def _read_header(reader: TextReader, ctx: LoadContext) -> MetisHeader:
 
 
 def _tokenise(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
-    """(integer values, line index of each value) of a block, or None if a token is not an integer."""
+    """(integer values, line index of each value) of a block, or None if a token is not an integer
+    of at most MAX_DIGITS digits. About 30 bytes of temporaries per token (a block of 2-byte tokens
+    costs 15 times its size), which is why METIS blocks are small (BLOCK_BYTES)."""
     buf = np.frombuffer(data, dtype=np.uint8)
     if len(buf) == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     newline = buf == 10
-    is_token = ~(newline | np.isin(buf, _SPACE_BYTES))
-    starts = is_token.copy()
-    starts[1:] &= ~is_token[:-1]
+    starts = ~(newline | np.isin(buf, _SPACE_BYTES))   # bytes of tokens, then the first byte of each
+    starts[1:] &= ~starts[:-1].copy()
     # a token's line is the number of newlines before it (searching, not a cumsum per byte)
-    token_lines = np.searchsorted(np.flatnonzero(newline), np.flatnonzero(starts))
+    token_lines = np.flatnonzero(starts)
+    del starts
+    token_lines = np.searchsorted(np.flatnonzero(newline), token_lines)
+    del newline
     if len(token_lines) == 0:      # blank lines only (isolated vertices): fromstring would return [0]
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            values = np.fromstring(data.decode("latin-1"), dtype=np.int64, sep=" ")
+            values = np.fromstring(data, dtype=np.int64, sep=" ")
         except ValueError:
             return None
-    if len(values) != len(token_lines):
+    # np.fromstring clamps a longer number to +-(2**63 - 1) without a word: every value of more than
+    # MAX_DIGITS digits is refused, by the line-by-line search for the culprit
+    if len(values) != len(token_lines) or values.max() >= TOO_LARGE or values.min() <= -TOO_LARGE:
         return None
-    return values, token_lines.astype(np.int64)
+    return values, token_lines.astype(np.int64, copy=False)
 
 
 def _without_comments(data: bytes, first_line: int) -> tuple[bytes, np.ndarray]:
@@ -153,7 +166,7 @@ def _without_comments(data: bytes, first_line: int) -> tuple[bytes, np.ndarray]:
 
 def read_metis(source: GraphSource, ctx: LoadContext) -> CSRGraph:
     with source.open() as stream:
-        reader = TextReader(stream, ctx, source.file_bytes)
+        reader = TextReader(stream, ctx, source.file_bytes, block_bytes=BLOCK_BYTES)
         header = _read_header(reader, ctx)
         check_dimensions(ctx, header.n, header.n, 2 * header.m, header.line)
         rows, cols, weights, vertex_lines, vertices_read = _read_body(reader, ctx, header)
@@ -175,9 +188,13 @@ def read_metis(source: GraphSource, ctx: LoadContext) -> CSRGraph:
 
 
 def _read_body(reader: TextReader, ctx: LoadContext, header: MetisHeader):
+    """(rows, cols, weights, line of each vertex, vertices read): rows and columns as int32 (a vertex
+    count fits), the lists checked block by block against the header's n and 2*m."""
     n, prefix, stride = header.n, header.prefix, header.stride
+    promised = 2 * header.m  # a self-loop is listed once, every other edge twice: at most 2*m entries
     parts_r, parts_c, parts_w, parts_lines = [], [], [], []  # no array of size n before the data
     vertex = 0  # vertices read so far
+    entries = 0
     for block in reader.blocks():
         data = block.data
         if b"%" in data:
@@ -197,63 +214,100 @@ def _read_body(reader: TextReader, ctx: LoadContext, header: MetisHeader):
             line = int(line_numbers[max(n - vertex, 0) + extra[0]])
             raise ctx.error(f"more than the {n} vertex lines announced by the header (line {header.line})",
                             line, "blank lines only after the last vertex")
-        used = min(n_lines, n - vertex)
+        used = min(n_lines, n - vertex)   # the lines after it are blank: no token lies there
         counts = counts[:used]
         bad = (counts < prefix) | ((counts - prefix) % stride != 0)
         if bad.any():
             k = int(np.argmax(bad))
             raise ctx.error(f"vertex {vertex + k + 1} has {counts[k]} values", int(line_numbers[k]),
                             header.line_form)
-        keep = token_line < used
-        values, token_line = values[keep], token_line[keep]
-        line_start = np.cumsum(counts) - counts
-        position = np.arange(len(values)) - line_start[token_line]
-        in_list = position >= prefix
-        offset = position - prefix
-        is_neighbour = in_list & (offset % stride == 0)
-        nbr = values[is_neighbour]
-        owner = token_line[is_neighbour]
-        out_of_range = (nbr < 1) | (nbr > n)
-        if out_of_range.any():
-            k = int(np.argmax(out_of_range))
+        listed = (counts - prefix) // stride
+        if entries + int(listed.sum()) > promised:
+            # refused where the lists pass the header's promise, before they are kept (a file whose
+            # header says m = 1 must not cost the memory of its gigabyte of lists to be refused)
+            k = int(np.argmax(entries + np.cumsum(listed) > promised))
+            raise ctx.error(f"the adjacency lists hold more than the {promised:,} entries (2*m) that the header "
+                            f"(line {header.line}) allows: vertex {vertex + k + 1}'s list passes it",
+                            int(line_numbers[k]), "every edge listed by both endpoints: 2*m entries")
+        entries += int(listed.sum())
+        nbr, owner, w = _lists(values, token_line, counts, header)
+        del values
+        if len(nbr) and (nbr.min() < 1 or nbr.max() > n):
+            k = int(np.argmax((nbr < 1) | (nbr > n)))
             raise ctx.error(f"vertex {vertex + owner[k] + 1} lists neighbour {nbr[k]}",
                             int(line_numbers[owner[k]]), f"neighbours between 1 and {n}")
-        parts_r.append(owner + vertex)
-        parts_c.append(nbr - 1)
+        rows = owner.astype(np.int32)
+        rows += vertex
+        cols = nbr.astype(np.int32)
+        cols -= 1
+        parts_r.append(rows)
+        parts_c.append(cols)
         if header.edge_weights:
-            parts_w.append(values[in_list & (offset % stride == 1)].astype(np.float64))
+            parts_w.append(w)
         parts_lines.append(line_numbers[:used])
         vertex += used
-    empty = np.zeros(0, np.int64)
+    empty = np.zeros(0, np.int32)
     rows = np.concatenate(parts_r) if parts_r else empty
+    del parts_r
     cols = np.concatenate(parts_c) if parts_c else empty
+    del parts_c
     weights = (np.concatenate(parts_w) if parts_w else np.zeros(0)) if header.edge_weights else None
-    vertex_lines = np.concatenate(parts_lines) if parts_lines else empty
+    vertex_lines = np.concatenate(parts_lines) if parts_lines else np.zeros(0, np.int64)
     return rows, cols, weights, vertex_lines, vertex
+
+
+def _lists(values: np.ndarray, token_line: np.ndarray, counts: np.ndarray, header: MetisHeader):
+    """(neighbours, the line index of each, their edge weights or None) of a block's tokens."""
+    prefix, stride = header.prefix, header.stride
+    if prefix == 0 and stride == 1:  # plain lists, the usual case: every token is a neighbour
+        return values, token_line, None
+    line_start = np.cumsum(counts) - counts
+    offset = np.arange(len(values))
+    offset -= line_start[token_line]
+    offset -= prefix  # position within the list; negative for sizes and vertex weights
+    in_list = offset >= 0
+    neighbour = in_list & (offset % stride == 0)
+    weights = values[in_list & (offset % stride == 1)].astype(np.float64) if header.edge_weights else None
+    return values[neighbour], token_line[neighbour], weights
+
+
+def _too_long(token: bytes) -> str:
+    digits = len(token.lstrip(b"+-").lstrip(b"0"))
+    return f"({show(token)}, {digits:,} digits) is too large: values here have at most {MAX_DIGITS} digits"
 
 
 def _locate_bad_token(ctx: LoadContext, data: bytes, line_numbers: np.ndarray, header: MetisHeader):
     pieces = data.split(b"\n")
     for k, piece in enumerate(pieces[: len(line_numbers)]):
         for token in piece.split():
-            if not is_integer(token) or len(token.lstrip(b"+-")) > 18:
+            if not is_integer(token):
                 return ctx.error(f"{show(token)} is not an integer", int(line_numbers[k]), header.line_form)
+            if len(token.lstrip(b"+-").lstrip(b"0")) > MAX_DIGITS:
+                return ctx.error(f"value {_too_long(token)}", int(line_numbers[k]), header.line_form)
     return ctx.error("unreadable adjacency data", int(line_numbers[0]) if len(line_numbers) else None,
                      header.line_form)
+
+
+def _pair_key(a: np.ndarray, b: np.ndarray, width: int) -> np.ndarray:
+    """``a * width + b`` in int64, whatever the inputs' type (int32 would overflow silently)."""
+    key = a.astype(np.int64)
+    key *= width
+    key += b
+    return key
 
 
 def _check_symmetric(ctx: LoadContext, rows: np.ndarray, cols: np.ndarray, n: int,
                      vertex_lines: np.ndarray) -> None:
     width = max(n, 1)
-    sorted_key = rows * width + cols
+    sorted_key = _pair_key(rows, cols, width)
     sorted_key.sort()  # in place: two keys per entry at the peak, not four
-    sorted_reverse = cols * width + rows
+    sorted_reverse = _pair_key(cols, rows, width)
     sorted_reverse.sort()
     if np.array_equal(sorted_key, sorted_reverse):
         return
     del sorted_reverse
-    key = rows * width + cols
-    reverse = cols * width + rows
+    key = _pair_key(rows, cols, width)
+    reverse = _pair_key(cols, rows, width)
     missing = ~np.isin(reverse, key)
     if missing.any():
         k = int(np.argmax(missing))

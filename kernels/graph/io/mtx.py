@@ -20,6 +20,7 @@ import numpy as np
 
 from kernels.errors import UnsupportedFormatError
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io import weights as finite
 from kernels.graph.io.assemble import build_csr, check_dimensions, mirror_all
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.context import LoadContext
@@ -149,10 +150,12 @@ def _read_body(reader: TextReader, ctx: LoadContext, header: MtxHeader):
                                    else ("column", j[k], header.cols))
             raise ctx.error(f"{which} index {value} out of range", line,
                             f"1 <= {which} <= {bound}")
+        if header.field == "real":   # integer weights are finite by construction
+            finite.check_block(ctx, arr["w"], block, 2, comments=COMMENTS)
         parts_i.append(i - 1)
         parts_j.append(j - 1)
-        if weighted:
-            parts_w.append(arr["w"])
+        if weighted:  # a copy: a view would keep the whole parsed block (i, j and w) alive
+            parts_w.append(arr["w"].astype(np.float64))
         total += len(arr)
     if total < header.entries:
         raise ctx.error(f"the file ends after {total} of the {header.entries} entries announced by "
@@ -161,8 +164,7 @@ def _read_body(reader: TextReader, ctx: LoadContext, header: MtxHeader):
     empty = np.zeros(0, np.int64)
     rows = np.concatenate(parts_i) if parts_i else empty
     cols = np.concatenate(parts_j) if parts_j else empty
-    weights = (np.concatenate(parts_w).astype(np.float64, copy=False) if parts_w else np.zeros(0)) \
-        if weighted else None
+    weights = (np.concatenate(parts_w) if parts_w else np.zeros(0)) if weighted else None
     return rows, cols, weights
 
 

@@ -1,4 +1,4 @@
-"""GraphML, GML and Pajek, read through NetworkX.
+"""GraphML and GML, read through NetworkX (Pajek has its own reader: :mod:`kernels.graph.io.pajek`).
 
 These are attribute-rich exchange formats for small and medium graphs; NetworkX parses them
 correctly and there is no speed to gain by hand (files are rarely above a few MB), so the
@@ -7,34 +7,30 @@ from a numeric ``weight`` attribute, parallel edges of multigraphs are kept as d
 and directedness is what the file declares. NetworkX reports no progress and cannot be
 interrupted while it parses, so progress jumps from reading to done; cancellation is checked
 before and after. Errors become :class:`GraphFormatError`, with the line number where the
-parser gives one (XML errors do; NetworkX's GML and Pajek parsers often do not).
+parser gives one (XML errors do; NetworkX's GML parser often does not).
 """
 
 from __future__ import annotations
 
 import io
+import math
 import re
+import sys
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable
 
 import numpy as np
 
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io import weights as finite
 from kernels.graph.io.assemble import build_csr, check_dimensions
 from kernels.graph.io.compression import GraphSource
 from kernels.graph.io.context import LoadContext
 from kernels.graph.io.registry import FormatSpec, Head
+from kernels.graph.io.text import show
 
 WEIGHT = "weight"
 _LINE_IN_MESSAGE = re.compile(r"line (\d+)", re.IGNORECASE)
-
-
-def _first_words(head: Head, comment: bytes | None = None) -> bytes:
-    for raw in head.lines:
-        text = raw.strip().lstrip(b"\xef\xbb\xbf")
-        if text and not (comment and text.startswith(comment)):
-            return text.lower()
-    return b""
 
 
 def _sniff_graphml(head: Head) -> bool:
@@ -44,10 +40,6 @@ def _sniff_graphml(head: Head) -> bool:
 
 def _sniff_gml(head: Head) -> bool:
     return re.search(rb"(?m)^\s*graph\s*\[", head.data[:8192]) is not None and not _sniff_graphml(head)
-
-
-def _sniff_pajek(head: Head) -> bool:
-    return _first_words(head, b"%").startswith((b"*vertices", b"*network", b"*arcs", b"*edges"))
 
 
 def _line_of(exc: BaseException) -> int | None:
@@ -61,6 +53,18 @@ def _line_of(exc: BaseException) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _too_long_number(data: bytes) -> tuple[int, int] | None:
+    """(line, digits) of the first run of digits longer than Python converts to an integer (the
+    parsers then raise a ValueError that tells the user to raise the interpreter's limit; the
+    project never does). Only run starts are tried (the look-behind), so the search is linear."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rb"(?<![0-9])[0-9]{%d}" % (limit + 1), data) if limit else None
+    if found is None:
+        return None
+    end = re.compile(rb"[0-9]*").match(data, found.end()).end()
+    return data.count(b"\n", 0, found.start()) + 1, end - found.start()
+
+
 def _parse(source: GraphSource, ctx: LoadContext, parse: Callable, what: str):
     data = source.read_all(ctx)
     ctx.check_cancel()
@@ -69,6 +73,11 @@ def _parse(source: GraphSource, ctx: LoadContext, parse: Callable, what: str):
     except RecursionError:
         raise ctx.error("nesting too deep to parse", expected=what) from None
     except (ElementTree.ParseError, Exception) as exc:  # NetworkX raises many kinds; all mean a bad file
+        long_number = _too_long_number(data) if isinstance(exc, ValueError) else None
+        if long_number is not None:
+            line, digits = long_number
+            raise ctx.error(f"a number of {digits:,} digits (integers of more than {sys.get_int_max_str_digits():,} "
+                            "digits are not read)", line, what) from None
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ctx.error(f"{type(exc).__name__}: {message[:200]}", _line_of(exc), what) from None
     ctx.check_cancel()
@@ -96,15 +105,22 @@ def graph_from_networkx(g, ctx: LoadContext) -> CSRGraph:
 
 
 def _weights(edges, ctx: LoadContext) -> np.ndarray | None:
-    have = [d[WEIGHT] for _, _, d in edges if WEIGHT in d]
+    have = sum(1 for _, _, d in edges if WEIGHT in d)
     if not have:
         return None
-    try:
-        values = np.array([float(d.get(WEIGHT, 1.0)) for _, _, d in edges], dtype=np.float64)
-    except (TypeError, ValueError):
-        ctx.notice("the 'weight' attribute is not numeric everywhere: the graph is read unweighted")
-        return None
-    missing = len(edges) - len(have)
+    values = np.empty(len(edges), dtype=np.float64)
+    for k, (u, v, d) in enumerate(edges):
+        try:
+            values[k] = float(d.get(WEIGHT, 1.0))
+        except OverflowError:       # an integer past float64's range (GML reads '1' * 400 as an int)
+            values[k] = math.inf
+        except (TypeError, ValueError):
+            ctx.notice("the 'weight' attribute is not numeric everywhere: the graph is read unweighted")
+            return None
+        if not math.isfinite(values[k]):  # the parsers keep no line numbers: the edge is named instead
+            where = f"edge {k + 1} (from {show(str(u).encode())} to {show(str(v).encode())})"
+            raise finite.refusal(ctx, where, values[k], str(d.get(WEIGHT)).encode())
+    missing = len(edges) - have
     if missing:
         ctx.notice(f"{missing} of {len(edges)} edges have no 'weight' attribute: they get weight 1")
     return values
@@ -128,12 +144,6 @@ def _read_gml(stream):
     return nx.read_gml(stream, label=None)  # ids as node keys: labels need not be unique
 
 
-def _read_pajek(stream):
-    import networkx as nx
-
-    return nx.read_pajek(stream)
-
-
 SPEC = FormatSpec(
     name="graphml",
     description="GraphML (XML; via NetworkX)",
@@ -154,14 +164,4 @@ GML_SPEC = FormatSpec(
     read=_reader(_read_gml, "a GML 'graph [ ... ]' document"),
 )
 
-PAJEK_SPEC = FormatSpec(
-    name="pajek",
-    description="Pajek .net (*Vertices, *Arcs / *Edges; via NetworkX)",
-    extensions=(".net", ".pajek"),
-    priority=80,
-    memory_per_byte=96.0,  # measured 60 on 'u v' arcs
-    sniff=_sniff_pajek,
-    read=_reader(_read_pajek, "a Pajek network (*Vertices, then *Arcs or *Edges)"),
-)
-
-SPECS = (SPEC, GML_SPEC, PAJEK_SPEC)
+SPECS = (SPEC, GML_SPEC)

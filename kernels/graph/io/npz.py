@@ -24,6 +24,7 @@ import numpy as np
 
 from kernels.errors import GraphFormatError, GraphKernelsError
 from kernels.graph.csr import CSRGraph
+from kernels.graph.io import weights as finite
 from kernels.graph.io.assemble import MAX_INDEX, check_dimensions
 from kernels.graph.io.budget import ExpansionBudget
 from kernels.graph.io.compression import MEASURE_UP_TO, RAW_BUFFER_BYTES, GraphSource
@@ -239,6 +240,9 @@ def _checked_csr(ctx: LoadContext, shape: tuple[int, int], indptr: np.ndarray, i
             raise ctx.error(f"'{weights_name}' is a {weights.dtype} array of shape {weights.shape} for {nnz} "
                             "entries", expected="one real number per entry")
         weights = weights.astype(np.float64, copy=False)
+        bad = finite.first_non_finite(weights)
+        if bad is not None:
+            raise finite.refusal(ctx, f"'{weights_name}'[{bad}]", float(weights[bad]))
     return indptr, indices.astype(np.int32), weights
 
 

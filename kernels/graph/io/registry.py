@@ -34,6 +34,7 @@ BUILTIN_MODULES = (
     "kernels.graph.io.mtx",
     "kernels.graph.io.npz",
     "kernels.graph.io.networkx_formats",
+    "kernels.graph.io.pajek",
     "kernels.graph.io.dimacs",
     "kernels.graph.io.csv_edges",
     "kernels.graph.io.metis",

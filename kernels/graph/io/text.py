@@ -31,6 +31,10 @@ PARSE_SHARE = 0.9
 
 UTF8_BOM = b"\xef\xbb\xbf"
 INTEGER = re.compile(rb"[+-]?\d+\Z")
+# integers in graph files are int64; a token is checked by its length before int() sees it: Python
+# refuses strings of more than 4,300 digits (a raw ValueError) and converts long ones in quadratic time
+INTEGER_LIMIT = "below 2**63"
+INT64_DIGITS = 19
 
 # A line validator gets the tokens of one data line and returns None if the line is fine,
 # else (reason, expected).
@@ -231,6 +235,17 @@ def is_integer(token: bytes) -> bool:
     return bool(INTEGER.match(token))
 
 
+def integer_too_large(token: bytes) -> str | None:
+    """Why an integer token does not fit int64, to follow its name in a message ("value 3 (...) is
+    too large: ... below 2**63"), or None if it fits; never converts a token longer than an int64."""
+    digits = len(token.lstrip(b"+-").lstrip(b"0"))
+    if digits > INT64_DIGITS:
+        return f"({show(token)}, {digits:,} digits) is too large: integers here lie {INTEGER_LIMIT}"
+    if digits == INT64_DIGITS and abs(int(token)) >= 2**63:
+        return f"({show(token)}) is too large: integers here lie {INTEGER_LIMIT}"
+    return None
+
+
 def is_number(token: bytes) -> bool:
     try:
         float(token)
@@ -250,8 +265,9 @@ def check_line(tokens: list[bytes], kinds: str, *, at_least: bool = False) -> tu
         ok = is_integer(tok) if kind == "i" else is_number(tok)
         if not ok:
             return f"value {k + 1} is {show(tok)}, not {names[kind]}", expected
-        if kind == "i" and abs(int(tok)) >= 2**63:
-            return f"value {k + 1} ({show(tok)}) is too large", expected
+        too_large = integer_too_large(tok) if kind == "i" else None
+        if too_large:
+            return f"value {k + 1} {too_large}", expected
     return None
 
 
