@@ -44,7 +44,10 @@ class FakeChild:
             FakeChild.log.append((params["cell"], id(self)))
         return {"compiled": 2, "compile_s": self.delay}
 
-    def close(self):
+    def ask_to_quit(self):
+        pass
+
+    def finish_closing(self):
         pass
 
 
@@ -177,3 +180,22 @@ def test_a_sweep_file_says_where_its_time_went(tmp_path, faulty, capsys, monkeyp
     t = load_sweep(out)["time"]
     assert t["cells"] == 1 and t["wall_s"] > 0 and t["cells_per_s"] > 0
     assert t["timed_gpu_s"] > 0 and t["compiled_here"] == 0 and t["cache_hits"] == 0
+
+
+def test_a_dask_worker_queues_the_batch_with_the_graphs_it_holds(monkeypatch):
+    """``compile_ahead`` runs in each GPU worker through ``Client.run``: it finds the scattered graph
+    in the worker's data and hands the cells to that worker's pool."""
+    from kernels.compute.dask import tasks
+
+    queued = []
+
+    class FakeWorker:
+        address = "tcp://127.0.0.1:1"
+        data = {"graph-kernels-abc": tiny()}
+        plugins = {}
+
+    monkeypatch.setattr(WorkerPool, "compile_ahead", lambda self, jobs: queued.extend(jobs))
+    cells = jobs(3) + [Job("missing", "spmv", "gpu-tunable", {"cell": 9}, target="cuda")]
+    assert tasks.compile_ahead(cells, {"g": "graph-kernels-abc"}, dask_worker=FakeWorker()) == 3
+    assert [j.params["cell"] for j in queued] == [0, 1, 2]
+    tasks._fallback.clear()

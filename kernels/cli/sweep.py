@@ -93,27 +93,40 @@ def run(args) -> int:
     from kernels.algorithms.registry import parse_param_assignments
     from kernels.cli.cluster_options import open_backend_from_args
     from kernels.cli.common import load_input_shown
-    from kernels.compute.sweep import parse_grid, run_sweep
-    from kernels.heatmap import heatmap_table, to_text
-    from kernels.results import sweep_to_csv
-    from kernels.results.records import Strategy, describe_sweep_time
+    from kernels.compute.sweep import parse_grid
 
     grid = parse_grid(args.family, args.variant, args.grid)
     fixed = parse_param_assignments(args.param)
-    graph = load_input_shown(args, args.input, format=args.format)
-
     cells = math.prod(len(values) for values in grid.values())
-    with open_backend_from_args(args) as backend, \
-            progress_of(args).task(f"sweep {args.family}/{args.variant}", total=cells, unit="cells") as task:
-        # this machine's worker, or --scheduler's cluster; cells done, failed and the best so far
-        progress = SweepProgress(task, remote=backend.kind != "local")
-        if args.resume:
-            progress.seed(previous_cells(args.out))
-        sweep = run_sweep(graph, args.family, args.variant, grid, fixed=fixed, target=args.target,
-                          repeat=args.repeat, warmup=args.warmup, seed=args.seed, launch=args.launch,
-                          time_limit=args.time_limit, progress=progress, backend=backend,
-                          out=args.out, resume=args.resume,
-                          strategy=Strategy(args.strategy, args.budget_cells, args.budget_seconds, args.seed))
+    with open_backend_from_args(args) as backend:
+        # this machine's worker, or --scheduler's cluster; the measuring process starts (imports
+        # numba, opens the GPU) while the input is read
+        backend.prestart(args.target or backend.default_target(args.family, args.variant))
+        graph = load_input_shown(args, args.input, format=args.format)
+        with progress_of(args).task(f"sweep {args.family}/{args.variant}", total=cells, unit="cells") as task:
+            sweep = _run_sweep(args, backend, task, graph, grid, fixed)
+    return _report(args, sweep)
+
+
+def _run_sweep(args, backend, task, graph, grid: dict, fixed: dict) -> dict:
+    from kernels.compute.sweep import run_sweep
+    from kernels.results.records import Strategy
+
+    progress = SweepProgress(task, remote=backend.kind != "local")   # cells done, failed and the best so far
+    if args.resume:
+        progress.seed(previous_cells(args.out))
+    return run_sweep(graph, args.family, args.variant, grid, fixed=fixed, target=args.target, repeat=args.repeat,
+                     warmup=args.warmup, seed=args.seed, launch=args.launch, time_limit=args.time_limit,
+                     progress=progress, backend=backend, out=args.out, resume=args.resume,
+                     strategy=Strategy(args.strategy, args.budget_cells, args.budget_seconds, args.seed))
+
+
+def _report(args, sweep: dict) -> int:
+    """The heatmap as text, the counts and best, where the time went; the exit status."""
+    from kernels.heatmap import heatmap_table, to_text
+    from kernels.results import sweep_to_csv
+    from kernels.results.records import describe_sweep_time
+
     for notice in sweep.get("notices", []):
         print(f"note: {notice}", file=sys.stderr)
     if args.csv:

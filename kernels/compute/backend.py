@@ -217,6 +217,9 @@ class ComputeBackend(ABC):
     def _document_channel(self, doc_key: str, job: Job):
         raise GraphKernelsError(f"the {self.kind} backend does not keep live documents")
 
+    def prestart(self, target: str | None) -> None:  # noqa: B027 (a backend with nothing to start)
+        """Start what runs ``target``'s jobs now, while the caller prepares its input (optional)."""
+
     def usable(self) -> bool:
         """Whether jobs can still be sent (a Dask backend whose scheduler was lost for good cannot)."""
         return True

@@ -78,6 +78,13 @@ class WorkerPool:
             return self._label(client)
         return f"local ({platform.node() or 'this machine'}, pid {client.pid or os.getpid()})"
 
+    def prestart(self, target: str | None) -> None:
+        """Start ``target``'s measuring process now (it imports numba and opens its device while the
+        caller reads its input); returns at once."""
+        client = self.worker(target)
+        with self.lock:
+            client.start()
+
     def restart(self) -> None:
         """Stop every process; the next job starts fresh ones (graphs are sent again)."""
         with self.lock:
@@ -92,7 +99,9 @@ class WorkerPool:
                 self._ahead.close()
                 self._ahead = None
             for client in self._workers.values():
-                client.close()
+                client.ask_to_quit()
+            for client in self._workers.values():
+                client.finish_closing()
             self._workers.clear()
             self._sent.clear()
 

@@ -304,6 +304,16 @@ class DaskBackend(ComputeBackend):
     def usable(self) -> bool:
         return self.client.status == "running"
 
+    def prestart(self, target: str | None) -> None:
+        """Have the workers that will run ``target`` start their measuring processes now."""
+        from kernels.compute.dask.tasks import prestart
+
+        try:
+            workers = [w.address for w in self.describe() if w.can_run_gpu] if target == "cuda" else None
+            self.client.run(prestart, target, workers=workers, wait=False)
+        except Exception:  # noqa: BLE001 - an optimisation: the first job starts them anyway
+            pass
+
     def _compile_ahead(self, jobs: list[Job], plans: dict) -> None:
         """Tell the GPU workers the batch's cells, so that their compile-ahead processes compile
         them while the GPUs measure (one queue per host: cells are claimed through the cache's

@@ -107,6 +107,11 @@ def run_job(graph, job: Job, cancel_event: str | None = None) -> Outcome:
     return _pool(worker).run(job, _cancel_checker(cancel_event), graph=graph)
 
 
+def prestart(target: str | None, dask_worker=None) -> None:
+    """Run by ``Client.run``: start this worker's measuring process for ``target`` now."""
+    _pool(dask_worker).prestart(target)
+
+
 def compile_ahead(jobs: list[Job], graph_keys: dict, dask_worker=None) -> int:
     """Run by ``Client.run`` on each GPU worker at the start of a batch: queue the batch's cells
     for this worker's compile-ahead processes (the graphs are the scattered ones this worker

@@ -54,6 +54,9 @@ class LocalBackend(ComputeBackend):
     def add_graph(self, key: str, graph) -> None:
         self.pool.add_graph(key, graph)
 
+    def prestart(self, target: str | None) -> None:
+        self.pool.prestart(target)
+
     def run_many(self, jobs: Iterable[Job], *, cancel: Callable[[], bool] | None = None) -> Iterator[Outcome]:
         cancelled = self._cancel_check(cancel)
         jobs = list(jobs)

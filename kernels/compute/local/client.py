@@ -112,12 +112,20 @@ class WorkerClient:
         self.start()
 
     def close(self) -> None:
+        self.ask_to_quit()
+        self.finish_closing()
+
+    def ask_to_quit(self) -> None:
+        """Tell the process to end, without waiting (closing many at once: each ends on its own)."""
         if self.alive:
-            try:
+            with contextlib.suppress(OSError, BrokenPipeError):
                 write_frame(self._proc.stdin, {"op": "quit"})
-                self._proc.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired, BrokenPipeError):
-                pass
+
+    def finish_closing(self, timeout: float = 5.0) -> None:
+        """Wait (up to ``timeout``) for the process asked to quit, then make sure it is gone."""
+        if self._proc is not None and self._proc.poll() is None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._proc.wait(timeout=timeout)
         self.kill()
 
     def __enter__(self):
