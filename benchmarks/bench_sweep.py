@@ -110,13 +110,19 @@ def single(args) -> dict:
     for spec in specs:
         name = spec[0]
         cache = tempfile.mkdtemp(prefix="bench-sweep-cache-")
-        say(f"{name}: before (no cache, no compiling ahead)")
-        before = sweep(spec, out / f"sweep-{name}-before.json", environment(None, 0))
+        before = None
+        if not args.skip_before:
+            say(f"{name}: before (no cache, no compiling ahead)")
+            before = sweep(spec, out / f"sweep-{name}-before.json", environment(None, 0))
         say(f"{name}: cold (empty cache, compiling ahead)")
         cold = sweep(spec, out / f"sweep-{name}-cold.json", environment(cache, None))
         say(f"{name}: warm (the cache the cold run filled)")
         warm = sweep(spec, out / f"sweep-{name}-warm.json", environment(cache, None))
         shutil.rmtree(cache, ignore_errors=True)
+        if before is None:
+            say(f"{name}: cold {cold['sweep_s']} s, warm {warm['sweep_s']} s")
+            report[name] = {"cold": cold, "warm": warm}
+            continue
         ratio = per_cell_ratio(out / f"sweep-{name}-before.json", out / f"sweep-{name}-cold.json")
         say(f"{name}: before {before['sweep_s']} s, cold {cold['sweep_s']} s "
             f"({before['sweep_s'] / cold['sweep_s']:.2f}x), warm {warm['sweep_s']} s; per-cell kernel time "
@@ -166,6 +172,7 @@ def main() -> None:
     p.add_argument("mode", choices=("single", "cluster"))
     p.add_argument("--gpus", default="1,2,4")
     p.add_argument("--skip-triangles", action="store_true")
+    p.add_argument("--skip-before", action="store_true", help="single: only the cold and warm runs")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "sweep")
     args = p.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
