@@ -310,7 +310,7 @@ class DaskBackend(ComputeBackend):
 
         try:
             workers = [w.address for w in self.describe() if w.can_run_gpu] if target == "cuda" else None
-            self.client.run(prestart, target, workers=workers, wait=False)
+            self.client.run(prestart, target, workers=workers)      # returns at once
         except Exception:  # noqa: BLE001 - an optimisation: the first job starts them anyway
             pass
 
@@ -326,7 +326,7 @@ class DaskBackend(ComputeBackend):
         keys = {j.graph_key: self._futures[self._graphs[j.graph_key].fingerprint].key for j in cuda_jobs}
         workers = plans.get("cuda") or [w.address for w in self.describe() if w.can_run_gpu]
         try:
-            self.client.run(compile_ahead, cuda_jobs, keys, workers=workers, wait=False)
+            self.client.run(compile_ahead, cuda_jobs, keys, workers=workers)   # returns at once
         except Exception as exc:  # noqa: BLE001 - compiling ahead is an optimisation; the cells run anyway
             self.notices.append(f"compiling ahead was not started on the workers: {type(exc).__name__}: {exc}")
 
