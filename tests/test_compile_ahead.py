@@ -199,3 +199,30 @@ def test_a_dask_worker_queues_the_batch_with_the_graphs_it_holds(monkeypatch):
     assert tasks.compile_ahead(cells, {"g": "graph-kernels-abc"}, dask_worker=FakeWorker()) == 3
     assert [j.params["cell"] for j in queued] == [0, 1, 2]
     tasks._fallback.clear()
+
+
+def test_the_measuring_process_claims_a_cell_nobody_took_and_nobody_compiles_it_twice(tmp_path, fake_children):
+    """The first cells run before the compile-ahead processes have started: the measuring process
+    claims them, compiles them itself, and marks them done; the processes skip them."""
+    pool = pool_with_graph()
+    ahead = CompileAhead(pool, 2, tmp_path)
+    cells = jobs(4)
+    claim = ahead.before_run(cells[0])           # nothing queued yet: the measuring process takes it
+    assert claim is not None and ahead.claims.in_progress(claim)
+    ahead.submit(cells)
+    wait_for(lambda: len(FakeChild.log) >= 3)
+    ahead.after_run(claim)
+    assert ahead.claims.done(claim)
+    time.sleep(0.2)
+    assert sorted(cell for cell, _ in FakeChild.log) == [1, 2, 3]
+    ahead.close()
+
+
+def test_compile_ahead_processes_run_at_a_lower_priority(monkeypatch):
+    from kernels.compute.local import launch
+
+    seen = []
+    monkeypatch.setenv(launch.NICE_ENV, "10")
+    monkeypatch.setattr(os, "nice", lambda n: seen.append(n))
+    launch.lower_priority()
+    assert seen == [10] and launch.NICE_ENV not in os.environ

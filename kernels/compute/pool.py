@@ -144,8 +144,8 @@ class WorkerPool:
             if cancelled():
                 return Outcome(job, failure=CANCELLED, message="cancelled before it ran")
             client = self.worker(job.target)
-            if self._ahead is not None and job.target == "cuda":
-                self._ahead.before_run(job)
+            ahead = self._ahead if job.target == "cuda" else None
+            claim = ahead.before_run(job) if ahead is not None else None
 
             def request():
                 key = self.ensure_graph(client, mode_of(job.target), graph)
@@ -153,7 +153,11 @@ class WorkerPool:
                                   warmup=job.warmup, seed=job.seed, want_output=job.want_output,
                                   timeout=job.time_limit, cancel=cancelled, launch=job.launch)
 
-            return self.outcome(client, job, cancelled, request)
+            try:
+                return self.outcome(client, job, cancelled, request)
+            finally:
+                if ahead is not None:
+                    ahead.after_run(claim)
 
     def outcome(self, client: WorkerClient, job: Job, cancelled: Callable[[], bool], request) -> Outcome:
         """The outcome of ``request()`` (a run or a document run in ``client``): the record, or

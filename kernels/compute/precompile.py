@@ -9,10 +9,12 @@ cells up to their compile stage (``compile_variant``) in the order the sweep wil
 
 Cells are claimed through files beside the cache (``claims/<cell>.claim``, created exclusively,
 then ``.done``), so the compile-ahead processes of every Dask worker of a host share one queue:
-each cell is compiled once per host, by whichever process takes it first. Before the measuring
-process runs a cell (:meth:`CompileAhead.before_run`), a cell still queued here is taken off the
-queue (it compiles it itself rather than wait for a turn) and a cell being compiled by another
-process is waited for (up to :data:`WAIT_S`); a claim whose process is gone is ignored.
+each cell is compiled once per host, by whichever process takes it first, the measuring
+processes included. Before a measuring process runs a cell (:meth:`CompileAhead.before_run`) it
+claims the cell if nobody has (and compiles it itself: the first cells of a sweep are run before
+the compile-ahead processes have even started), or waits for the process compiling it (up to
+:data:`WAIT_S`); a claim whose process is gone is ignored. The compile-ahead processes run at a
+lower priority (``nice`` :data:`NICE`), so the measuring processes get the CPU first.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kernels.compute.backend import Job
+from kernels.compute.local.launch import NICE_ENV
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +39,7 @@ MAX_DEFAULT = 16
 WAIT_S = 120.0                # the longest a measuring process waits for another's compile of its cell
 CLAIM_STALE_S = 600.0         # a claim older than this is ignored (its process hung or was lost)
 COMPILE_TIMEOUT_S = 600.0
+NICE = 10                     # the compile-ahead processes' niceness (the measuring process keeps 0)
 
 
 def default_processes(gpus_here: int = 1) -> int:
@@ -161,21 +165,29 @@ class CompileAhead:
             self.cond.notify_all()
         self._start()
 
-    def before_run(self, job: Job) -> None:
-        """The measuring process is about to run ``job``: take it off the queue, or wait for the
-        process compiling it (here or in another pool of the host)."""
+    def before_run(self, job: Job) -> str | None:
+        """The measuring process is about to run ``job``. A cell nobody has taken is claimed for
+        the measuring process (it compiles what it needs itself; :meth:`after_run` marks it done),
+        and taken off the queue here; a cell another process is compiling is waited for (that
+        process started first). Returns the claim to finish after the run, if any."""
         with self.cond:
             if job in self.queue:
                 self.queue.remove(job)
                 self.stats.taken_back += 1
-                return
         key = self._key(job)
         if key is None:
-            return
+            return None
+        if self.claims.claim(key):
+            return key
         started = time.monotonic()
         while self.claims.in_progress(key) and not self.claims.done(key) and time.monotonic() - started < WAIT_S:
             time.sleep(0.02)
         self.stats.waited_s += time.monotonic() - started
+        return None
+
+    def after_run(self, claim: str | None) -> None:
+        if claim is not None:
+            self.claims.finish(claim)
 
     def close(self) -> None:
         with self.cond:
@@ -196,7 +208,7 @@ class CompileAhead:
         from kernels.compute.local.client import WorkerClient
 
         for i in range(self.processes):
-            child = WorkerClient(target="cuda", env=self.pool.env)
+            child = WorkerClient(target="cuda", env={**self.pool.env, NICE_ENV: str(NICE)})
             self._children.append(child)
             thread = threading.Thread(target=self._serve, args=(child,), name=f"compile-ahead-{i}", daemon=True)
             self._threads.append(thread)

@@ -41,6 +41,7 @@ from pathlib import Path
 PLUGIN_DIRS_ENV = "GRAPH_KERNELS_PLUGIN_DIRS"
 PARENT_PID_ENV = "GRAPH_KERNELS_WORKER_PARENT"
 PDEATHSIG_ENV = "GRAPH_KERNELS_WORKER_PDEATHSIG"
+NICE_ENV = "GRAPH_KERNELS_WORKER_NICE"       # a worker that yields the CPU (compile-ahead processes)
 WATCHDOG_INTERVAL_S = 0.5
 
 _neutral_dir: str | None = None
@@ -134,6 +135,15 @@ def worker_environment(target: str | None, extra_env: dict | None = None) -> dic
 
 
 # ---- worker side --------------------------------------------------------------------------------
+
+def lower_priority() -> None:
+    """Run at the niceness :data:`NICE_ENV` asks for (compile-ahead processes: the measuring
+    process beside them gets the CPU first)."""
+    raw = os.environ.pop(NICE_ENV, "")
+    if raw and hasattr(os, "nice"):
+        with contextlib.suppress(OSError, ValueError):
+            os.nice(int(raw))
+
 
 def adopt_plugin_directories() -> None:
     """Add the plug-in directories the parent resolved at the end of ``sys.path``."""

@@ -16,7 +16,7 @@ import os
 import sys
 import traceback
 
-from kernels.compute.local.launch import adopt_plugin_directories, tie_to_parent
+from kernels.compute.local.launch import adopt_plugin_directories, lower_priority, tie_to_parent
 from kernels.compute.local.protocol import ProtocolError, read_frame, write_frame
 from kernels.errors import GraphKernelsError
 
@@ -34,6 +34,7 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
     if stdin is None:                 # a real worker process, not a test driving serve() in-process
         tie_to_parent()
+        lower_priority()
         adopt_plugin_directories()
     frames_out = stdout or _claim_stdout()
     frames_in = stdin or sys.stdin.buffer
