@@ -43,8 +43,14 @@ NICE = 10                     # the compile-ahead processes' niceness (the measu
 
 
 def default_processes(gpus_here: int = 1) -> int:
-    """``GRAPH_KERNELS_COMPILE_AHEAD``, else the host's cores shared out among its GPUs, less the
-    measuring process of each (at most 16 a GPU): none on a small machine."""
+    """``GRAPH_KERNELS_COMPILE_AHEAD``, else this pool's share of the host's compile-ahead
+    processes: the cores less one measuring process per GPU, at most :data:`MAX_DEFAULT` for the
+    whole host, shared out among its GPUs; none on a small machine.
+
+    The host's total is capped, not the count per GPU: every process opens a CUDA context to
+    compile for its device, and on four H100s sixty of them starting at once kept the first cell
+    waiting 17 s (the driver creates contexts one at a time), while sixteen compile a 132-cell
+    sweep's kernels as fast as its GPUs measure them."""
     raw = os.environ.get(COMPILE_AHEAD_ENV, "").strip()
     if raw:
         try:
@@ -53,7 +59,10 @@ def default_processes(gpus_here: int = 1) -> int:
             logger.warning("%s=%r is not a number of processes: compiling ahead is off", COMPILE_AHEAD_ENV, raw)
             return 0
     cores = os.cpu_count() or 1
-    return max(0, min(MAX_DEFAULT, cores // max(1, gpus_here) - 1)) if cores >= 4 else 0
+    gpus = max(1, gpus_here)
+    if cores < 4:
+        return 0
+    return max(1, min(MAX_DEFAULT, cores - gpus) // gpus)
 
 
 def cell_key(job: Job, fingerprint: str) -> str:
