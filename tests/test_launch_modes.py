@@ -135,19 +135,22 @@ def test_a_target_other_than_cuda_runs_direct_with_the_reason(target):
     assert plan.notice.startswith("launch=graph fell back to direct launches: ")
 
 
-def test_without_cupy_the_run_is_direct_and_the_notice_names_cupy_even_under_auto():
+def test_without_cupy_auto_queues_the_launches_and_graph_runs_direct_naming_cupy():
     def no_cupy():
         raise ImportError("No module named 'cupy'")
 
     ex = FakeExecution()
     plan = plan_launches(ex, "cuda", "auto", capturer_factory=no_cupy)
-    assert plan.mode == "direct" and "CuPy is not installed" in plan.reason
-    assert plan.notice is not None and "CuPy" in plan.notice
+    assert plan.mode == "queued" and "CuPy is not installed" in plan.reason     # device time all the same
+    assert plan.notice.startswith("launch=auto timed queued launches (device time")
+    plan = plan_launches(ex, "cuda", "graph", capturer_factory=no_cupy)
+    assert plan.mode == "direct" and "CuPy" in plan.notice
     assert ex.stream == 0
 
 
-@pytest.mark.parametrize("mode", ["auto", "graph"])
-def test_a_capture_that_raises_falls_back_to_direct_launches_on_the_default_stream(mode):
+@pytest.mark.parametrize("mode, runs", [("auto", "queued"), ("graph", "direct")])
+def test_a_capture_that_raises_is_timed_queued_under_auto_and_direct_under_graph(mode, runs):
+    """cuSPARSE under CuPy's stream capture: ``auto`` compares device time with device time."""
     made = {}
 
     def factory():
@@ -157,7 +160,7 @@ def test_a_capture_that_raises_falls_back_to_direct_launches_on_the_default_stre
 
     ex = FakeExecution()
     plan = plan_launches(ex, "cuda", mode, capturer_factory=factory)
-    assert plan.mode == "direct" and plan.stream == 0 and ex.stream == 0
+    assert plan.mode == runs and plan.stream == 0 and ex.stream == 0
     assert "RuntimeError" in plan.reason and "cudaErrorStreamCaptureUnsupported" in plan.reason
     assert "\n" not in plan.notice                    # one sentence for the record
     assert made["c"].closed == 1

@@ -31,8 +31,10 @@ from kernels.errors import ParameterError
 logger = logging.getLogger(__name__)
 
 LAUNCH_MODES = ("auto", "graph", "direct", "queued")
-LAUNCH_HELP = ("how timed launches are made: auto (a CUDA graph where the variant's launch is capturable and "
-               "CuPy is present, else direct), graph (ask for a CUDA graph; a fallback is noted in the record), "
+LAUNCH_HELP = ("how timed launches are made: auto (device time wherever it can be had: a CUDA graph where the "
+               "variant's launch can be captured, queued launches where it cannot but never waits for the device, "
+               "e.g. cuSPARSE; direct launches only for launches that read back to the host), "
+               "graph (ask for a CUDA graph; a fallback is noted in the record), "
                "direct (numba launches), queued (direct launches queued behind a busy kernel: the device's "
                "time alone, without the host's launch overhead; for any variant, vendor libraries included)")
 
@@ -52,7 +54,7 @@ def _nothing() -> None:
 class LaunchPlan:
     """What the kernel timer calls and on which stream it records its events.
 
-    ``mode`` is what runs (``"graph"`` or ``"direct"``); ``reason`` why a graph was not used
+    ``mode`` is what runs (``"graph"``, ``"queued"`` or ``"direct"``); ``reason`` why a graph was not used
     (``None`` when it was, or when none was tried); ``notice`` the sentence for the record."""
 
     mode: str
@@ -66,6 +68,8 @@ class LaunchPlan:
     def notice(self) -> str | None:
         if self.reason is None:
             return None
+        if self.requested == "auto" and self.mode == "queued":
+            return (f"launch=auto timed queued launches (device time, as a graph's replays are): {self.reason}")
         if self.requested in ("graph", "queued") or self.reason_is_unexpected:
             return f"launch={self.requested if self.requested != 'auto' else 'graph'} fell back to direct launches: " \
                    f"{self.reason}"
@@ -138,6 +142,11 @@ def _one_line(exc: BaseException) -> str:
 def plan_launches(execution, target: str, mode: str = "auto", capturer_factory=None) -> LaunchPlan:
     """How ``execution``'s timed launches are made on ``target`` for the requested ``mode``.
 
+    ``auto`` times device time wherever it can: a CUDA graph's replays when the launch can be
+    captured; when it cannot be captured but never waits for the device (CuPy refuses to capture
+    cuSPARSE, or CuPy is missing), its launches queued behind a busy kernel (``queued``), so that a
+    speedup of a graph replay over it compares device time with device time; direct launches only
+    for a launch that reads back to the host (which neither mode can time).
     ``capturer_factory`` makes the capturer (default :class:`CupyCapturer`; tests inject
     fakes). The caller must call ``plan.close()`` when the timing is over: it waits for the
     capture stream and puts the execution back on the default stream."""
@@ -159,22 +168,28 @@ def plan_launches(execution, target: str, mode: str = "auto", capturer_factory=N
     if not getattr(execution, "capturable", False):
         direct.reason = f"{NOT_CAPTURABLE} on one stream (it reads back to the host or allocates)"
         return direct
+
+    def without_graph(why: str) -> LaunchPlan:
+        """No graph for a launch that never waits for the device: ``auto`` queues it (device
+        time, like a graph's replays), ``graph`` times direct launches as asked."""
+        if mode == "auto":
+            return LaunchPlan("queued", execution.launch, 0, requested=mode, reason=why)
+        direct.launch, direct.stream, direct.reason = execution.launch, 0, why
+        return direct
+
     try:
         capturer = (capturer_factory or CupyCapturer)()
     except ImportError:
-        direct.reason = "CuPy is not installed (graphs are captured through CuPy: pip install cupy-cuda12x)"
-        return direct
-    except Exception as exc:  # noqa: BLE001 - any failure to set up means: time direct launches
-        direct.reason = f"no capture stream could be made ({_one_line(exc)})"
-        return direct
+        return without_graph("CuPy is not installed (graphs are captured through CuPy: pip install cupy-cuda12x)")
+    except Exception as exc:  # noqa: BLE001 - any failure to set up means: no graph
+        return without_graph(f"no capture stream could be made ({_one_line(exc)})")
 
     def abandon(why: str) -> LaunchPlan:
         with contextlib.suppress(Exception):  # already falling back: the first error is the reason
             capturer.close()
         execution.stream = 0
-        direct.launch, direct.stream, direct.reason = execution.launch, 0, why
         logger.info("CUDA graph capture abandoned: %s", why)
-        return direct
+        return without_graph(why)
 
     execution.stream = capturer.numba_stream
     try:
@@ -183,7 +198,7 @@ def plan_launches(execution, target: str, mode: str = "auto", capturer_factory=N
         execution.launch()  # warm-up on the capture stream: compiles, loads modules, sizes buffers
         capturer.synchronize()
         graph = capturer.capture(execution.launch)
-    except Exception as exc:  # noqa: BLE001 - a capture that fails is timed directly, and said
+    except Exception as exc:  # noqa: BLE001 - a capture that fails is timed another way, and said
         return abandon(f"capturing one launch into a CUDA graph failed ({_one_line(exc)})")
 
     def close() -> None:
