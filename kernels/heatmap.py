@@ -30,6 +30,7 @@ class HeatmapTable:
     reduced_over: list[str]  # other swept parameters (the best over them is shown)
     title: str
     subtitle: str = ""       # input, device and date: where and when the sweep ran
+    tied: np.ndarray | None = None   # bool mask: cannot be told apart from the best (kernels.results.noise)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -68,11 +69,20 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
         best = divmod(idx, len(col_values))
     with np.errstate(invalid="ignore"):
         within = np.isfinite(times) & (times <= np.nanmin(times) * 1.05) if best else np.zeros_like(times, bool)
+    tied = np.zeros_like(times, bool)
+    tied_params = sweep.get("tied_with_best")
+    if tied_params is None:                 # a sweep dict not assembled by the reader: compute it
+        from kernels.results.noise import tied_with_best
+
+        tied_params = tied_with_best(sweep["cells"])
+    for p in tied_params:
+        if p.get(rows) in row_values and (cols is None or p.get(cols) in col_values):
+            tied[row_values.index(p[rows]), col_values.index(p[cols]) if cols else 0] = True
     inp = sweep.get("input", {}).get("name", "")
     return HeatmapTable(rows, cols, row_values, col_values, times, status, best, within,
                         [n for n in names if n not in (rows, cols)],
                         f"{sweep['family']}/{sweep['variant']} on {inp} ({sweep.get('target', '')})",
-                        _provenance(sweep))
+                        _provenance(sweep), tied)
 
 
 def _provenance(sweep: dict) -> str:
@@ -105,7 +115,7 @@ def _cell_text(t: HeatmapTable, r: int, c: int, unit_scale: float) -> str:
         return t.status[r][c]
     if not math.isfinite(t.times[r, c]):
         return ""
-    mark = "*" if t.best == (r, c) else ""
+    mark = "*" if t.best == (r, c) else ("=" if t.tied is not None and t.tied[r, c] else "")
     return f"{t.times[r, c] * unit_scale:.4g}{mark}"
 
 
@@ -123,8 +133,8 @@ def to_text(t: HeatmapTable) -> str:
     body = [[str(rv)] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))]
             for r, rv in enumerate(t.row_values)]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    lines = [f"{t.title}: median kernel time in {unit} ('-' invalid, '*' best, 'lost': to the cluster, "
-             "--resume runs it; blank: not measured)"]
+    lines = [f"{t.title}: median kernel time in {unit} ('-' invalid, '*' best, '=' cannot be told apart from the "
+             "best at 95 %, docs/results.md; 'lost': to the cluster, --resume runs it; blank: not measured)"]
     for row in [header, *body]:
         lines.append("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)))
     if t.reduced_over:

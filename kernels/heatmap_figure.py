@@ -11,8 +11,9 @@ What the picture shows (the GUI's heatmap shows the same): cells coloured by med
 log scale with a colour bar in the table's time unit; the parameter values as categorical ticks
 (columns on top, the first row on top, as in the printed table); invalid cells hatched and
 labelled "invalid"; failed or wrong cells tinted red and labelled; the best cell outlined in
-solid red with a star; the cells within 5 % of it (the flat region) enclosed by a dashed red
-outline; the title, and a subtitle with the input, device and date and a legend of the marks.
+solid red with a star; the cells that cannot be told apart from it (the statistical rule of
+:mod:`kernels.results.noise`, 95 %) enclosed by a dashed red outline; the title, and a subtitle
+with the input, device and date and a legend of the marks.
 """
 
 from __future__ import annotations
@@ -138,14 +139,15 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
 
     _draw_cells(ax, t, values, lo, hi)
     if t.best is not None:
-        ax.add_collection(LineCollection(_flat_region_edges(t.within_5pct), colors=RED, linewidths=1.6,
+        region = t.tied if t.tied is not None else t.within_5pct
+        ax.add_collection(LineCollection(_flat_region_edges(region), colors=RED, linewidths=1.6,
                                          linestyles=(0, (4, 2.5)), zorder=4))
         r, c = t.best
         ax.add_patch(Rectangle((c + 0.05, r + 0.06), 0.9, 0.88, fill=False, edgecolor=RED, linewidth=2.8,
                                zorder=5))
 
-    legend = f"median kernel time per cell ({unit}); ★ best, dashed outline: within 5 % of the best; " \
-             "hatched: invalid; red: failed or wrong"
+    legend = f"median kernel time per cell ({unit}); ★ best, dashed outline: cannot be told apart from the " \
+             "best (95 %); hatched: invalid; red: failed or wrong"
     if any(s == "missing" for row in t.status for s in row):
         legend += "; blank: not measured"
     if t.reduced_over:

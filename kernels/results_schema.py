@@ -37,7 +37,7 @@ MAX_DEPTH = 64                     # nesting of a document (the project writes a
 MAX_MESSAGE_VALUE = 60             # characters of an offending value quoted in a message
 
 MAX_SWEEP_LINES = MAX_SWEEP_CELLS + 10_000   # cells plus resume lines of a JSON-lines sweep
-SWEEP_LINE_KINDS = ("cell", "resume", "end")
+SWEEP_LINE_KINDS = ("cell", "resume", "end", "confirm")
 
 
 # ---- the schemas ---------------------------------------------------------------------------------

@@ -35,6 +35,9 @@ def register(sub) -> None:
     p.add_argument("--budget-seconds", type=positive_seconds, metavar="S",
                    help="start no cell after S seconds")
     p.add_argument("--csv", metavar="FILE.csv", help="also write one CSV row per configuration")
+    p.add_argument("--confirm", type=positive_int, metavar="N",
+                   help="run the leading cells again in N fresh processes and say whether the best holds "
+                        "(kernel times differ between processes; docs/results.md, 'How sure')")
     p.set_defaults(func=run)
 
 
@@ -105,7 +108,22 @@ def run(args) -> int:
         graph = load_input_shown(args, args.input, format=args.format)
         with progress_of(args).task(f"sweep {args.family}/{args.variant}", total=cells, unit="cells") as task:
             sweep = _run_sweep(args, backend, task, graph, grid, fixed)
+        if args.confirm and sweep.get("best") and not sweep["cancelled"]:
+            sweep["confirmation"] = _confirm(args, backend, graph, sweep)
     return _report(args, sweep)
+
+
+def _confirm(args, backend, graph, sweep: dict) -> dict:
+    """``--confirm N``: the leaders in N fresh processes; the verdict is appended to the file."""
+    from kernels.compute.confirm import confirm_best
+    from kernels.results.sweep_file import SweepWriter
+
+    with progress_of(args).task("confirm the best", total=args.confirm, unit="processes") as task:
+        confirmation = confirm_best(graph, sweep, backend, args.confirm,
+                                    progress=lambda done, total: task.update(completed=done))
+    with SweepWriter.reopen(args.out) as writer:
+        writer.write(confirmation)
+    return {k: v for k, v in confirmation.items() if k != "kind"}
 
 
 def _run_sweep(args, backend, task, graph, grid: dict, fixed: dict) -> dict:
@@ -143,6 +161,15 @@ def _report(args, sweep: dict) -> int:
           + (" (budget spent)" if sweep["stopped"] == "budget" else ""))
     if isinstance(sweep.get("time"), dict):
         print(f"time: {describe_sweep_time(sweep['time'])}")
+    tied = [p for p in sweep.get("tied_with_best") or [] if best is None or p != best["params"]]
+    if tied:
+        print("cannot be told apart from the best (95 %, docs/results.md): "
+              + "; ".join(" ".join(f"{k}={v}" for k, v in p.items()) for p in tied[:8])
+              + (f" and {len(tied) - 8} more" if len(tied) > 8 else ""))
+    if isinstance(sweep.get("confirmation"), dict):
+        from kernels.compute.confirm import describe
+
+        print(describe(sweep["confirmation"], best["params"]))
     print(f"saved {args.out}")
     lost = [c for c in sweep["cells"] if c["status"] == "lost"]
     if lost:

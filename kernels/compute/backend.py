@@ -220,6 +220,11 @@ class ComputeBackend(ABC):
     def prestart(self, target: str | None) -> None:  # noqa: B027 (a backend with nothing to start)
         """Start what runs ``target``'s jobs now, while the caller prepares its input (optional)."""
 
+    def fresh_processes(self) -> None:
+        """Replace the processes that run jobs by new ones (``--confirm``: a kernel's time depends on
+        where its process placed its memory)."""
+        raise GraphKernelsError(f"the {self.kind} backend cannot start fresh processes")
+
     def usable(self) -> bool:
         """Whether jobs can still be sent (a Dask backend whose scheduler was lost for good cannot)."""
         return True

@@ -38,16 +38,20 @@ from kernels.results_schema import (
 FLAT_REGIONS = (0.05, 0.10)
 # what a loaded sweep holds beyond its header: these never go into a header line
 DERIVED_FIELDS = ("cells", "best", "within_5pct", "within_10pct", "cancelled", "finished", "stopped", "interrupted",
-                  "resumed", "live", "time", "ran_here", "cells_per_s")
+                  "resumed", "live", "time", "ran_here", "cells_per_s", "tied_with_best", "confirmation")
 
 
 def summarize_best(cells: list[dict]) -> dict:
-    """The fastest verified cell and the cells within 5 % and 10 % of it (the paper's flat region)."""
+    """The fastest verified cell, the cells that cannot be told apart from it (``tied_with_best``:
+    the statistical rule of :mod:`kernels.results.noise`), and the cells within 5 % and 10 % of
+    it (the paper's flat region, a description, not a test)."""
+    from kernels.results.noise import tied_with_best
+
     ok = [c for c in cells if c["status"] == "ok" and c.get("median_s")]
     if not ok:
-        return {"best": None, **{f"within_{int(f * 100)}pct": [] for f in FLAT_REGIONS}}
+        return {"best": None, "tied_with_best": [], **{f"within_{int(f * 100)}pct": [] for f in FLAT_REGIONS}}
     best = min(ok, key=lambda c: c["median_s"])
-    out = {"best": {"params": best["params"], "median_s": best["median_s"]}}
+    out = {"best": {"params": best["params"], "median_s": best["median_s"]}, "tied_with_best": tied_with_best(ok)}
     for f in FLAT_REGIONS:
         out[f"within_{int(f * 100)}pct"] = [c["params"] for c in ok if c["median_s"] <= best["median_s"] * (1 + f)]
     return out
@@ -166,6 +170,8 @@ def sweep_lines(sweep: dict) -> list[dict]:
         if isinstance(sweep.get("time"), dict):
             end["time"] = sweep["time"]
         lines.append(end)
+    if isinstance(sweep.get("confirmation"), dict):
+        lines.append({"kind": "confirm", **sweep["confirmation"]})
     return lines
 
 
@@ -242,7 +248,7 @@ def _read_lines(text: str, path) -> dict:
     header = parse_json(lines[0], path, 1, "sweep header")
     check_version(header, "sweep", SWEEP_SCHEMA, path, 1)
     check_sweep_header(header, path)
-    cells, resumed, end, notices = [], [], None, []
+    cells, resumed, end, notices, confirmation = [], [], None, [], None
     lost_at: dict = {}          # a lost cell's parameters -> its place in cells, until a later line answers it
     for number, line in enumerate(lines[1:], 2):
         if not line.strip():
@@ -270,7 +276,11 @@ def _read_lines(text: str, path) -> dict:
         elif kind == "resume":
             resumed.append(item["started"])
             end = None
+        elif kind == "confirm":
+            confirmation = item
         else:
             end = item
     sweep = assemble(header, [c for c in cells if c is not None], resumed, end, notices)
+    if confirmation is not None:
+        sweep["confirmation"] = {k: v for k, v in confirmation.items() if k != "kind"}
     return check_cells_match_grid(sweep, path)

@@ -304,6 +304,15 @@ class DaskBackend(ComputeBackend):
     def usable(self) -> bool:
         return self.client.status == "running"
 
+    def fresh_processes(self) -> None:
+        from kernels.compute.dask.tasks import restart_pool
+
+        try:
+            self.client.run(restart_pool)
+        except Exception as exc:
+            raise ClusterError(f"could not restart the workers' processes at {self.address}: "
+                               f"{type(exc).__name__}: {exc}") from None
+
     def prestart(self, target: str | None) -> None:
         """Have the workers that will run ``target`` start their measuring processes now."""
         from kernels.compute.dask.tasks import prestart

@@ -107,6 +107,11 @@ def run_job(graph, job: Job, cancel_event: str | None = None) -> Outcome:
     return _pool(worker).run(job, _cancel_checker(cancel_event), graph=graph)
 
 
+def restart_pool(dask_worker=None) -> None:
+    """Run by ``Client.run``: this worker's kernels processes end; the next job starts new ones."""
+    _pool(dask_worker).restart()
+
+
 def prestart(target: str | None, dask_worker=None) -> None:
     """Run by ``Client.run``: start this worker's measuring process for ``target`` now."""
     _pool(dask_worker).prestart(target)

@@ -57,6 +57,9 @@ class LocalBackend(ComputeBackend):
     def prestart(self, target: str | None) -> None:
         self.pool.prestart(target)
 
+    def fresh_processes(self) -> None:
+        self.pool.restart()
+
     def run_many(self, jobs: Iterable[Job], *, cancel: Callable[[], bool] | None = None) -> Iterator[Outcome]:
         cancelled = self._cancel_check(cancel)
         jobs = list(jobs)
