@@ -16,10 +16,10 @@ import argparse
 import importlib
 import sys
 
-from kernels import __version__
 from kernels.errors import GraphKernelsError
 from kernels.log import configure_cli
 from kernels.progress import Progress
+from kernels.version import code_version
 
 COMMAND_MODULES = (
     "kernels.cli.info",
@@ -59,7 +59,7 @@ def _add_verbosity(parser, default) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog=PROG, description="GPU graph kernels from the command line: "
                             "inspect, convert and generate graphs, run and sweep kernels.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--version", action="version", version=f"{PROG} {code_version()}")
     _add_verbosity(parser, 0)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_OneLineParser)
     for module_name in COMMAND_MODULES:

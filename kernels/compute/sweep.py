@@ -15,7 +15,9 @@ names the best configuration and the sets within 5 % and 10 % of it (the paper's
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -66,15 +68,25 @@ def parse_grid(family: str, variant: str, grid_items: list[str]) -> dict[str, li
     return grid
 
 
-def _device_name(backend, target: str | None) -> str | None:
-    """The device this sweep's cells will run on, as the backend describes its first worker."""
+def _device_name(backend, target: str) -> str | None:
+    """The device this sweep's cells will run on: for ``cuda``, the GPU kind(s) of the workers
+    that will run them (a cluster's, not the client's CPU), else the first worker's device."""
     try:
         workers = backend.describe()
     except GraphKernelsError:
         workers = []
+    if target == "cuda" and workers:
+        chosen = None
+        if hasattr(backend, "choose_workers"):
+            with contextlib.suppress(GraphKernelsError):
+                chosen, _ = backend.choose_workers("cuda")
+        kinds = Counter(w.gpu["name"] for w in workers
+                        if w.can_run_gpu and (chosen is None or w.address in chosen))
+        if kinds:
+            return " + ".join(name if len(kinds) == 1 else f"{n} x {name}" for name, n in kinds.most_common())
     if workers:
-        return workers[0].device_kind(target or "cpu")
-    return environment(target or "cpu")["device"].get("name")
+        return workers[0].device_kind(target)
+    return environment(target)["device"].get("name")
 
 
 class _Session:
@@ -267,13 +279,14 @@ def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, w
     from kernels.results import load_sweep
 
     started = time.monotonic()
+    resolved_target = target or backend.default_target(family, variant)
     header = SweepHeader(
         family=family, variant=variant, grid={k: list(v) for k, v in grid.items()}, input=input_description(graph),
-        target=target or backend.default_target(family, variant), device=_device_name(backend, target),
+        target=resolved_target, device=_device_name(backend, resolved_target),
         fixed=fixed, repeat=repeat, warmup=warmup, launch=launch, seed=seed, time_limit=time_limit,
         strategy=strategy, total_cells=len(space),
         # a cluster's environment is its workers': the cells' records say it (assemble takes the first)
-        environment=environment(target or "cpu") if backend.kind == "local" else None,
+        environment=environment(resolved_target) if backend.kind == "local" else None,
         backend={"kind": backend.kind, "address": backend.address}).to_json()
     known: list[dict] = []
     resumed: list[str] = []

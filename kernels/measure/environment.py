@@ -8,8 +8,8 @@ import sys
 from functools import lru_cache
 from importlib import metadata
 
-from kernels import __version__
 from kernels.measure.targets import probe_gpu
+from kernels.version import code_version
 
 _LIBRARIES = ("numpy", "scipy", "numba", "numba-cuda", "llvmlite", "networkx", "cupy-cuda12x",
               "cupy-cuda13x", "cupy")
@@ -24,7 +24,7 @@ def _version(dist: str) -> str | None:
 
 @lru_cache(maxsize=1)
 def library_versions() -> dict:
-    versions = {"python": platform.python_version(), "gpu-graph-explorer": __version__}
+    versions = {"python": platform.python_version(), "gpu-graph-explorer": code_version()}
     for lib in _LIBRARIES:
         v = _version(lib)
         if v:
