@@ -13,11 +13,18 @@ then for every round:
    the host and uploads all of it (rebuild and upload timed apart), then ``gpu-csr`` runs;
 4. both outputs are verified against SciPy on the edited graph.
 
-Round 0 runs both paths once on the unedited graph (after compiling every kernel), as the
-baseline. Every stage is timed with ``time.perf_counter`` around the work followed by
-``cuda.synchronize()`` (the mirror's clock), so the two paths are measured alike; under the
-CUDA simulator the times are simulator times and the records say so. The edit time is
-reported but left out of both totals: both paths need the edits applied to some host copy.
+Round 0 runs both paths once on the unedited graph, as the baseline. Before it, every kernel
+is compiled and every host path the rounds take (the slotted edit engine, the page sync, the
+CSR rebuild: numba functions compiled at their first call) runs once on a tiny graph, so no
+column counts compiling (``compile_s`` is reported apart). The syncs, the rebuild and the
+upload are timed with ``time.perf_counter`` around the work followed by ``cuda.synchronize()``
+(the mirror's clock). A rerun is timed as ``graph-kernels run`` times a kernel: after a
+warm-up, by CUDA events over ``repeat`` launches, as device time (the launches queued behind a
+busy kernel, where the traversal never waits for the device: ``loop=device``; events around
+direct launches otherwise) — ``run_s``; the host's wall time of one call (numba's dispatch, the
+wait) is ``call_s``, reported beside it and left out of the totals, as run does. Under the CUDA
+simulator the times are simulator times (``perf_counter``) and the records say so. The edit
+time is reported but left out of both totals: both paths need the edits applied to some host copy.
 
 Output: one JSON line per round (``records``), and a summary (medians over the edit rounds,
 the speedup ``static total / dynamic total`` and whether the dynamic path paid off).
@@ -49,6 +56,7 @@ class DynamicSettings:
     direction: str = "optimizing"
     block: int = 256
     sync_strategy: str = "auto"
+    repeat: int = 5               # timed reruns per path and round (after one warm-up)
     notices: list = field(default_factory=list)
 
     def validate(self) -> None:
@@ -130,6 +138,28 @@ def _median(values) -> float | None:
 
 # ---- the experiment --------------------------------------------------------------------------
 
+def warm_up_host_paths(csr, page_size: int, weight_dtype) -> None:
+    """Run the host paths of a round once on a tiny graph of the same kind, so that numba
+    compiles them here and not inside a timed column (an edit round through a cluster once read
+    10.9 s for 422 edits, the rebuild 6.5 s: compiling)."""
+    from kernels.graph.csr import CSRGraph
+    from kernels.graph.device import DeviceMirror
+    from kernels.graph.slotted import SlottedGraph
+
+    src, dst = [0, 1, 2, 3], [1, 2, 3, 0]
+    if not csr.directed:                     # an undirected CSR holds both directions of each edge
+        src, dst = src + dst, dst + src
+    weights = np.ones(len(src)) if weight_dtype is not None else None
+    tiny = CSRGraph.from_edges(4, src, dst, directed=csr.directed, weights=weights, name="warm-up")
+    g = SlottedGraph.from_csr(tiny, page_size=page_size)
+    mirror = DeviceMirror(g, upload=False)
+    mirror.upload_full()
+    g.add_edges(np.array([0]), np.array([2]), np.ones(1) if weight_dtype is not None else None)
+    g.remove_edges(np.array([0]), np.array([1]))
+    mirror.sync()
+    mirror.rebuild_csr_and_upload()
+    g.to_csr()
+
 class DynamicExperiment:
     """State of one experiment: the slotted graph, its mirror, the two GPU runners."""
 
@@ -163,13 +193,13 @@ class DynamicExperiment:
         self.build_s, self.graph = _timed(lambda: SlottedGraph.from_csr(csr, page_size=s.page_size), lambda: None)
         self.mirror = DeviceMirror(self.graph, upload=False)
         self.initial_upload = self.mirror.upload_full()
-        self.compile_s = 0.0
+        t0 = time.perf_counter()
         if target == "cuda":
-            t0 = time.perf_counter()
             for kind in ("slotted", "csr"):
                 compile_like(s.algorithm, kind, params, directed=csr.directed, weighted=self.weighted,
                              weight_dtype=self.graph.weight_dtype)
-            self.compile_s = time.perf_counter() - t0
+        warm_up_host_paths(csr, s.page_size, self.graph.weight_dtype if self.weighted else None)
+        self.compile_s = time.perf_counter() - t0
         self.slotted_runner = traversal(s.algorithm, "slotted", params, weighted=self.weighted, workspace=Workspace())
         self.csr_runner = traversal(s.algorithm, "csr", params, weighted=self.weighted, workspace=Workspace())
         self._slotted_view = slotted_view
@@ -179,10 +209,30 @@ class DynamicExperiment:
         self.cuda.synchronize()
 
     def _run(self, runner, view):
+        """``(timing, output)``: the rerun timed as ``run`` times a kernel (see the module)."""
+        from kernels.algorithms.traversal.device_loop import DeviceLoopTraversal
+        from kernels.measure.timing import time_kernel_cuda, time_kernel_simulator
+
         out = self._output(self.settings.algorithm, view.n_vertices)
+        source = self.settings.source
+
+        def launch():
+            runner.run(view, source, out)
+
         self.sync()
-        seconds, _ = _timed(lambda: runner.run(view, self.settings.source, out), self.sync)
-        return seconds, out.copy_to_host()[: view.n_vertices]
+        call_s, _ = _timed(launch, self.sync)          # one call as an application makes it (also a warm-up)
+        repeat = max(1, int(self.settings.repeat))
+        if self.target == "cuda":
+            queued = isinstance(runner, DeviceLoopTraversal)     # one launch that never waits for the device
+            stats, _ = time_kernel_cuda(launch, repeat, 1, queued=queued)
+            how = "cuda events, launches queued (device time)" if queued else "cuda events, direct launches"
+        else:        # simulated time means little and costs much: the call above was the warm-up, one more
+            repeat = 1
+            stats = time_kernel_simulator(launch, self.sync, repeat, 0)
+            how = "perf_counter (CUDA simulator)"
+        timing = {"run_s": stats.median_s, "run_min_s": stats.min_s, "run_cv": stats.cv, "call_s": call_s,
+                  "timed": how, "repeat": repeat}
+        return timing, out.copy_to_host()[: view.n_vertices]
 
     def _verify(self, output, reference) -> tuple[bool, str]:
         v = self.family.verify(output, reference, None, {})
@@ -224,13 +274,15 @@ class DynamicExperiment:
             sync_report = mirror.sync(strategy=s.sync_strategy)
         else:
             sync_report = None
-        slotted_s, slotted_out = self._run(self.slotted_runner, self._slotted_view(mirror))
+        slotted_t, slotted_out = self._run(self.slotted_runner, self._slotted_view(mirror))
+        slotted_s = slotted_t["run_s"]
 
         csr_report = mirror.rebuild_csr_and_upload()
         indptr, indices, weights = mirror.csr
         view = csr_view(indptr, indices, weights if self.weighted else None, n_vertices=g.next_vertex_id,
                         n_entries=g.num_entries, directed=g.directed)
-        csr_s, csr_out = self._run(self.csr_runner, view)
+        csr_t, csr_out = self._run(self.csr_runner, view)
+        csr_s = csr_t["run_s"]
 
         self.csr = g.to_csr()                       # the edited graph, for the reference and the next batch
         reference = self._reference(self.csr)
@@ -250,10 +302,10 @@ class DynamicExperiment:
                         "sync_copies": sync_report.copies if sync_report else 0,
                         "sync_strategy": sync_report.strategy if sync_report else "",
                         "reallocated": bool(sync_report.reallocated) if sync_report else False,
-                        "run_s": slotted_s, "total_s": dynamic_total, "verified": slotted_ok,
+                        "run_s": slotted_s, "rerun": slotted_t, "total_s": dynamic_total, "verified": slotted_ok,
                         "detail": slotted_detail, "run": dict(self.slotted_runner.last_run)},
             "static": {"rebuild_s": csr_report.rebuild_seconds, "upload_s": upload_s,
-                       "upload_bytes": csr_report.bytes, "run_s": csr_s, "total_s": static_total,
+                       "upload_bytes": csr_report.bytes, "run_s": csr_s, "rerun": csr_t, "total_s": static_total,
                        "verified": csr_ok, "detail": csr_detail, "run": dict(self.csr_runner.last_run)},
             "speedup": static_total / dynamic_total if dynamic_total > 0 else None,
             "pages": g.num_pages, "dirty_share": (sync_report.pages / max(g.physical_pages_used, 1)
@@ -303,9 +355,10 @@ def summarize_rounds(records: list[dict], experiment: DynamicExperiment | None =
             "build_s": experiment.build_s, "compile_s": experiment.compile_s,
             "initial_upload": {"bytes": experiment.initial_upload.bytes,
                                "seconds": experiment.initial_upload.seconds},
-            "clock": ("perf_counter around each stage + cuda.synchronize()"
-                      + (" (CUDA simulator: host copies and simulated kernels, not GPU times)"
-                         if experiment.target == "sim" else "")),
+            "clock": ("edits, syncs, rebuild and upload: perf_counter + cuda.synchronize(); reruns: as graph-kernels "
+                      "run times kernels (CUDA events after a warm-up, device time; call_s the host's wall time of "
+                      "one call)" + (" (CUDA simulator: host copies and simulated kernels, not GPU times)"
+                                     if experiment.target == "sim" else "")),
             "notices": list(s.notices),
         })
     return summary

@@ -56,6 +56,11 @@ def test_bfs_rounds_are_recorded_and_verified(tmp_path):
         assert r["dynamic"]["sync_bytes"] > 0 and r["dynamic"]["sync_pages"] > 0
         assert r["static"]["upload_bytes"] > r["dynamic"]["sync_bytes"] or r["dirty_share"] > 0.5
         assert r["speedup"] > 0
+    for r in lines:           # reruns timed as run times kernels; one call's wall time beside, out of the totals
+        for path in ("dynamic", "static"):
+            rerun = r[path]["rerun"]
+            assert rerun["run_s"] == r[path]["run_s"] and rerun["call_s"] > 0 and "simulator" in rerun["timed"]
+        assert r["dynamic"]["total_s"] == pytest.approx(r["dynamic"]["sync_s"] + r["dynamic"]["run_s"])
     summary = result["summary"]
     assert summary["rounds"] == 2 and summary["all_verified"]
     assert summary["graph"]["name"] == "karate" and "simulator" in summary["clock"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 from kernels.cli.cluster_options import add_cluster_options, run_dynamic_on_cluster, scheduler_from_args
-from kernels.cli.common import print_json
+from kernels.cli.common import positive_int, print_json
 
 EXIT_VERIFICATION_FAILED = 3
 
@@ -27,6 +27,8 @@ def register(sub) -> None:
     p.add_argument("--sync-strategy", choices=("auto", "runs", "span", "staged"), default="auto",
                    help="how the mirror uploads dirty pages (default auto)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random edits (default 0)")
+    p.add_argument("--repeat", type=positive_int, default=5,
+                   help="timed reruns of each path per round, after a warm-up, as run times kernels (default 5)")
     p.add_argument("--target", choices=("cuda", "sim"), help="real GPU or the CUDA simulator (default: cuda "
                    "with a GPU, else sim)")
     p.add_argument("--records", metavar="FILE.jsonl", help="write one JSON line per round")
@@ -51,7 +53,7 @@ def _settings(args):
     return DynamicSettings(algorithm=args.algorithm, batch=args.batch, rounds=args.rounds,
                            page_size=params["page_size"], source=params["source"], seed=args.seed,
                            balance=params["balance"], direction=params.get("direction", "push"),
-                           block=params["block"], sync_strategy=args.sync_strategy)
+                           block=params["block"], sync_strategy=args.sync_strategy, repeat=args.repeat)
 
 
 def run(args) -> int:
