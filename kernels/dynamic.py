@@ -55,6 +55,7 @@ class DynamicSettings:
     balance: str = "lb"
     direction: str = "optimizing"
     block: int = 256
+    loop: str = "device"          # as the families' default: one cooperative launch (host: a launch a level)
     sync_strategy: str = "auto"
     repeat: int = 5               # timed reruns per path and round (after one warm-up)
     notices: list = field(default_factory=list)
@@ -68,7 +69,7 @@ class DynamicSettings:
             raise ParameterError("rounds", self.rounds, "an integer >= 1")
 
     def gpu_params(self) -> dict:
-        params = {"balance": self.balance, "block": self.block, "page_size": self.page_size}
+        params = {"balance": self.balance, "block": self.block, "page_size": self.page_size, "loop": self.loop}
         if self.algorithm == "bfs":
             params["direction"] = self.direction
         return params

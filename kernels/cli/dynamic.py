@@ -23,7 +23,8 @@ def register(sub) -> None:
     p.add_argument("--source", type=int, default=0, help="source vertex (default 0)")
     p.add_argument("--page-size", type=int, default=1024, help="words per slotted page (default 1024)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="GPU parameter: balance=lb|tpv, block=N, direction=push|optimizing (repeatable)")
+                   help="GPU parameter: balance=lb|tpv, block=N, direction=push|optimizing, loop=device|host "
+                        "(repeatable)")
     p.add_argument("--sync-strategy", choices=("auto", "runs", "span", "staged"), default="auto",
                    help="how the mirror uploads dirty pages (default auto)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random edits (default 0)")
@@ -53,7 +54,8 @@ def _settings(args):
     return DynamicSettings(algorithm=args.algorithm, batch=args.batch, rounds=args.rounds,
                            page_size=params["page_size"], source=params["source"], seed=args.seed,
                            balance=params["balance"], direction=params.get("direction", "push"),
-                           block=params["block"], sync_strategy=args.sync_strategy, repeat=args.repeat)
+                           block=params["block"], loop=params.get("loop", "device"),
+                           sync_strategy=args.sync_strategy, repeat=args.repeat)
 
 
 def run(args) -> int:
