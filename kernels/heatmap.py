@@ -77,7 +77,8 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
         tied_params = tied_with_best(sweep["cells"])
     for p in tied_params:
         if p.get(rows) in row_values and (cols is None or p.get(cols) in col_values):
-            tied[row_values.index(p[rows]), col_values.index(p[cols]) if cols else 0] = True
+            r, c = row_values.index(p[rows]), col_values.index(p[cols]) if cols else 0
+            tied[r, c] = status[r][c] == "ok"        # a shown cell that is not a verified time is never "tied"
     inp = sweep.get("input", {}).get("name", "")
     return HeatmapTable(rows, cols, row_values, col_values, times, status, best, within,
                         [n for n in names if n not in (rows, cols)],

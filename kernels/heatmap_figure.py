@@ -146,8 +146,8 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
         ax.add_patch(Rectangle((c + 0.05, r + 0.06), 0.9, 0.88, fill=False, edgecolor=RED, linewidth=2.8,
                                zorder=5))
 
-    legend = f"median kernel time per cell ({unit}); ★ best, dashed outline: cannot be told apart from the " \
-             "best (95 %); hatched: invalid; red: failed or wrong"
+    legend = f"median kernel time per cell ({unit}); ★ best, dashed: tied with it (95 %); " \
+             "hatched: invalid; red: failed or wrong"
     if any(s == "missing" for row in t.status for s in row):
         legend += "; blank: not measured"
     if t.reduced_over:

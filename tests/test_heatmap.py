@@ -148,7 +148,8 @@ def test_picture_marks_best_flat_region_invalid_and_failed_cells():
     red = [p for p in ax.patches if isinstance(p, Rectangle) and not p.get_fill()]
     assert len(red) == 1 and (int(red[0].get_y()), int(red[0].get_x())) == t.best
     (outline,) = [c for c in ax.collections if isinstance(c, LineCollection)]
-    assert int(t.within_5pct.sum()) == 1 and len(outline.get_segments()) == 4     # one cell: its 4 sides
+    # the dashed outline: the cells tied with the best (here the best alone: its 4 sides)
+    assert int(t.tied.sum()) == 1 and len(outline.get_segments()) == 4
     assert [tl.get_text() for tl in ax.get_xticklabels()] == ["1", "4", "16"]
     assert [tl.get_text() for tl in ax.get_yticklabels()] == ["4", "8", "16"]
 
