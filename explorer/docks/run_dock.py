@@ -59,6 +59,20 @@ def _select_saved(combo: QComboBox, value) -> None:
         combo.setCurrentIndex(index)
 
 
+def _how_timed(record: dict) -> str:
+    """``, device time (graph replays); 12.3 ms in all``: how the kernel time was taken, and the
+    run's whole host time beside it (a live-page run's sync and dispatch are not kernel time)."""
+    from explorer.plots.format import format_seconds
+
+    timing = record.get("timing") or {}
+    mode = timing.get("launch", "direct")
+    how = {"graph": "device time, CUDA-graph replays", "queued": "device time, queued launches",
+           "direct": "direct launches, host overhead included"}.get(mode, mode)
+    total = (timing.get("stages") or {}).get("total_s")
+    return f", {how}" + (f"; {format_seconds(total)} for the whole run" if total else "") \
+        if record.get("target") == "cuda" else ""
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -762,7 +776,7 @@ class RunDock(QDockWidget, ComputeDock):
             from explorer.plots.format import format_seconds, result_text
 
             summary = (f"{req.title} on {req.graph_name}: {result_text(rec.get('result'))}, median "
-                       f"{format_seconds(times.get('median_s'))} ({rec.get('target')})")
+                       f"{format_seconds(times.get('median_s'))} ({rec.get('target')}{_how_timed(rec)})")
             if rec.get("verified"):
                 self.window_.log("info", f"{summary}, verified ✓")
                 self.window_.statusBar().showMessage(f"{summary} ✓", 10000)
