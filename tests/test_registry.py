@@ -71,3 +71,23 @@ def test_constraint_violation_is_a_constraint_error():
     tunable = fam.variant("gpu-tunable")
     with pytest.raises(ConstraintError, match="rows <= wg"):
         fam.resolve_params(tunable, {"wg": "4", "rows": "8"})
+
+
+def test_a_constraint_naming_no_parameter_is_refused_when_the_variant_is_added():
+    """A misspelt name used to make a constraint hold for ever (NameError was read as 'not this
+    variant's'); the registry now refuses it at once."""
+    import pytest
+
+    from kernels.algorithms.registry import Constraint, Family, Param, Variant
+
+    fam = Family(name="t", title="t", description="", prepare=None, reference=None, verify=None,
+                 summarize=None, metrics=(), reference_name="none")
+    good = Variant("ok", "gpu", "", lambda *a: None, params=(Param("wg", int, 32, ""), Param("rows", int, 1, "")),
+                   constraints=(Constraint("rows <= wg"),))
+    fam.add(good)
+    typo = Variant("typo", "gpu", "", lambda *a: None, params=(Param("wg", int, 32, ""), Param("rows", int, 1, "")),
+                   constraints=(Constraint("rows <= wgg"),))
+    with pytest.raises(ValueError, match="names wgg, not a parameter"):
+        fam.add(typo)
+    assert Constraint("rows <= wg").names == {"rows", "wg"}
+    assert not Constraint("rows <= wg").holds({"rows": 64, "wg": 32})

@@ -192,13 +192,21 @@ class Constraint:
     expression: str
     explanation: str = ""
 
+    @property
+    def names(self) -> frozenset[str]:
+        """The parameter names the expression reads (``Family.add`` checks they exist)."""
+        import ast
+
+        return frozenset(node.id for node in ast.walk(ast.parse(self.expression, mode="eval"))
+                         if isinstance(node, ast.Name))
+
     def holds(self, params: dict) -> bool:
-        # a parameter still "auto" is unknown here: its constraints are checked once the rule has chosen
-        known = {n: v for n, v in params.items() if not is_auto(v)}
-        try:
-            return bool(eval(self.expression, {"__builtins__": {}}, known))  # noqa: S307
-        except NameError:
-            return True  # a constraint on a parameter this variant does not have (or one still auto)
+        # a parameter still "auto" (or not yet given, as on a form being filled) is unknown here: the
+        # constraint is checked once it is known. A name no parameter has cannot reach this point:
+        # Family.add refuses such a constraint, which would otherwise hold for ever.
+        if any(n not in params or is_auto(params[n]) for n in self.names):
+            return True
+        return bool(eval(self.expression, {"__builtins__": {}}, {n: params[n] for n in self.names}))  # noqa: S307
 
     def message(self, params: dict) -> str:
         names = sorted(n for n in params if n in self.expression)
@@ -329,6 +337,12 @@ class Family:
     def add(self, variant: Variant) -> Variant:
         if variant.name in self.variants:
             raise ValueError(f"{self.name}: variant {variant.name!r} registered twice")
+        declared = {p.name for p in self.all_params(variant)}
+        for c in variant.constraints:
+            unknown = sorted(c.names - declared)
+            if unknown:     # a misspelt name would make the constraint always "hold"
+                raise ValueError(f"{self.name}/{variant.name}: constraint '{c.expression}' names "
+                                 f"{', '.join(unknown)}, not a parameter (parameters: {', '.join(sorted(declared))})")
         variant.family = self.name
         self.variants[variant.name] = variant
         return variant
