@@ -13,12 +13,12 @@
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 from numba import cuda, int64
 
+from kernels.cuda.device import facts as device_facts
 from kernels.measure.targets import simulator_enabled
 
 MAX_GRID = 1 << 16
@@ -44,20 +44,13 @@ def grid_for(items: int, block: int) -> int:
     return min(wanted, MAX_GRID)
 
 
-@functools.cache
-def _multiprocessors() -> int:
-    try:
-        return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
-    except Exception:  # noqa: BLE001 - any failure: assume a large GPU, the loops stride anyway
-        return 132
-
-
 def resident_grid(block: int) -> int:
-    """Blocks that fill the device once (2048 threads per SM), for kernels that read their
+    """Blocks that fill the device once (its resident threads per SM), for kernels that read their
     work size from device memory and grid-stride over it."""
     if on_simulator():
         return max(1, SIM_THREAD_BUDGET // block)
-    return max(1, _multiprocessors() * max(1, 2048 // block))
+    gpu = device_facts()
+    return max(1, gpu.multiprocessors * max(1, gpu.threads_per_sm // block))
 
 
 class Workspace:

@@ -58,6 +58,7 @@ from numba.cuda.cudadrv.driver import CudaAPIError
 
 from kernels.algorithms.traversal.gpu_bfs import ALPHA, BETA, visit
 from kernels.algorithms.traversal.gpu_sssp import relax_bits_functor
+from kernels.cuda.device import facts as device_facts
 from kernels.cuda.jit import jit as kernel_jit
 from kernels.errors import DeviceLoopError
 from kernels.operators.device_clock import globaltimer
@@ -380,7 +381,7 @@ def device_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, gr
 
 @functools.cache
 def _multiprocessors() -> int:
-    return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+    return device_facts().multiprocessors
 
 
 _COOPERATIVE_LIMIT: dict = {}

@@ -16,6 +16,7 @@ from numba import cuda, types
 
 from kernels.algorithms.execution import Execution
 from kernels.algorithms.registry import Problem
+from kernels.cuda.device import facts as device_facts
 from kernels.cuda.jit import jit as cached_jit
 
 ARRAY_I64 = types.Array(types.int64, 1, "C")
@@ -49,7 +50,6 @@ def precompile(kernel, *signature) -> int | None:
         return None
 
 
-REGISTERS_PER_SM = 65536
 
 
 def kernel_jit(block_size: int, max_registers: int = 0):
@@ -57,7 +57,7 @@ def kernel_jit(block_size: int, max_registers: int = 0):
     registers per thread are capped so that one block always fits an SM (a launch would
     otherwise fail with "too many resources requested"); ``max_registers`` (0: none) caps them
     further, for occupancy. The simulator has no such option."""
-    cap = REGISTERS_PER_SM // block_size if block_size > 256 else 255
+    cap = device_facts().registers_per_sm // block_size if block_size > 256 else 255
     if max_registers:
         cap = min(cap, int(max_registers))
     if simulated() or cap >= 255:
@@ -69,7 +69,7 @@ def kernel_jit(block_size: int, max_registers: int = 0):
 def multiprocessors() -> int:
     if simulated():
         return 1
-    return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+    return device_facts().multiprocessors
 
 
 class CountingExecution(Execution):

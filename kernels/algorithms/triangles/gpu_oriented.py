@@ -44,6 +44,7 @@ from kernels.algorithms.triangles.gpu_common import (
     simulated,
 )
 from kernels.algorithms.triangles.orientation import oriented_graph, schedule
+from kernels.cuda.device import facts as device_facts
 from kernels.operators.sorted_search import lower_bound
 
 EMPTY = np.int32(-1)
@@ -51,16 +52,12 @@ HASH_MULTIPLIER = 2654435761  # Knuth's multiplicative constant, ⌊2³² / gold
 TABLE_SLOTS_PER_THREAD = 16
 TABLE_SLOTS_MIN = 1024
 TABLE_SLOTS_MAX = 8192        # 32 KiB of int32 keys
-THREADS_PER_SM = 2048
 # Two slots per probe step and two list entries per lane and step: fewer trips round the
 # divergent probe loop (a warp loops while any lane still collides) and two loads in flight
 # per lane. Measured side by side on an H100 (benchmarks/diag/triangles_probe_variants.py):
 # R-MAT 22 44.3 ms with neither, 39.3 ms with both (regs <= 32, group 32).
 PROBE_PAIR = True             # probe two table slots per step (see contains)
 ITEMS_PER_STEP = 2            # entries of a partner's list a lane takes per step (1 or 2)
-REGISTERS_PER_SM = 65536
-SHARED_BYTES_PER_SM = 227 * 1024
-MAX_BLOCKS_PER_SM = 32
 
 
 def table_slots(block_size: int) -> int:
@@ -70,11 +67,12 @@ def table_slots(block_size: int) -> int:
 
 def resident_blocks_per_sm(block_size: int, table_size: int, registers: int | None) -> int:
     """Blocks of this kernel an SM holds at once (threads, shared memory, registers)."""
+    gpu = device_facts()
     shared_bytes = table_size * 4 + block_size * 8
-    limits = [THREADS_PER_SM // block_size, MAX_BLOCKS_PER_SM, SHARED_BYTES_PER_SM // shared_bytes]
+    limits = [gpu.threads_per_sm // block_size, gpu.max_blocks_per_sm, gpu.shared_bytes_per_sm // shared_bytes]
     if registers:
         per_warp = -(-registers * 32 // 256) * 256  # registers are allocated per warp, 256 at a time
-        limits.append((REGISTERS_PER_SM // per_warp) // (block_size // 32))
+        limits.append((gpu.registers_per_sm // per_warp) // (block_size // 32))
     return max(1, min(limits))
 
 
