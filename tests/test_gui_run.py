@@ -187,7 +187,8 @@ def test_two_parameter_spmv_sweep_fills_the_heatmap_live(qtbot, matrix_window):
     assert task is not None
     run_and_wait(qtbot, task)
     assert task.state == "finished", task.error
-    assert redraws and redraws[0] < 9                                # the heatmap filled in as cells came
+    # the heatmap was drawn with some of the cells, then with more: it filled in as they came
+    assert any(0 < n < max(redraws) for n in redraws), redraws
 
     sweep = results.current_sweep()
     assert "live" not in sweep and sweep["best"] is not None
