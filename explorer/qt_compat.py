@@ -67,7 +67,3 @@ def protect_singletons() -> bool:
         ctypes.c_ssize_t.from_address(id(obj)).value += _BALLAST
     _applied = True
     return True
-
-
-def protection_applied() -> bool:
-    return _applied

@@ -49,11 +49,6 @@ def unavailable_reason(variant) -> str | None:
     return None
 
 
-def worker_mode(target: str) -> str:
-    """The worker process a target's jobs go to: ``cuda`` or ``sim``."""
-    return "cuda" if target == "cuda" else "sim"
-
-
 def describe_target(target: str) -> str:
     return {"cuda": f"cuda — {target_label('cuda')}", "sim": "sim — CUDA simulator (slow, correct)",
             "cpu": "cpu — numba on the host"}[target]

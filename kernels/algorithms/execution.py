@@ -81,9 +81,3 @@ class HostExecution(Execution):
         if self._result is None:
             self.launch()
         return self._result
-
-
-def cuda_synchronize() -> None:
-    from numba import cuda
-
-    cuda.synchronize()

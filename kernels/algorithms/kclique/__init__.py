@@ -35,7 +35,6 @@ from kernels.algorithms.registry import (
 from kernels.errors import InputRequirementError
 
 NETWORKX_EDGE_LIMIT = 5000
-GPU_KINDS = {"gpu-vertex": "vertex", "gpu-edge": "edge", "gpu-list": "list"}
 
 
 def _prepare(graph, params, seed) -> Problem:

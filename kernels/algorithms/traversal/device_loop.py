@@ -75,7 +75,6 @@ SLOTS = 3             # counter slots: current frontier, next frontier, the one 
 FIELDS = 4            # per slot: small entries, chunk entries, vertices claimed, degree sum
 RESULT = 5            # levels, top-down steps, bottom-up steps, vertices reached, converged
 STAMPS = 10           # traced phases per level and block (see trace_phases)
-LOOPS = ("host", "device")
 
 
 # ---- the algorithms' parts ------------------------------------------------------------------

@@ -80,7 +80,3 @@ def prepare(graph: CSRGraph, params: dict, seed: int) -> Problem:
         size={"vertices": g.n_rows, "edges": int(edges), "nnz": g.nnz, "bytes": int(nbytes)},
         notices=list(entry["notices"]),
     )
-
-
-def clear_cache() -> None:
-    _cache.clear()
