@@ -91,6 +91,8 @@ def test_auto_times_cusparse_as_device_time():
     assert rec["verified"] and rec["timing"]["launch"] in ("graph", "queued")
 
 
+@pytest.mark.gpu
+@needs_cupy
 def test_cusparse_is_captured_or_the_record_says_why_not():
     rec = _run("spmv", "cusparse", {}, "GD98_c.mtx", "graph").record
     assert rec["verified"], rec["verification"]
