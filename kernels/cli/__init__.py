@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "kernels.cli.sweep",
     "kernels.cli.heatmap",
     "kernels.cli.interchange",
+    "kernels.cli.compare",
     "kernels.cli.dynamic",
     "kernels.cli.cluster",
     "kernels.cli.selftest",
