@@ -27,9 +27,11 @@ def register(sub) -> None:
     p.add_argument("--resume", action="store_true",
                    help="continue --out: run only the cells it lacks (refused, with the reason, if it is a sweep "
                         "of another input, variant, grid, target, device or strategy); a missing file starts anew")
-    p.add_argument("--strategy", choices=("grid", "random", "local"), default="grid",
-                   help="which cells to run: every combination (default), a random sample, or a local search "
-                        "from the best of a random sample (--seed sets the random order)")
+    p.add_argument("--strategy", choices=("grid", "random", "local", "bayes"), default="grid",
+                   help="which cells to run: every combination (default), a random sample, a local search "
+                        "from the best of a random sample, or a model-based search proposing as many cells at "
+                        "once as the backend has GPUs (Optuna; a third of the grid unless --budget-cells); "
+                        "--seed sets the random order")
     p.add_argument("--budget-cells", type=positive_int, metavar="N",
                    help="measure at most N cells (cells that break a constraint are free)")
     p.add_argument("--budget-seconds", type=positive_seconds, metavar="S",

@@ -217,6 +217,10 @@ class ComputeBackend(ABC):
     def _document_channel(self, doc_key: str, job: Job):
         raise GraphKernelsError(f"the {self.kind} backend does not keep live documents")
 
+    def parallelism(self, target: str | None) -> int:
+        """How many jobs of ``target`` run at once (a search proposes batches this large)."""
+        return 1
+
     def prestart(self, target: str | None) -> None:  # noqa: B027 (a backend with nothing to start)
         """Start what runs ``target``'s jobs now, while the caller prepares its input (optional)."""
 

@@ -39,7 +39,7 @@ def _fields(sweep: dict) -> dict:
         "device": sweep.get("device"),
         "launch mode": sweep.get("launch", "direct"),
         "strategy": strategy.get("name", "grid"),
-        "strategy seed": strategy.get("seed", 0) if strategy.get("name") in ("random", "local") else None,
+        "strategy seed": strategy.get("seed", 0) if strategy.get("name") in ("random", "local", "bayes") else None,
     }
 
 

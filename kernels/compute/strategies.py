@@ -14,6 +14,13 @@ are recorded as invalid and cost nothing.
   parameter moved one step to the next or previous value of its grid list) and moves to the
   fastest of them while it improves; it stops at a cell no neighbour improves, or when the
   budget is spent.
+- ``bayes``: a model-based search (Optuna's TPE sampler, multivariate, with the "constant liar"
+  for proposals still being measured) that proposes cells in **batches as large as the GPUs the
+  backend has**, so that every GPU of a cluster measures at once (Kernel Tuner's Bayesian
+  strategy proposes one cell at a time). It never sends an invalid cell (a broken constraint is
+  told to the model as a failure, unmeasured) nor one already measured (its time is told
+  again); it stops when the budget is spent or every valid cell has been measured. The budget
+  defaults to a third of the grid.
 """
 
 from __future__ import annotations
@@ -25,8 +32,9 @@ from collections.abc import Callable, Iterable
 from kernels.errors import ParameterError
 from kernels.results.records import Strategy
 
-STRATEGIES = ("grid", "random", "local")
+STRATEGIES = ("grid", "random", "local", "bayes")
 LOCAL_STARTS = 3
+BAYES_STARTUP = 8             # random proposals before the model is used (at least one batch)
 
 
 def check_strategy(strategy: Strategy) -> Strategy:
@@ -103,8 +111,14 @@ def _speed(cell: dict) -> float | None:
     return m if cell.get("status") == "ok" and isinstance(m, (int, float)) else None
 
 
-def search(strategy: Strategy, space: SearchSpace, evaluate: Evaluate, exhausted: Callable[[], bool]) -> None:
-    """Drive ``evaluate`` as ``strategy`` says (see the module's docstring)."""
+def search(strategy: Strategy, space: SearchSpace, evaluate: Evaluate, exhausted: Callable[[], bool], *,
+           valid: Callable[[dict], bool] | None = None, batch: int = 1) -> None:
+    """Drive ``evaluate`` as ``strategy`` says (see the module's docstring). ``valid(combo)`` says
+    whether a combination keeps the constraints (``bayes`` proposes only those); ``batch`` is how
+    many cells the backend measures at once."""
+    if strategy.name == "bayes":
+        _bayes(strategy, space, evaluate, exhausted, valid or (lambda combo: True), max(1, batch))
+        return
     if strategy.name == "grid":
         evaluate(list(space.combos()))
         return
@@ -124,3 +138,58 @@ def search(strategy: Strategy, space: SearchSpace, evaluate: Evaluate, exhausted
             if not better:
                 break
             current = min(better, key=_speed)
+
+
+def _bayes(strategy: Strategy, space: SearchSpace, evaluate: Evaluate, exhausted: Callable[[], bool],
+           valid: Callable[[dict], bool], batch: int) -> None:
+    try:
+        import optuna
+    except ImportError:
+        raise ParameterError("strategy", "bayes", "grid, random or local here: bayes needs Optuna "
+                             '(pip install "gpu-graph-explorer[search]")') from None
+    from optuna.distributions import CategoricalDistribution
+    from optuna.trial import TrialState
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    names = space.names
+    # Optuna's categories must be plain values; the grid's own values are looked up by index
+    distributions = {n: CategoricalDistribution(list(range(len(space.grid[n])))) for n in names}
+    sampler = optuna.samplers.TPESampler(seed=strategy.seed, multivariate=True, constant_liar=True,
+                                         n_startup_trials=max(batch, BAYES_STARTUP))
+    study = optuna.create_study(direction="minimize", sampler=sampler)
+    valid_total = sum(1 for combo in space.combos() if valid(combo))
+    measured: dict[tuple, float | None] = {}
+
+    def tell(trial, seconds) -> None:
+        if seconds is None:
+            study.tell(trial, state=TrialState.FAIL)
+        else:
+            study.tell(trial, seconds)
+
+    while not exhausted() and len(measured) < valid_total:
+        proposals, trials, asked = {}, [], 0
+        while len(proposals) < batch and asked < 50 * batch and len(measured) + len(proposals) < valid_total:
+            asked += 1
+            trial = study.ask(distributions)
+            combo = {n: space.grid[n][trial.params[n]] for n in names}
+            key = space.key(combo)
+            if not valid(combo):
+                tell(trial, None)                      # a broken constraint: the model learns it, no GPU runs it
+            elif key in measured:
+                tell(trial, measured[key])             # already measured: its time again
+            elif key in proposals:
+                tell(trial, None)                      # proposed twice in one batch: once is enough
+            else:
+                proposals[key] = combo
+                trials.append((key, trial))
+        if not proposals:
+            break
+        cells = {space.key(c["params"]): c for c in evaluate(list(proposals.values()), limit=len(proposals))}
+        for key, trial in trials:
+            cell = cells.get(key)
+            if cell is None:                           # not run (budget or cancel): leave it to the model
+                tell(trial, None)
+                continue
+            seconds = _speed(cell)
+            measured[key] = seconds
+            tell(trial, seconds)

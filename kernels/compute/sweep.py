@@ -114,6 +114,10 @@ class _Session:
         self.lost_keys = {space.key(c["params"]) for c in known if c["status"] == "lost"}
         self.new_cells: list[dict] = []     # the cells this run finished (for its time summary)
 
+    def valid(self, combo: dict) -> bool:
+        """Whether the combination keeps the variant's constraints (a search proposes only those)."""
+        return self.fam.constraint_violation(self.var, {**self.fixed, **combo}) is None
+
     def out_of_time(self) -> bool:
         import time
 
@@ -247,6 +251,10 @@ def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed:
     if not isinstance(time_limit, (int, float)) or not math.isfinite(time_limit) or time_limit <= 0:
         raise ParameterError("time_limit", time_limit, "a finite number of seconds > 0")
     strategy = check_strategy(strategy or Strategy())
+    if strategy.name == "bayes" and strategy.budget_cells is None:
+        # a model-based search is for measuring less than the grid: a third of it unless told
+        strategy = Strategy(strategy.name, max(4, -(-math.prod(len(v) for v in grid.values()) // 3)),
+                            strategy.budget_seconds, strategy.seed, strategy.source)
     fixed = dict(fixed or {})
     for name in fixed:
         if name in grid:
@@ -311,7 +319,8 @@ def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, w
                        cancel=cancel, writer=writer, known=known, total=_planned(strategy, space), launch=launch)
     session.graph = graph
     try:
-        search(strategy, space, session.evaluate, session.exhausted)
+        search(strategy, space, session.evaluate, session.exhausted, valid=session.valid,
+               batch=backend.parallelism(header["target"]))
     except KeyboardInterrupt:
         session.cancelled = True
     except BaseException:

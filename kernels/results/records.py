@@ -94,7 +94,7 @@ class Strategy:
     def to_json(self) -> dict:
         return _without_none({"name": self.name, "budget_cells": self.budget_cells,
                               "budget_seconds": self.budget_seconds,
-                              "seed": self.seed if self.name in ("random", "local") else None,
+                              "seed": self.seed if self.name in ("random", "local", "bayes") else None,
                               "source": self.source})
 
     @classmethod

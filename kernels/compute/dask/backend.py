@@ -304,6 +304,15 @@ class DaskBackend(ComputeBackend):
     def usable(self) -> bool:
         return self.client.status == "running"
 
+    def parallelism(self, target: str | None) -> int:
+        try:
+            if target == "cuda":
+                chosen, _ = self.choose_workers("cuda")
+                return len(chosen) if chosen is not None else sum(w.can_run_gpu for w in self.describe())
+            return max(1, len(self._scheduler_workers()))
+        except GraphKernelsError:
+            return 1
+
     def fresh_processes(self) -> None:
         from kernels.compute.dask.tasks import restart_pool
 
