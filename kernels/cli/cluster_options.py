@@ -64,7 +64,7 @@ def run_on_cluster(args, graph, params: dict):
         outcome = backend.run(Job(key, args.family, args.variant, params, target=args.target, repeat=args.repeat,
                                   warmup=args.warmup, seed=args.seed, want_output=bool(args.output),
                                   time_limit=getattr(args, "time_limit", None),
-                                  launch=getattr(args, "launch", "auto")))
+                                  launch=getattr(args, "launch", "auto"), energy=getattr(args, "energy", False)))
         outcome.raise_if_failed()
         outcome.record["worker"] = outcome.worker
         return RunResult(record=outcome.record, output=outcome.output)

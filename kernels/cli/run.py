@@ -32,10 +32,13 @@ def add_run_options(p) -> None:
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter (repeatable)")
     p.add_argument("--repeat", type=repetitions, default=5, help="timed repetitions, >= 1 (default 5)")
     p.add_argument("--warmup", type=warmups, default=1, help="untimed warm-up launches, >= 0 (default 1)")
-    p.add_argument("--launch", type=launch_mode, default="auto", metavar="{auto,graph,direct}",
-                   help="timed launches on a GPU: auto (default: replays of a CUDA graph captured from the "
-                        "variant's launch where it is capturable and CuPy is present, else direct), graph (the "
-                        "record notes a fallback and why), direct (numba launches)")
+    p.add_argument("--launch", type=launch_mode, default="auto", metavar="{auto,graph,direct,queued}",
+                   help="timed launches on a GPU: auto (default: device time wherever it can be had: CUDA-graph "
+                        "replays, else launches queued behind a busy kernel, else direct), graph (the record "
+                        "notes a fallback and why), direct (numba launches), queued (device time of any variant)")
+    p.add_argument("--energy", action="store_true",
+                   help="on a GPU, also the energy per launch and the mean power, from NVML's energy counter around "
+                        "half a second of the timed launches (nvidia-ml-py, in the cuda extra)")
     p.add_argument("--seed", type=int, default=0, help="seed of generated inputs (e.g. SpMV's x)")
     p.add_argument("--format", help="force the input format")
     add_cluster_options(p)
@@ -123,6 +126,7 @@ def run(args) -> int:
         with progress_of(args).task(f"{args.family}/{args.variant}", total=steps, unit="steps") as task:
             result = run_variant(graph, args.family, args.variant, params, target=args.target,
                                  repeat=args.repeat, warmup=args.warmup, seed=args.seed, launch=args.launch,
+                                 energy=args.energy,
                                  progress=lambda stage, done, total: task.update(completed=done, postfix=stage))
     rec = result.record
     if args.output:

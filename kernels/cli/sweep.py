@@ -136,7 +136,8 @@ def _run_sweep(args, backend, task, graph, grid: dict, fixed: dict) -> dict:
     if args.resume:
         progress.seed(previous_cells(args.out))
     return run_sweep(graph, args.family, args.variant, grid, fixed=fixed, target=args.target, repeat=args.repeat,
-                     warmup=args.warmup, seed=args.seed, launch=args.launch, time_limit=args.time_limit,
+                     warmup=args.warmup, seed=args.seed, launch=args.launch, energy=args.energy,
+                     time_limit=args.time_limit,
                      progress=progress, backend=backend, out=args.out, resume=args.resume,
                      strategy=Strategy(args.strategy, args.budget_cells, args.budget_seconds, args.seed))
 

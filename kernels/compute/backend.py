@@ -57,7 +57,8 @@ class Job:
     warmup: int = 1
     seed: int = 0
     want_output: bool = False
-    launch: str = "auto"       # launch mode of the timed launches: auto, graph or direct
+    launch: str = "auto"       # launch mode of the timed launches: auto, graph, direct or queued
+    energy: bool = False       # also NVML's energy per launch (kernels.measure.energy)
     time_limit: float | None = 300.0
     tag: Any = None            # the caller's name for the job (a sweep: the cell's grid position)
 

@@ -151,7 +151,7 @@ class WorkerPool:
                 key = self.ensure_graph(client, mode_of(job.target), graph)
                 return client.run(key, job.family, job.variant, job.params, target=job.target, repeat=job.repeat,
                                   warmup=job.warmup, seed=job.seed, want_output=job.want_output,
-                                  timeout=job.time_limit, cancel=cancelled, launch=job.launch)
+                                  timeout=job.time_limit, cancel=cancelled, launch=job.launch, energy=job.energy)
 
             try:
                 return self.outcome(client, job, cancelled, request)

@@ -94,14 +94,14 @@ class _Session:
     the file each finished cell is appended to, and :meth:`evaluate`, which the strategy calls."""
 
     def __init__(self, *, fam, var, family, variant, space, fixed, strategy, backend, key, target, repeat, warmup,
-                 seed, time_limit, progress, cancel, writer, known, total, launch="auto"):
+                 seed, time_limit, progress, cancel, writer, known, total, launch="auto", energy=False):
         import time
 
         self.fam, self.var, self.family, self.variant = fam, var, family, variant
         self.space, self.fixed, self.strategy, self.backend, self.key = space, fixed, strategy, backend, key
         self.target, self.repeat, self.warmup, self.seed, self.time_limit = target, repeat, warmup, seed, time_limit
         self.progress, self.user_cancel, self.writer, self.total = progress, cancel, writer, total
-        self.launch = launch
+        self.launch, self.energy = launch, energy
         # a lost cell (infrastructure, not the kernel) stays in the sweep until it is run again, and
         # is not "known": the strategy asks for it again, so --resume runs it
         self.cells = list(known)
@@ -188,7 +188,7 @@ class _Session:
             queued.add(key)
             jobs.append(Job(self.key, self.family, self.variant, params, target=self.target, repeat=self.repeat,
                             warmup=self.warmup, seed=self.seed, time_limit=self.time_limit, tag=combo,
-                            launch=self.launch))
+                            launch=self.launch, energy=self.energy))
         if not jobs:
             return out
         if not self.graph_added:
@@ -229,7 +229,8 @@ def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed:
               target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
               time_limit: float = 300.0, progress: Callable[[int, int, dict], None] | None = None,
               cancel: Callable[[], bool] | None = None, client=None, backend=None,
-              out=None, resume: bool = False, strategy: Strategy | None = None, launch: str = "auto") -> dict:
+              out=None, resume: bool = False, strategy: Strategy | None = None, launch: str = "auto",
+              energy: bool = False) -> dict:
     """Run the sweep and return it (a dict as :func:`kernels.results.load_sweep` returns).
 
     Valid cells go to ``backend`` (a :class:`~kernels.compute.backend.ComputeBackend`; by
@@ -268,7 +269,7 @@ def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed:
         backend = LocalBackend(client=client) if client is not None else LocalBackend()
     try:
         return _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, warmup, seed,
-                    time_limit, progress, cancel, backend, out, resume, strategy, launch)
+                    time_limit, progress, cancel, backend, out, resume, strategy, launch, energy)
     finally:
         if own_backend:
             backend.close()
@@ -281,7 +282,7 @@ def _planned(strategy: Strategy, space: SearchSpace) -> int:
 
 
 def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, warmup, seed, time_limit,
-         progress, cancel, backend, out, resume, strategy, launch="auto") -> dict:
+         progress, cancel, backend, out, resume, strategy, launch="auto", energy=False) -> dict:
     import time
 
     from kernels.results import load_sweep
@@ -316,7 +317,8 @@ def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, w
     session = _Session(fam=fam, var=var, family=family, variant=variant, space=space, fixed=fixed,
                        strategy=strategy, backend=backend, key=f"sweep-{graph.fingerprint}", target=target,
                        repeat=repeat, warmup=warmup, seed=seed, time_limit=time_limit, progress=progress,
-                       cancel=cancel, writer=writer, known=known, total=_planned(strategy, space), launch=launch)
+                       cancel=cancel, writer=writer, known=known, total=_planned(strategy, space), launch=launch,
+                       energy=energy)
     session.graph = graph
     try:
         search(strategy, space, session.evaluate, session.exhausted, valid=session.valid,

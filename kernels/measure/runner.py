@@ -115,6 +115,28 @@ def performance_warnings_as_notices(notices: list):
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
+_said_without_energy: set = set()
+
+
+def _energy_of(launch, reset, notices: list) -> dict | None:
+    """``--energy``: NVML's counter around repeated timed launches (:mod:`kernels.measure.energy`);
+    why there are no figures goes to the notices, once per process."""
+    from numba import cuda
+
+    from kernels.measure.energy import measure_energy
+
+    def again() -> None:
+        if reset is not None:
+            reset()
+        launch()
+
+    figures, why = measure_energy(again, cuda.synchronize, getattr(cuda.get_current_device(), "uuid", None))
+    if why and why not in _said_without_energy:
+        _said_without_energy.add(why)
+        notices.append(why)
+    return figures
+
+
 def check_live_vertices(fam: Family, resolved: dict, live) -> None:
     """Refuse a vertex parameter naming an id the live structure removed (a CSR snapshot keeps
     removed ids as empty rows, so a traversal from one would 'verify' reaching only itself)."""
@@ -161,7 +183,7 @@ def compile_variant(graph, family: str, variant: str, params: dict | None = None
 
 def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                 target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
-                verify: bool = True, live=None, launch: str = "auto",
+                verify: bool = True, live=None, launch: str = "auto", energy: bool = False,
                 progress: Callable[[str, int, int], None] | None = None) -> RunResult:
     """Run ``family/variant`` on ``graph`` and return its record and output.
 
@@ -188,6 +210,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     if live is not None:
         check_live_vertices(fam, resolved, live)
     run_started = time.perf_counter()
+    energy_figures = None
     problem = fam.prepare(graph, resolved, seed)
     stages = {"prepare_s": time.perf_counter() - run_started}
     if live is not None and var.live_pages:
@@ -246,6 +269,8 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                     try:
                         kernel, launch_bound = time_kernel_cuda(plan.launch, repeat, warmup, reset, tick,
                                                                 stream=plan.stream, queued=plan.mode == "queued")
+                        if energy:
+                            energy_figures = _energy_of(plan.launch, reset, problem.notices)
                     except BaseException:
                         with contextlib.suppress(Exception):  # the timing's own error is the one to report
                             plan.close()
@@ -311,6 +336,11 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         notices=list(problem.notices), result=fam.summarize(output, problem), verified=bool(verification.ok),
         verification=verification.to_json(), timing=timing.to_json(), metrics=metrics, environment=env,
     ).to_json()
+    if energy_figures is not None:
+        from kernels.measure.energy import per_watt
+
+        record["energy"] = energy_figures
+        record["metrics"] = [*record["metrics"], *per_watt(record["metrics"], energy_figures)]
     if live is not None:
         record["structure"] = (live.record_json() if problem.live is not None else
                                {"live": False, "reason": f"{var.name} runs on the CSR snapshot of the pages"})

@@ -206,10 +206,11 @@ class WorkerClient:
 
     def run(self, key: str, family: str, variant: str, params: dict | None = None, *,
             target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
-            want_output: bool = False, timeout: float | None = None, cancel=None, launch: str = "auto") -> dict:
+            want_output: bool = False, timeout: float | None = None, cancel=None, launch: str = "auto",
+            energy: bool = False) -> dict:
         msg = {"op": "run", "id": next(self._ids), "key": key, "family": family, "variant": variant,
                "params": params or {}, "target": target, "repeat": repeat, "warmup": warmup,
-               "seed": seed, "want_output": want_output, "launch": launch}
+               "seed": seed, "want_output": want_output, "launch": launch, "energy": energy}
         setup_timeout = max(timeout or 0, START_TIMEOUT_S)
         for attempt in (1, 2):
             try:

@@ -80,7 +80,7 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
                 result = run_variant(graph, msg["family"], msg["variant"], msg.get("params"),
                                      target=msg.get("target"), repeat=msg.get("repeat", 5),
                                      warmup=msg.get("warmup", 1), seed=msg.get("seed", 0),
-                                     launch=msg.get("launch", "auto"))
+                                     launch=msg.get("launch", "auto"), energy=bool(msg.get("energy", False)))
                 reply = {"op": "result", "id": msg.get("id"), "record": result.record,
                          "output": result.output if msg.get("want_output") else None}
             elif op == "compile":    # compile ahead: the cell up to its compile stage (kernels.compute.precompile)
