@@ -2,8 +2,9 @@
 and below it the speedup of each run against a chosen baseline variant.
 
 Log scale, done correctly: pyqtgraph's log mode transforms curve data but not bars, so the
-chart plots ``log10`` of the times itself and labels the axis with real times (1-2-5 per
-decade, in one unit); bars start one step below the fastest run, so a bar's length shows the
+chart plots ``log10`` of the times itself and labels the axis with real times
+(:class:`~explorer.plots.axes.TimeAxis`: 1-2-5 per decade in a unit chosen from the data, never
+pyqtgraph's "(x0.001)"); bars start one step below the fastest run, so a bar's length shows the
 ratio between runs, as on paper. The speedup view uses the same rule around 1×: bars up are
 faster than the baseline, bars down slower. A run whose result failed verification is drawn
 hatched red with "✗" above it: its time means nothing.
@@ -29,7 +30,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 
-from explorer.plots.format import format_seconds, log_ticks, params_text, shown_params, time_unit
+from explorer.plots.axes import RatioAxis, TimeAxis
+from explorer.plots.format import format_seconds, params_text, shown_params
 from explorer.plots.hover import HoverLayoutWidget
 
 KIND_COLOURS = {
@@ -40,7 +42,6 @@ WRONG_COLOUR = QColor(210, 30, 30)
 BAR_WIDTH = 0.62
 SPEED_ROW_MIN_HEIGHT = 420     # widget pixels: the speedup row needs ~100 px of plot besides the times
 VALUE_LABELS_MIN_HEIGHT = 230  # below this, the numbers above the bars cover the bars and the ticks
-TICK_LABEL_SPACING = 24        # pixels per tick label on a vertical axis
 HOVER_HEIGHT = 24
 SIM_NOTE = ("simulator runs (right of the dashed line) are not compared with others: the CUDA simulator runs "
             "one Python thread per CUDA thread, its times are not GPU times")
@@ -123,8 +124,10 @@ class TimingChart(HoverLayoutWidget):
         self.setBackground("w")
         self.ci.setContentsMargins(6, 6, 6, 6)
         self.title_label = self.addLabel("", row=0, col=0, size="11pt")
-        self.time_plot = self.addPlot(row=1, col=0)
-        self.speed_plot = self.addPlot(row=2, col=0)
+        self.time_axis = TimeAxis("left")
+        self.speed_axis = RatioAxis("left")
+        self.time_plot = self.addPlot(row=1, col=0, axisItems={"left": self.time_axis})
+        self.speed_plot = self.addPlot(row=2, col=0, axisItems={"left": self.speed_axis})
         for plot in (self.time_plot, self.speed_plot):
             plot.setMenuEnabled(False)
             plot.hideButtons()
@@ -145,8 +148,6 @@ class TimingChart(HoverLayoutWidget):
         self.speed_row_fits = True
         self._value_labels: list = []
         self._notes: list[str] = []
-        self._time_range: tuple[float, float] | None = None     # (lo, hi) of the time axis, for its ticks
-        self._speed_range: tuple[float, float] | None = None
         self._title_html = ""
         self.medians: list[float] = []
         self.speedups: list[float | None] = []
@@ -171,7 +172,6 @@ class TimingChart(HoverLayoutWidget):
         self.baseline = baseline or None
         self.pool = pool
         self._value_labels = []
-        self._time_range = self._speed_range = None
         for plot in (self.time_plot, self.speed_plot):
             plot.clear()
         self.medians = [kernel_times(r)[0] for r in self.records]
@@ -180,7 +180,6 @@ class TimingChart(HoverLayoutWidget):
             self.title_label.setText(self._title_html)
             self._show_speed_plot(False)
             self.time_plot.getAxis("bottom").setTicks([[]])
-            self.time_plot.getAxis("left").setTicks(None)
             self.speedups = []
             return
         self._draw_times()
@@ -222,16 +221,7 @@ class TimingChart(HoverLayoutWidget):
         # the hover line's room goes to the plot in a short chart (the tooltip says the same)
         self.hover_label.setFixedHeight(0 if self.compact else HOVER_HEIGHT)
         self.hover_label.setVisible(not self.compact)
-        time_px, speed_px = self._plot_heights()
-        self._set_axis_title(self.time_plot, [f"median kernel time ({self.unit})", f"time ({self.unit})",
-                                              self.unit], time_px)
-        if self._time_range is not None and self.log_scale:
-            self.time_plot.getAxis("left").setTicks(log_ticks(*self._time_range, max_labels=self._labels_for(time_px)))
-        if self._speed_range is not None:
-            major, minor = log_ticks(*self._speed_range, max_labels=self._labels_for(speed_px))
-            self.speed_plot.getAxis("left").setTicks([[(p, t + "×") for p, t in major], minor])
-        if self.baseline:
-            self._set_axis_title(self.speed_plot, [f"speedup vs {self.baseline}", "speedup", "×"], speed_px)
+        # the axes fit their titles and ticks to their own length (explorer.plots.axes)
         notes = list(self._notes)
         if self.baseline and not self.speed_row_fits:
             notes.append("speedups: make the chart taller, or hover a bar")
@@ -249,28 +239,6 @@ class TimingChart(HoverLayoutWidget):
         if metrics.horizontalAdvance(joined) <= room:
             return html.escape(joined)
         return "<br>".join(html.escape(metrics.elidedText(n, Qt.TextElideMode.ElideRight, room)) for n in notes)
-
-    def _plot_heights(self) -> tuple[float, float]:
-        """Estimated pixels of the time and speedup plot areas at the current size."""
-        axis = self.time_plot.getAxis("bottom").height()
-        rows = 2 if self.speed_plot.isVisible() else 1
-        free = self.height() - 12 - (0 if self.compact else HOVER_HEIGHT) - (20 if self.compact else 40) \
-            - rows * (axis + 8)
-        if rows == 1:
-            return max(free, 0), 0.0
-        return max(free * 0.6, 0), max(free * 0.4, 0)
-
-    @staticmethod
-    def _labels_for(pixels: float) -> int:
-        return max(2, int(pixels // TICK_LABEL_SPACING))
-
-    @staticmethod
-    def _set_axis_title(plot, choices: list[str], pixels: float) -> None:
-        """The longest title of ``choices`` that fits along the axis (rotated text)."""
-        axis = plot.getAxis("left")
-        metrics = QFontMetrics(axis.label.font())
-        fitting = [c for c in choices if metrics.horizontalAdvance(c) + 8 <= pixels]
-        axis.setLabel(fitting[0] if fitting else "")
 
     # ---- drawing --------------------------------------------------------------------------------
     def _show_speed_plot(self, on: bool) -> None:
@@ -318,21 +286,18 @@ class TimingChart(HoverLayoutWidget):
 
     def _draw_times(self) -> None:
         times = np.array([kernel_times(r) for r in self.records])     # n x (median, min, max)
-        self.unit, self.scale = time_unit(times[:, 2].tolist())
+        # the axis chooses the unit from the data and labels its ticks in it
+        self.unit, self.scale = self.time_axis.set_times(times.ravel().tolist(), self.log_scale)
         t = times * self.scale
         x = np.arange(len(t), dtype=float)
-        left = self.time_plot.getAxis("left")
         if self.log_scale:
             y, lo, hi = np.log10(t[:, 0]), np.log10(t[:, 1]), np.log10(t[:, 2])
             floor = math.floor(float(lo.min()) * 2) / 2 - 0.25   # half a decade below the fastest
             base = np.full_like(y, floor)
-            self._time_range = (10 ** floor, float(t[:, 2].max()) * 3)
-            left.setTicks(log_ticks(*self._time_range))
             top_pad = 0.1 * (float(hi.max()) - floor) + 0.15     # room for the value above the bar
         else:
             y, lo, hi = t[:, 0], t[:, 1], t[:, 2]
             base = np.zeros_like(y)
-            left.setTicks(None)
             top_pad = float(hi.max()) * 0.12
         brushes, pens = [], []
         for r in self.records:
@@ -352,7 +317,8 @@ class TimingChart(HoverLayoutWidget):
         font.setPointSizeF(8.5)
         for i, r in enumerate(self.records):
             wrong = r.get("verified") is False
-            text = ("✗ wrong  " if wrong else "") + f"{t[i, 0]:.3g}"
+            text = ("✗ wrong  " if wrong else "") + (format_seconds(times[i, 0]) if self.time_axis.own_units
+                                                      else f"{t[i, 0]:.3g}")
             label = pg.TextItem(text, color=WRONG_COLOUR if wrong else (30, 30, 30), anchor=(0.5, 1.0))
             label.setFont(font)
             label.setPos(x[i], hi[i])
@@ -362,7 +328,6 @@ class TimingChart(HoverLayoutWidget):
         if sims and len(sims) < len(self.records):           # simulator runs stand apart
             pen = pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine)
             self.time_plot.addItem(pg.InfiniteLine(sims[0] - 0.5, angle=90, pen=pen))
-        left.setLabel(f"median kernel time ({self.unit})")
         self._set_x_ticks(self.time_plot)
         self.time_plot.setXRange(-0.6, len(t) - 0.4, padding=0)
         self.time_plot.setYRange(float(base.min()), float(hi.max()) + top_pad, padding=0)
@@ -381,8 +346,7 @@ class TimingChart(HoverLayoutWidget):
             if value is not None:
                 x.append(i)
                 s.append(value)
-        left = self.speed_plot.getAxis("left")
-        left.setLabel(f"speedup vs {self.baseline}")
+        self.speed_axis.set_titles([f"speedup vs {self.baseline}", "speedup", "×"])
         self._set_x_ticks(self.speed_plot)
         if not s:
             mixed = any(is_simulated(r) != (baseline_sim[0] if baseline_sim else False) for r in self.records)
@@ -393,7 +357,6 @@ class TimingChart(HoverLayoutWidget):
             label.setPos((len(self.records) - 1) / 2, 0)
             self.speed_plot.addItem(label)
             self.speed_plot.setYRange(-1, 1)
-            left.setTicks([[(0, "1×")]])
             return
         s = np.array(s)
         logs = np.log10(s)
@@ -425,9 +388,6 @@ class TimingChart(HoverLayoutWidget):
                 self._value_labels.append(why)
         lo, hi = min(float(logs.min()), 0.0), max(float(logs.max()), 0.0)
         pad = max(0.4, (hi - lo) * 0.3)                      # room for the labels beyond the bars
-        self._speed_range = (10 ** (lo - pad), 10 ** (hi + pad))
-        major, minor = log_ticks(*self._speed_range)
-        left.setTicks([[(p, t + "×") for p, t in major], minor])
         self.speed_plot.setYRange(lo - pad, hi + pad, padding=0)
 
     # ---- hovering ---------------------------------------------------------------------------------
