@@ -98,6 +98,22 @@ def _provenance(sweep: dict) -> str:
     return " · ".join(parts)
 
 
+ONE_PARAMETER_COLUMN = "median"    # a one-parameter sweep's single column: what its cells hold
+
+
+def column_labels(t: HeatmapTable) -> list[str]:
+    """The column headers: the column parameter's values, or ``median`` for a one-parameter sweep
+    (its one column holds each value's median time; ``None`` was printed there before)."""
+    if t.col_param is None:
+        return [ONE_PARAMETER_COLUMN]
+    return [str(v) for v in t.col_values]
+
+
+def corner_label(t: HeatmapTable) -> str:
+    """The table's corner: ``wg \\ rows`` names rows and columns, ``wg`` alone for one parameter."""
+    return t.row_param if t.col_param is None else f"{t.row_param} \\ {t.col_param}"
+
+
 def _cell_text(t: HeatmapTable, r: int, c: int, unit_scale: float) -> str:
     if t.status[r][c] == "invalid":
         return "-"
@@ -119,7 +135,7 @@ def time_unit(t: HeatmapTable) -> tuple[str, float]:
 
 def to_text(t: HeatmapTable) -> str:
     unit, scale = time_unit(t)
-    header = [f"{t.row_param} \\ {t.col_param or ''}"] + [str(v) for v in t.col_values]
+    header = [corner_label(t)] + column_labels(t)
     body = [[str(rv)] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))]
             for r, rv in enumerate(t.row_values)]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
@@ -136,7 +152,10 @@ def write_csv(t: HeatmapTable, path) -> None:
     unit, scale = time_unit(t)
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = SafeWriter(fh)
-        w.writerow([f"{t.row_param} \\ {t.col_param or ''} (median {unit})"] + [str(v) for v in t.col_values])
+        if t.col_param is None:                 # one parameter: a plain two-column table
+            w.writerow([t.row_param, f"{ONE_PARAMETER_COLUMN} ({unit})"])
+        else:
+            w.writerow([f"{corner_label(t)} (median {unit})"] + column_labels(t))
         for r, rv in enumerate(t.row_values):
             w.writerow([rv] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))])
 

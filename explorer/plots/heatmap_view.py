@@ -31,7 +31,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 from explorer.plots.axes import fit_axis_title
 from explorer.plots.format import log_ticks, time_unit
 from explorer.plots.hover import HoverLayoutWidget
-from kernels.heatmap import HeatmapTable, heatmap_table
+from kernels.heatmap import HeatmapTable, column_labels, heatmap_table
 
 MAX_TEXT_CELLS = 400            # beyond this, cell values are read by hovering only
 MIN_ROW_PX = 14                 # a row's label and number need this much height
@@ -161,7 +161,7 @@ class HeatmapView(HoverLayoutWidget):
 
         top = self.plot.getAxis("top")
         left = self.plot.getAxis("left")
-        top.setTicks([[(c + 0.5, "" if v is None else str(v)) for c, v in enumerate(t.col_values)]])
+        top.setTicks([[(c + 0.5, text) for c, text in enumerate(column_labels(t))]])
         left.setTicks([[(r + 0.5, str(v)) for r, v in enumerate(t.row_values)]])
         top.setLabel(t.col_param or "")
         left.setLabel(t.row_param)
