@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.errors import GraphKernelsError
+from kernels.results.launch_modes import DESCRIPTIONS, cross_mode_note, describe_modes, launch_mode
 from kernels.spreadsheet import SafeWriter
 
 
@@ -29,7 +30,25 @@ class HeatmapTable:
     within_5pct: np.ndarray  # bool mask
     reduced_over: list[str]  # other swept parameters (the best over them is shown)
     title: str
-    subtitle: str = ""       # input, device and date: where and when the sweep ran
+    subtitle: str = ""       # input, device, how the cells were timed and date: where, how and when the sweep ran
+    modes: list[list[str]] | None = None    # launch mode of each drawn cell's time ("" for none)
+
+    @property
+    def launch_modes(self) -> list[str]:
+        """The launch modes of the times shown, in the order of ``DESCRIPTIONS``."""
+        found = {m for row in (self.modes or []) for m in row if m}
+        return [m for m in DESCRIPTIONS if m in found]
+
+    def timing_words(self) -> str:
+        """How the times were taken ("timed as CUDA-graph replays (device time)"), '' if unknown."""
+        return describe_modes(self.launch_modes)
+
+    def cell_mode_note(self, r: int, c: int) -> str:
+        """For a cell compared with the best one: why that is not like with like ('' when it is)."""
+        if self.modes is None or self.best is None:
+            return ""
+        return cross_mode_note(self.modes[r][c], self.modes[self.best[0]][self.best[1]]) \
+            if self.modes[r][c] and self.modes[self.best[0]][self.best[1]] else ""
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -50,6 +69,8 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
     col_values = list(sweep["grid"][cols]) if cols else [None]
     times = np.full((len(row_values), len(col_values)), np.nan)
     status = [["missing"] * len(col_values) for _ in row_values]
+    modes = [[""] * len(col_values) for _ in row_values]
+    asked = sweep.get("launch", "direct")          # a cell without its record: the mode the sweep asked for
     rank = {"ok": 5, "wrong": 4, "failed": 3, "lost": 2, "invalid": 1, "missing": 0}
     for cell in sweep["cells"]:
         p = cell["params"]
@@ -60,6 +81,9 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
         # (a time of 0 has no place on a log scale: such a cell counts as run, not drawn)
         if cell["status"] == "ok" and m is not None and m > 0 and not (times[r, c] <= m):
             times[r, c] = m
+            record = cell.get("record")
+            modes[r][c] = launch_mode(record) if isinstance(record, dict) else \
+                (asked if asked in DESCRIPTIONS else "")
         if rank[cell["status"]] > rank[status[r][c]]:
             status[r][c] = cell["status"]
     best = None
@@ -69,15 +93,16 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
     with np.errstate(invalid="ignore"):
         within = np.isfinite(times) & (times <= np.nanmin(times) * 1.05) if best else np.zeros_like(times, bool)
     inp = sweep.get("input", {}).get("name", "")
+    shown_modes = [m for m in DESCRIPTIONS if any(m in row for row in modes)]
     return HeatmapTable(rows, cols, row_values, col_values, times, status, best, within,
                         [n for n in names if n not in (rows, cols)],
                         f"{sweep['family']}/{sweep['variant']} on {inp} ({sweep.get('target', '')})",
-                        _provenance(sweep))
+                        _provenance(sweep, describe_modes(shown_modes)), modes)
 
 
-def _provenance(sweep: dict) -> str:
-    """``input NAME (sizes) · device NAME (target) · DATE``, from whatever the sweep file holds
-    (sweeps written by older versions or still running lack some of it)."""
+def _provenance(sweep: dict, timing: str = "") -> str:
+    """``input NAME (sizes) · device NAME (target) · timed as ... · DATE``, from whatever the sweep
+    file holds (sweeps written by older versions or still running lack some of it)."""
     def field(d, key):
         return d.get(key) if isinstance(d, dict) else None
 
@@ -92,6 +117,8 @@ def _provenance(sweep: dict) -> str:
         parts.append(f"device {device}" + (f" ({target})" if target else ""))
     elif target:
         parts.append(f"target {target}")
+    if timing:
+        parts.append(timing)
     when = sweep.get("finished") or sweep.get("started")
     if isinstance(when, str) and len(when) >= 10:
         parts.append(when[:10])
@@ -139,7 +166,8 @@ def to_text(t: HeatmapTable) -> str:
     body = [[str(rv)] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))]
             for r, rv in enumerate(t.row_values)]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    lines = [f"{t.title}: median kernel time in {unit} ('-' invalid, '*' best, 'lost': to the cluster, "
+    timing = f", {t.timing_words()}" if t.timing_words() else ""
+    lines = [f"{t.title}: median kernel time in {unit}{timing} ('-' invalid, '*' best, 'lost': to the cluster, "
              "--resume runs it; blank: not measured)"]
     for row in [header, *body]:
         lines.append("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)))

@@ -93,8 +93,11 @@ def triangular_sweep(n=8):
 
 def test_subtitle_names_input_device_and_date():
     t = heatmap_table(provenanced_sweep())
-    assert t.subtitle == "input m (4,096 rows, 110,592 nnz) · device NVIDIA H100 80GB HBM3 (cuda) · 2026-11-25"
-    assert heatmap_table(fake_sweep()).subtitle == "input m · target sim"     # an older file: what it has
+    assert t.subtitle == ("input m (4,096 rows, 110,592 nnz) · device NVIDIA H100 80GB HBM3 (cuda) · timed as "
+                          "direct launches (host launch overhead included) · 2026-11-25")
+    # an older file: what it has (no launch field: its cells were timed direct)
+    assert heatmap_table(fake_sweep()).subtitle == ("input m · target sim · timed as direct launches (host launch "
+                                                    "overhead included)")
 
 
 def drawn_figure(t):

@@ -152,7 +152,12 @@ class TimeAxis(LogAxis):
 
 
 class RatioAxis(LogAxis):
-    """Speedups on a log scale, labelled "2×", "10×", "0.5×"."""
+    """Speedups on a log scale, labelled "2×", "10×", "0.5×"; far from 1 "100,000×" and
+    "1/100,000×" rather than "1e+05×" and "1e-05×"."""
 
     def label_for(self, value: float) -> str:
+        if value >= 1e4:
+            return f"{value:,.0f}×"
+        if value < 1e-2:
+            return f"1/{1 / value:,.0f}×"
         return f"{value:g}×"

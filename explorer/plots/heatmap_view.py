@@ -291,8 +291,10 @@ class HeatmapView(HoverLayoutWidget):
             elif isinstance(self.sweep.get("time"), dict) and self.sweep["time"].get("cells_per_s"):
                 state = f" — {self.sweep['time']['cells_per_s']:.2f} cells/s"
         extra = f"; each cell: the best over {', '.join(t.reduced_over)}" if t.reduced_over else ""
+        timing = f", {t.timing_words()}" if t.timing_words() else ""
         self._title_html = (f"<b>{t.title}</b>{state}",
-                            f"median kernel time ({self.unit}); ★ best, dashed: within 5 % of it, – invalid{extra}")
+                            f"median kernel time ({self.unit}){timing}; ★ best, dashed: within 5 % of it, – invalid"
+                            f"{extra}")
         title, legend = self._title_html
         self.title_label.setText(title if self.compact else f"{title}<br><small>{legend}</small>")
 
@@ -313,6 +315,10 @@ class HeatmapView(HoverLayoutWidget):
             elif t.best is not None:
                 best = t.times[t.best]
                 text += f" — {100 * (v / best - 1):.1f} % slower than the best"
+                if t.cell_mode_note(r, c):           # the cells were timed differently: say so
+                    text += f" ({t.cell_mode_note(r, c)})"
+            if len(t.launch_modes) > 1 and t.modes is not None:
+                text += f" [{t.modes[r][c]}]"
             return text
         reason = self._reason(r, c)
         words = {"invalid": "invalid", "failed": "failed", "wrong": "wrong result", "missing": "not run yet",

@@ -9,6 +9,13 @@ ratio between runs, as on paper. The speedup view uses the same rule around 1×:
 faster than the baseline, bars down slower. A run whose result failed verification is drawn
 hatched red with "✗" above it: its time means nothing.
 
+Every number says how it was timed (``timing.launch``, :mod:`kernels.results.launch_modes`): the
+title names the launch mode the runs share, or each bar's label its own when they differ. A
+speedup compares a run with the fastest baseline run timed in a comparable mode (``graph`` and
+``queued`` are both device time; ``direct`` includes the host's launch overhead); when there is
+none, the speedup is still drawn but hatched grey and labelled "×N (graph vs direct: not like with
+like)", never as a plain speedup.
+
 Simulator runs stand apart: numba's CUDA simulator runs one Python thread per CUDA thread, so
 its times say nothing about a GPU. They are drawn to the right of a dashed line, and a
 speedup is only computed between runs on the same side of it (a simulator run against a
@@ -33,12 +40,14 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 from explorer.plots.axes import RatioAxis, TimeAxis
 from explorer.plots.format import format_seconds, params_text, shown_params
 from explorer.plots.hover import HoverLayoutWidget
+from kernels.results.launch_modes import DESCRIPTIONS, comparable, cross_mode_note, describe_modes, launch_mode
 
 KIND_COLOURS = {
     "cpu-serial": QColor(140, 140, 150), "cpu-parallel": QColor(70, 120, 190), "library": QColor(140, 90, 170),
     "gpu": QColor(40, 150, 90), "vendor": QColor(220, 130, 30),
 }
 WRONG_COLOUR = QColor(210, 30, 30)
+CROSS_MODE_COLOUR = QColor(150, 150, 150)      # a speedup between launch modes that do not compare
 BAR_WIDTH = 0.62
 SPEED_ROW_MIN_HEIGHT = 420     # widget pixels: the speedup row needs ~100 px of plot besides the times
 VALUE_LABELS_MIN_HEIGHT = 230  # below this, the numbers above the bars cover the bars and the ticks
@@ -78,9 +87,9 @@ def common_params(records: list[dict]) -> dict:
 
 
 def run_label(record: dict, with_input: bool = False, skip: dict | None = None,
-              line_chars: int = LABEL_LINE_CHARS, max_lines: int | None = None) -> str:
+              line_chars: int = LABEL_LINE_CHARS, max_lines: int | None = None, with_mode: bool = False) -> str:
     skip = skip or {}
-    lines = [str(record.get("variant", "?"))]
+    lines = [str(record.get("variant", "?")) + (f" [{launch_mode(record)}]" if with_mode else "")]
     line = ""
     for k, v in shown_params(record).items():
         if k in HIDDEN_PARAMS or k in skip:
@@ -106,12 +115,16 @@ def _ratio(x: float) -> str:
 
 
 def baseline_for(record: dict, candidates: list[dict], variant: str) -> dict | None:
-    """The fastest run of ``variant`` on the same family and input as ``record``."""
+    """The fastest run of ``variant`` on the same family and input as ``record``, timed in a launch
+    mode that compares with the record's if there is one (else the fastest at all: the speedup is
+    then marked as a cross-mode comparison)."""
     fp = (record.get("input") or {}).get("fingerprint")
     same = [c for c in candidates if c.get("variant") == variant and c.get("family") == record.get("family")
             and (c.get("input") or {}).get("fingerprint") == fp and c.get("verified", True)
             and is_simulated(c) == is_simulated(record) and kernel_times(c) is not None]
-    return min(same, key=lambda c: kernel_times(c)[0]) if same else None
+    fair = [c for c in same if comparable(launch_mode(record), launch_mode(c))]
+    pool = fair or same
+    return min(pool, key=lambda c: kernel_times(c)[0]) if pool else None
 
 
 class TimingChart(HoverLayoutWidget):
@@ -151,6 +164,7 @@ class TimingChart(HoverLayoutWidget):
         self._title_html = ""
         self.medians: list[float] = []
         self.speedups: list[float | None] = []
+        self.speedup_notes: list[str] = []   # per bar: why its speedup is not like with like ('' when it is)
         self.unit, self.scale = "s", 1.0
         self.hovered: int | None = None
         # every move, not the scene's sigMouseMoved: it drops moves closer than 10 ms apart, which
@@ -181,6 +195,7 @@ class TimingChart(HoverLayoutWidget):
             self._show_speed_plot(False)
             self.time_plot.getAxis("bottom").setTicks([[]])
             self.speedups = []
+            self.speedup_notes = []
             return
         self._draw_times()
         self._draw_speedups(pool if pool is not None else self.records)
@@ -191,6 +206,7 @@ class TimingChart(HoverLayoutWidget):
         common = {k: v for k, v in common_params(self.records).items() if k not in HIDDEN_PARAMS}
         if common:
             notes.append("all runs: " + params_text(common))
+        notes.append(describe_modes(launch_mode(r) for r in self.records))
         if "sim" in targets and len(targets) > 1:
             notes.append("simulator times (right of the dashed line) are not GPU times: compared only with each other")
         elif "sim" in targets:
@@ -252,9 +268,12 @@ class TimingChart(HoverLayoutWidget):
         common = common_params(self.records)
         chars = self._line_chars()
         max_lines = self._label_lines()
-        ticks = [(i, run_label(r, with_input, common, chars, max_lines)) for i, r in enumerate(self.records)]
+        # the runs' launch modes differ: each label says its own (the title says a shared one)
+        with_mode = len({launch_mode(r) for r in self.records}) > 1
+        ticks = [(i, run_label(r, with_input, common, chars, max_lines, with_mode)) for i, r in enumerate(self.records)]
         axis = plot.getAxis("bottom")
         axis.setTicks([ticks])
+        self._bar_labels = [text for _i, text in ticks]
         # multi-line labels (variant, parameters, input): make room for every line
         lines = max((t.count("\n") + 1 for _, t in ticks), default=1)
         metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
@@ -334,6 +353,7 @@ class TimingChart(HoverLayoutWidget):
 
     def _draw_speedups(self, pool: list[dict]) -> None:
         self.speedups = []
+        self.speedup_notes = []
         self._show_speed_plot(bool(self.baseline))
         if not self.baseline:
             return
@@ -343,6 +363,7 @@ class TimingChart(HoverLayoutWidget):
             ref = baseline_for(r, pool, self.baseline)
             value = kernel_times(ref)[0] / kernel_times(r)[0] if ref is not None else None
             self.speedups.append(value)
+            self.speedup_notes.append(cross_mode_note(launch_mode(r), launch_mode(ref)) if ref is not None else "")
             if value is not None:
                 x.append(i)
                 s.append(value)
@@ -360,17 +381,24 @@ class TimingChart(HoverLayoutWidget):
             return
         s = np.array(s)
         logs = np.log10(s)
-        colours = [QColor(40, 150, 90) if v >= 1 else QColor(220, 130, 30) for v in s]
+        cross = [bool(self.speedup_notes[i]) for i in x]
+        colours = [CROSS_MODE_COLOUR if c else QColor(40, 150, 90) if v >= 1 else QColor(220, 130, 30)
+                   for v, c in zip(s, cross, strict=True)]
+        # a cross-mode speedup is hatched: it must not read as a plain one
         bars = pg.BarGraphItem(x=np.array(x, float), y0=np.zeros_like(logs), y1=logs, width=BAR_WIDTH,
-                               brushes=[QBrush(c) for c in colours],
-                               pens=[pg.mkPen(c.darker(130), width=1) for c in colours])
+                               brushes=[QBrush(c, Qt.BrushStyle.BDiagPattern) if cr else QBrush(c)
+                                        for c, cr in zip(colours, cross, strict=True)],
+                               pens=[pg.mkPen(c.darker(130), width=1,
+                                              style=Qt.PenStyle.DashLine if cr else Qt.PenStyle.SolidLine)
+                                     for c, cr in zip(colours, cross, strict=True)])
         self.speed_plot.addItem(bars)
         one = pg.mkPen((60, 60, 60), width=1, style=Qt.PenStyle.DashLine)
         self.speed_plot.addItem(pg.InfiniteLine(0, angle=0, pen=one))
         font = QFont()
         font.setPointSizeF(8.5)
-        for xi, v, lv in zip(x, s, logs, strict=True):
-            label = pg.TextItem(f"{_ratio(v)}×" if v >= 1 else f"{_ratio(1 / v)}× slower", color=(30, 30, 30),
+        for xi, lv in zip(x, logs, strict=True):
+            text = self.speedup_text(xi)
+            label = pg.TextItem(text, color=(110, 110, 110) if self.speedup_notes[xi] else (30, 30, 30),
                                 anchor=(0.5, 1.0 if lv >= 0 else 0.0))
             label.setFont(font)
             label.setPos(xi, lv)
@@ -390,6 +418,20 @@ class TimingChart(HoverLayoutWidget):
         pad = max(0.4, (hi - lo) * 0.3)                      # room for the labels beyond the bars
         self.speed_plot.setYRange(lo - pad, hi + pad, padding=0)
 
+    def bar_labels(self) -> list[str]:
+        """The label under each bar (variant, parameters; its launch mode when the runs' differ)."""
+        return list(getattr(self, "_bar_labels", []))
+
+    def speedup_text(self, i: int) -> str:
+        """The label of bar ``i``'s speedup: "12×", "3× slower", or with the cross-mode warning
+        ("12× (graph vs direct: not like with like)", on two lines); '' without a speedup."""
+        if not self.speedups or i >= len(self.speedups) or self.speedups[i] is None:
+            return ""
+        v = self.speedups[i]
+        text = f"{_ratio(v)}×" if v >= 1 else f"{_ratio(1 / v)}× slower"
+        note = self.speedup_notes[i]
+        return f"{text}\n({note})" if note else text
+
     # ---- hovering ---------------------------------------------------------------------------------
     def describe_bar(self, i: int) -> str:
         if not 0 <= i < len(self.records):
@@ -398,11 +440,13 @@ class TimingChart(HoverLayoutWidget):
         med, lo, hi = kernel_times(r)
         text = (f"{r.get('family')}/{r.get('variant')} ({params_text(shown_params(r))}) on "
                 f"{(r.get('input') or {}).get('name')}, {r.get('target')}: median {format_seconds(med)}, "
-                f"min {format_seconds(lo)}, max {format_seconds(hi)}")
+                f"min {format_seconds(lo)}, max {format_seconds(hi)}, {DESCRIPTIONS[launch_mode(r)]}")
         if r.get("verified") is False:
             text += " — VERIFICATION FAILED"
         if self.speedups and self.speedups[i] is not None:
             text += f"; {self.speedups[i]:.3g}× vs {self.baseline}"
+            if self.speedup_notes[i]:
+                text += f" ({self.speedup_notes[i]})"
         elif self.baseline and is_simulated(r):
             text += f"; no speedup: {SIM_NOTE}"
         return text
