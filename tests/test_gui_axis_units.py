@@ -118,3 +118,12 @@ def test_the_exports_state_the_same_unit(qtbot, tmp_path):
     assert axis_title(copy.time_plot.getAxis("left")) == "median kernel time (s)"
     assert {"2", "5"} <= {t for _p, t in labelled_ticks(copy)}
     assert not math.isnan(bar_top(copy)[0])
+
+
+def test_an_empty_chart_has_no_time_ticks(qtbot):
+    chart = shown_chart(qtbot, [])
+    axis = chart.time_plot.getAxis("left")
+    lo, hi = chart.time_plot.getViewBox().viewRange()[1]
+    assert axis.tickValues(lo, hi, 300) == [] and axis_title(axis) == ""
+    chart.set_records([record("cpu-serial", 5.03)])                # then runs come: ticks and title
+    assert axis_title(axis) and axis.tickValues(lo, hi, 300)

@@ -79,6 +79,9 @@ def test_the_timing_chart_has_a_readable_plot_at_the_default_layout(qtbot, tmp_p
     # the axis title, as drawn, fits along the plot, and tick labels are at least a label's height apart
     assert left.label.boundingRect().width() <= plot_height(chart)
     assert len(labelled_ticks(chart)) * 14 <= plot_height(chart)
+    # the plots lie inside the chart: the empty chart's message had widened the layout past it, and
+    # the rightmost bars and labels were cut off once runs came
+    assert chart.time_plot.sceneBoundingRect().right() <= chart.viewport().width() + 1
     w.close()
 
 
@@ -154,7 +157,7 @@ def test_the_run_history_shows_verified_run_median_target_and_parameters(qtbot, 
     QApplication.processEvents()
     table = results.table
     columns = [table.model().headerData(c, Qt.Orientation.Horizontal) for c in range(table.model().columnCount())]
-    wanted = ["✓", "run", "median", "target"] + (["parameters"] if size[0] >= 1600 else [])
+    wanted = ["✓", "run", "median", "target", "launch"] + (["parameters"] if size[0] >= 1600 else [])
     for name in wanted:
         c = columns.index(name)
         assert table.columnViewportPosition(c) + table.columnWidth(c) <= table.viewport().width(), name

@@ -54,7 +54,7 @@ from kernels.results import (
 )
 
 LATEST_RUNS_SHOWN = 12
-HISTORY_SHARE = 0.44          # of the dock's width: ✓, run, median, target and parameters in view
+HISTORY_SHARE = 0.45          # of the dock's width: ✓, run, median, target, launch and parameters in view
 NO_BASELINE = "no speedup view"
 
 

@@ -78,12 +78,15 @@ class LogAxis(FittedTitleAxis):
     def __init__(self, orientation: str = "left", **kwargs):
         super().__init__(orientation, **kwargs)
         self.log_scale = True
+        self.empty = False                  # nothing plotted: no ticks (an empty chart showed "2" and "5")
         self._labels: dict[float, str] = {}
 
     def label_for(self, value: float) -> str:
         return f"{value:g}"
 
     def tickValues(self, minVal, maxVal, size):  # noqa: N802,N803 - pyqtgraph's names
+        if self.empty:
+            return []
         if not self.log_scale:
             return super().tickValues(minVal, maxVal, size)
         lo, hi = sorted((minVal, maxVal))
@@ -124,6 +127,7 @@ class TimeAxis(LogAxis):
         """Choose the unit for ``seconds`` (the largest one shown with 1-3 digits) and the titles;
         returns ``(unit, scale)``: the plot draws ``value * scale`` (its log10 on a log scale)."""
         values = [s for s in seconds if s is not None and math.isfinite(s) and s > 0]
+        self.empty = not values
         self.unit, self.scale = time_unit(values)
         self.log_scale = bool(log_scale)
         smallest = min(values) * self.scale if values else 1.0
@@ -136,6 +140,8 @@ class TimeAxis(LogAxis):
         return self.unit, self.scale
 
     def title_choices(self) -> list[str]:
+        if self.empty:
+            return [""]
         if self.own_units:
             return [self.title, "time", ""]
         return [f"{self.title} ({self.unit})", f"time ({self.unit})", self.unit]

@@ -211,6 +211,7 @@ class HeatmapView(HoverLayoutWidget):
             item.setVisible(step == 1)
         title, legend = self._title_html
         self.title_label.setText(title if self.compact else f"{title}<br><small>{legend}</small>")
+        self.fit_layout_to_view()
 
     def row_labels(self) -> list[str]:
         """The row labels as drawn ("" for a row left unlabelled in a very short view)."""

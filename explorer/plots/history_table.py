@@ -21,7 +21,7 @@ from kernels.results.launch_modes import DESCRIPTIONS, launch_mode
 
 # what users compare first comes first: a narrow history still shows the run, its time and target
 COLUMNS = ("✓", "run", "median", "target", "launch", "parameters", "graph", "min – max", "metric", "result", "when")
-COLUMN_WIDTHS = (26, 150, 72, 46, 54, 160, 90, 130, 120, 110, 70)
+COLUMN_WIDTHS = (26, 150, 72, 46, 50, 160, 90, 130, 120, 110, 70)
 MEDIAN, MIN_MAX, METRIC = COLUMNS.index("median"), COLUMNS.index("min – max"), COLUMNS.index("metric")
 LAUNCH = COLUMNS.index("launch")
 WRONG_BACKGROUND = QColor(255, 214, 214)

@@ -52,6 +52,7 @@ BAR_WIDTH = 0.62
 SPEED_ROW_MIN_HEIGHT = 420     # widget pixels: the speedup row needs ~100 px of plot besides the times
 VALUE_LABELS_MIN_HEIGHT = 230  # below this, the numbers above the bars cover the bars and the ticks
 HOVER_HEIGHT = 24
+VALUE_LABEL_PX = 18            # a value label's height above its bar
 SIM_NOTE = ("simulator runs (right of the dashed line) are not compared with others: the CUDA simulator runs "
             "one Python thread per CUDA thread, its times are not GPU times")
 
@@ -147,6 +148,8 @@ class TimingChart(HoverLayoutWidget):
             plot.setMouseEnabled(x=False, y=False)
             plot.showGrid(y=True, alpha=0.25)
         self.speed_plot.setXLink(self.time_plot)
+        # the room above the bars for their value labels is in pixels: kept as the plot's height changes
+        self.time_plot.getViewBox().sigResized.connect(lambda *_: self._fit_value_label_room())
         for plot in (self.time_plot, self.speed_plot):
             plot.getAxis("left").setWidth(72)              # the two plots' bars line up
         self.ci.layout.setRowStretchFactor(1, 3)
@@ -190,10 +193,11 @@ class TimingChart(HoverLayoutWidget):
             plot.clear()
         self.medians = [kernel_times(r)[0] for r in self.records]
         if not self.records:
-            self._title_html = "no runs to show: run a variant in the Run dock, or select runs in the history"
+            self._title_html = "no runs to show:<br>run a variant in the Run dock, or select runs in the history"
             self.title_label.setText(self._title_html)
             self._show_speed_plot(False)
             self.time_plot.getAxis("bottom").setTicks([[]])
+            self.time_axis.set_times([], self.log_scale)          # an empty axis: no ticks, no title
             self.speedups = []
             self.speedup_notes = []
             return
@@ -238,12 +242,27 @@ class TimingChart(HoverLayoutWidget):
         self.hover_label.setFixedHeight(0 if self.compact else HOVER_HEIGHT)
         self.hover_label.setVisible(not self.compact)
         # the axes fit their titles and ticks to their own length (explorer.plots.axes)
+        self._fit_value_label_room()
         notes = list(self._notes)
         if self.baseline and not self.speed_row_fits:
             notes.append("speedups: make the chart taller, or hover a bar")
         # short lines: a label wider than the view would widen the layout and clip the bars
         text = self._title_html if self.compact else f"{self._title_html}<br><small>{self._fit_notes(notes)}</small>"
         self.title_label.setText(text)
+        self.fit_layout_to_view()
+
+    def _fit_value_label_room(self) -> None:
+        """Room above the tallest bar for its value label, in pixels of the plot as it is: a fixed
+        share of the range left the label cut off at the top of a short chart."""
+        extent = getattr(self, "_y_extent", None)
+        if extent is None or not self.records or getattr(self, "closed", False):
+            return
+        bottom, top, pad = extent
+        px = self.time_plot.getViewBox().height()
+        if not self.compact and px > 2 * VALUE_LABEL_PX:
+            span = top - bottom
+            pad = max(pad, VALUE_LABEL_PX * span / (px - VALUE_LABEL_PX))
+        self.time_plot.setYRange(bottom, top + pad, padding=0)
 
     def _fit_notes(self, notes: list[str]) -> str:
         """The notes on one line if it fits the width, else one per line, each cut to fit."""
@@ -349,6 +368,7 @@ class TimingChart(HoverLayoutWidget):
             self.time_plot.addItem(pg.InfiniteLine(sims[0] - 0.5, angle=90, pen=pen))
         self._set_x_ticks(self.time_plot)
         self.time_plot.setXRange(-0.6, len(t) - 0.4, padding=0)
+        self._y_extent = (float(base.min()), float(hi.max()), top_pad)
         self.time_plot.setYRange(float(base.min()), float(hi.max()) + top_pad, padding=0)
 
     def _draw_speedups(self, pool: list[dict]) -> None:
