@@ -3,19 +3,22 @@ says beforehand: the measurements its calibration constants come from.
 
 Run from the repository root (no GPU needed; the simulator is switched on here)::
 
-    python3 benchmarks/bench_sim_estimate.py                    # every GPU variant, about 5 minutes
-    python3 benchmarks/bench_sim_estimate.py --only bfs sssp    # some families
+    python3 benchmarks/bench_sim_estimate.py                    # every case, ~40 minutes on a 2-core VM
+    python3 benchmarks/bench_sim_estimate.py --cases small --only bfs sssp spmv/gpu-tunable
+    python3 benchmarks/bench_sim_estimate.py --fit benchmarks/results/sim-estimate-vm.jsonl
 
-Each case runs one variant on a small input of ``tests/data`` (the sizes the simulator is meant
-for) with ``warmup=1, repeat=2`` in this process, as the worker does, and records the median
-seconds of one run, the wall time of the whole job, and the estimate's work counts (simulated
-threads, launches, barrier rounds). The output, one JSON line per case, goes to
-``benchmarks/results/sim-estimate-<host>.jsonl``; the last lines printed give, per variant, the
-measured seconds per unit of the estimate's cost model (what ``SIM_COSTS`` holds) and the worst
-ratio of estimate to measurement.
+Each case runs one variant on a small or medium input of ``tests/data`` (the sizes the simulator
+is meant for) with ``warmup=1, repeat=2`` in this process, as the worker does, and records the
+median seconds of one run, the wall time of the whole job, and the estimate's work counts at the
+time. The output, one JSON line per case, goes to ``benchmarks/results/sim-estimate-<host>.jsonl``.
+``--fit`` measures nothing: it recomputes every case's work counts with the current launch models
+and fits each variant's costs (what ``SIM_COSTS`` in ``kernels/measure/sim_estimate.py`` holds),
+printing them with the range of job estimate / measured job over the cases.
 
 The simulator runs one Python thread per CUDA thread and a ``syncthreads`` is a poll of all of a
-block's threads: its speed depends on the host and on its load, so calibrate on an idle machine.
+block's threads: its speed depends on the host's scheduler as much as on its processor (between
+a busy and a quiet session here, barrier-heavy kernels ran up to 3x slower and barrier-free ones
+up to 4x faster), so measure in more than one session and fit them together.
 """
 
 from __future__ import annotations
