@@ -49,7 +49,7 @@ class DynamicSettings:
     algorithm: str = "bfs"
     batch: float = 0.001          # edits per round, as a fraction of the edges
     rounds: int = 3
-    page_size: int = 1024
+    page_size: int | None = None  # None: chosen by the graph's size (kernels.graph.stats.page_size_for)
     source: int = 0
     seed: int = 0
     balance: str = "lb"
@@ -67,6 +67,13 @@ class DynamicSettings:
             raise ParameterError("batch", self.batch, "a fraction of the edges, 0 < batch <= 1")
         if int(self.rounds) < 1:
             raise ParameterError("rounds", self.rounds, "an integer >= 1")
+
+    def choose_page_size(self, graph) -> None:
+        """The page size by the graph's size when none was given: the default of every command and the GUI."""
+        if self.page_size is None:
+            from kernels.graph.page_size import page_size_for
+
+            self.page_size = page_size_for(graph)
 
     def gpu_params(self) -> dict:
         params = {"balance": self.balance, "block": self.block, "page_size": self.page_size, "loop": self.loop}
@@ -379,6 +386,7 @@ def run_dynamic(graph, settings: DynamicSettings | None = None, *, target: str |
     for key, value in overrides.items():
         setattr(settings, key, value)
     settings.validate()
+    settings.choose_page_size(graph)
     target = target or default_gpu_target()
     if target not in ("cuda", "sim"):
         raise ParameterError("target", target, "cuda or sim (the experiment runs GPU kernels)")

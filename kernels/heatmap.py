@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.errors import GraphKernelsError
+from kernels.results.launch_modes import DESCRIPTIONS, cross_mode_note, describe_modes, launch_mode
 from kernels.spreadsheet import SafeWriter
 
 
@@ -29,8 +30,26 @@ class HeatmapTable:
     within_5pct: np.ndarray  # bool mask
     reduced_over: list[str]  # other swept parameters (the best over them is shown)
     title: str
-    subtitle: str = ""       # input, device and date: where and when the sweep ran
+    subtitle: str = ""       # input, device, how the cells were timed and date: where, how and when the sweep ran
+    modes: list[list[str]] | None = None    # launch mode of each drawn cell's time ("" for none)
     tied: np.ndarray | None = None   # bool mask: cannot be told apart from the best (kernels.results.noise)
+
+    @property
+    def launch_modes(self) -> list[str]:
+        """The launch modes of the times shown, in the order of ``DESCRIPTIONS``."""
+        found = {m for row in (self.modes or []) for m in row if m}
+        return [m for m in DESCRIPTIONS if m in found]
+
+    def timing_words(self) -> str:
+        """How the times were taken ("timed as CUDA-graph replays (device time)"), '' if unknown."""
+        return describe_modes(self.launch_modes)
+
+    def cell_mode_note(self, r: int, c: int) -> str:
+        """For a cell compared with the best one: why that is not like with like ('' when it is)."""
+        if self.modes is None or self.best is None:
+            return ""
+        return cross_mode_note(self.modes[r][c], self.modes[self.best[0]][self.best[1]]) \
+            if self.modes[r][c] and self.modes[self.best[0]][self.best[1]] else ""
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -51,6 +70,8 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
     col_values = list(sweep["grid"][cols]) if cols else [None]
     times = np.full((len(row_values), len(col_values)), np.nan)
     status = [["missing"] * len(col_values) for _ in row_values]
+    modes = [[""] * len(col_values) for _ in row_values]
+    asked = sweep.get("launch", "direct")          # a cell without its record: the mode the sweep asked for
     rank = {"ok": 5, "wrong": 4, "failed": 3, "lost": 2, "invalid": 1, "missing": 0}
     for cell in sweep["cells"]:
         p = cell["params"]
@@ -61,6 +82,9 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
         # (a time of 0 has no place on a log scale: such a cell counts as run, not drawn)
         if cell["status"] == "ok" and m is not None and m > 0 and not (times[r, c] <= m):
             times[r, c] = m
+            record = cell.get("record")
+            modes[r][c] = launch_mode(record) if isinstance(record, dict) else \
+                (asked if asked in DESCRIPTIONS else "")
         if rank[cell["status"]] > rank[status[r][c]]:
             status[r][c] = cell["status"]
     best = None
@@ -80,15 +104,16 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
             r, c = row_values.index(p[rows]), col_values.index(p[cols]) if cols else 0
             tied[r, c] = status[r][c] == "ok"        # a shown cell that is not a verified time is never "tied"
     inp = sweep.get("input", {}).get("name", "")
+    shown_modes = [m for m in DESCRIPTIONS if any(m in row for row in modes)]
     return HeatmapTable(rows, cols, row_values, col_values, times, status, best, within,
                         [n for n in names if n not in (rows, cols)],
                         f"{sweep['family']}/{sweep['variant']} on {inp} ({sweep.get('target', '')})",
-                        _provenance(sweep), tied)
+                        _provenance(sweep, describe_modes(shown_modes)), modes, tied)
 
 
-def _provenance(sweep: dict) -> str:
-    """``input NAME (sizes) · device NAME (target) · DATE``, from whatever the sweep file holds
-    (sweeps written by older versions or still running lack some of it)."""
+def _provenance(sweep: dict, timing: str = "") -> str:
+    """``input NAME (sizes) · device NAME (target) · timed as ... · DATE``, from whatever the sweep
+    file holds (sweeps written by older versions or still running lack some of it)."""
     def field(d, key):
         return d.get(key) if isinstance(d, dict) else None
 
@@ -103,10 +128,28 @@ def _provenance(sweep: dict) -> str:
         parts.append(f"device {device}" + (f" ({target})" if target else ""))
     elif target:
         parts.append(f"target {target}")
+    if timing:
+        parts.append(timing)
     when = sweep.get("finished") or sweep.get("started")
     if isinstance(when, str) and len(when) >= 10:
         parts.append(when[:10])
     return " · ".join(parts)
+
+
+ONE_PARAMETER_COLUMN = "median"    # a one-parameter sweep's single column: what its cells hold
+
+
+def column_labels(t: HeatmapTable) -> list[str]:
+    """The column headers: the column parameter's values, or ``median`` for a one-parameter sweep
+    (its one column holds each value's median time; ``None`` was printed there before)."""
+    if t.col_param is None:
+        return [ONE_PARAMETER_COLUMN]
+    return [str(v) for v in t.col_values]
+
+
+def corner_label(t: HeatmapTable) -> str:
+    """The table's corner: ``wg \\ rows`` names rows and columns, ``wg`` alone for one parameter."""
+    return t.row_param if t.col_param is None else f"{t.row_param} \\ {t.col_param}"
 
 
 def _cell_text(t: HeatmapTable, r: int, c: int, unit_scale: float) -> str:
@@ -130,12 +173,13 @@ def time_unit(t: HeatmapTable) -> tuple[str, float]:
 
 def to_text(t: HeatmapTable) -> str:
     unit, scale = time_unit(t)
-    header = [f"{t.row_param} \\ {t.col_param or ''}"] + [str(v) for v in t.col_values]
+    header = [corner_label(t)] + column_labels(t)
     body = [[str(rv)] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))]
             for r, rv in enumerate(t.row_values)]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    lines = [f"{t.title}: median kernel time in {unit} ('-' invalid, '*' best, '=' cannot be told apart from the "
-             "best at 95 %, docs/results.md; 'lost': to the cluster, --resume runs it; blank: not measured)"]
+    timing = f", {t.timing_words()}" if t.timing_words() else ""
+    lines = [f"{t.title}: median kernel time in {unit}{timing} ('-' invalid, '*' best, '=' cannot be told apart "
+             "from the best at 95 %, docs/results.md; 'lost': to the cluster, --resume runs it; blank: not measured)"]
     for row in [header, *body]:
         lines.append("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)))
     if t.reduced_over:
@@ -147,7 +191,10 @@ def write_csv(t: HeatmapTable, path) -> None:
     unit, scale = time_unit(t)
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = SafeWriter(fh)
-        w.writerow([f"{t.row_param} \\ {t.col_param or ''} (median {unit})"] + [str(v) for v in t.col_values])
+        if t.col_param is None:                 # one parameter: a plain two-column table
+            w.writerow([t.row_param, f"{ONE_PARAMETER_COLUMN} ({unit})"])
+        else:
+            w.writerow([f"{corner_label(t)} (median {unit})"] + column_labels(t))
         for r, rv in enumerate(t.row_values):
             w.writerow([rv] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))])
 

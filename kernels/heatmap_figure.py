@@ -32,7 +32,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from kernels.errors import GraphKernelsError
-from kernels.heatmap import HeatmapTable, time_unit
+from kernels.heatmap import HeatmapTable, column_labels, time_unit
 
 PNG_DPI = 150                       # pictures for papers and slides: sharp at twice screen size
 MAX_TEXT_CELLS = 400                # beyond this the cells carry colours only (as in the GUI)
@@ -95,7 +95,8 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
     n_rows, n_cols = t.shape
     unit, scale = time_unit(t)
     cell_w, cell_h = _cell_size(n_rows, n_cols)
-    width = max(7.5, 2.4 + n_cols * cell_w)
+    # one parameter: one column of medians, drawn as a narrow table rather than a wide band
+    width = max(7.5 if t.col_param else 6.0, 2.4 + n_cols * cell_w)
     height = max(4.5, 2.3 + n_rows * cell_h)
     fig = Figure(figsize=(width, height), layout="constrained")
     fig.patch.set_facecolor("white")
@@ -128,7 +129,7 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
     ax.set_ylim(n_rows, 0)                       # the first row on top, as in the printed table
     ax.xaxis.tick_top()
     ax.xaxis.set_label_position("top")
-    ax.set_xticks(np.arange(n_cols) + 0.5, ["" if v is None else str(v) for v in t.col_values])
+    ax.set_xticks(np.arange(n_cols) + 0.5, column_labels(t))
     ax.set_yticks(np.arange(n_rows) + 0.5, [str(v) for v in t.row_values])
     ax.tick_params(length=0)
     if t.col_param:
@@ -155,7 +156,9 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
     renderer = FigureCanvasAgg(fig).get_renderer()
     room = fig.bbox.width * 0.96
     _wrap_to_width(fig.suptitle("", fontsize=12.5, fontweight="bold"), [t.title], renderer, room)
-    _wrap_to_width(ax.set_title("", fontsize=9.0, color="#303030", pad=8), [t.subtitle, legend], renderer, room)
+    subtitle = ax.set_title("", fontsize=9.0, color="#303030", pad=8)
+    _wrap_to_width(subtitle, [t.subtitle, legend], renderer, room)
+    _keep_inside(fig, subtitle, [t.subtitle, legend], renderer)
     return fig
 
 
@@ -169,6 +172,20 @@ def _wrap_to_width(text, paragraphs: list[str], renderer, width: float) -> None:
         if chars <= 8 or text.get_window_extent(renderer).width <= width:
             return
         chars = int(chars * 0.92)
+
+
+def _keep_inside(fig: Figure, text, paragraphs: list[str], renderer) -> None:
+    """Wrap ``text`` (centred over the axes, which the colour bar pushes left) narrower until,
+    laid out, it lies inside the figure: in a narrow picture (one parameter, one column) the
+    legend line ran off the left edge."""
+    width = text.get_window_extent(renderer).width
+    for _attempt in range(12):
+        fig.draw_without_rendering()            # constrained layout places the axes and their title
+        ext = text.get_window_extent(renderer)
+        if ext.x0 >= fig.bbox.x0 and ext.x1 <= fig.bbox.x1:
+            return
+        width *= 0.9
+        _wrap_to_width(text, paragraphs, renderer, width)
 
 
 def _draw_cells(ax, t: HeatmapTable, values: np.ndarray, lo: float, hi: float) -> None:

@@ -5,11 +5,12 @@ and a restored session keeps the history lists' height (issue 15, points 4 and 5
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
-from PySide6.QtGui import QFontMetrics, QImage
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QScrollArea
 
 from explorer.main_window import MainWindow
@@ -17,6 +18,7 @@ from explorer.plots.export import EXPORT_SIZE, PNG_SCALE
 from explorer.plots.timing_chart import TimingChart
 from explorer.settings import AppSettings
 from tests.conftest import data_path
+from tests.test_gui_axis_units import labelled_ticks
 from tests.test_gui_results import record
 
 pytestmark = pytest.mark.gui
@@ -74,9 +76,12 @@ def test_the_timing_chart_has_a_readable_plot_at_the_default_layout(qtbot, tmp_p
     chart = results.timing_chart
     assert plot_height(chart) >= (150 if size[1] >= 1000 else 100)
     left = chart.time_plot.getAxis("left")
-    # the axis title fits along the plot, and tick labels are at least a label's height apart
-    assert QFontMetrics(left.label.font()).horizontalAdvance(left.labelText) <= plot_height(chart)
-    assert len(left._tickLevels[0]) * 14 <= plot_height(chart)
+    # the axis title, as drawn, fits along the plot, and tick labels are at least a label's height apart
+    assert left.label.boundingRect().width() <= plot_height(chart)
+    assert len(labelled_ticks(chart)) * 14 <= plot_height(chart)
+    # the plots lie inside the chart: the empty chart's message had widened the layout past it, and
+    # the rightmost bars and labels were cut off once runs came
+    assert chart.time_plot.sceneBoundingRect().right() <= chart.viewport().width() + 1
     w.close()
 
 
@@ -92,8 +97,8 @@ def test_a_short_chart_drops_labels_and_the_speedup_row_instead_of_overlapping(q
     assert "make the chart taller" not in chart.title_label.text      # compact: title only
     assert all(not item.isVisible() for item in chart._value_labels)
     left = chart.time_plot.getAxis("left")
-    assert QFontMetrics(left.label.font()).horizontalAdvance(left.labelText) <= plot_height(chart)
-    assert len(left._tickLevels[0]) <= max(2, plot_height(chart) // 20)
+    assert left.label.boundingRect().width() <= plot_height(chart)
+    assert len(labelled_ticks(chart)) <= max(2, plot_height(chart) // 20)
     chart.resize(900, 600)                              # taller: everything comes back
     QApplication.processEvents()
     assert not chart.compact and chart.speed_plot.isVisible() and left.labelText.startswith("median kernel time")
@@ -152,7 +157,7 @@ def test_the_run_history_shows_verified_run_median_target_and_parameters(qtbot, 
     QApplication.processEvents()
     table = results.table
     columns = [table.model().headerData(c, Qt.Orientation.Horizontal) for c in range(table.model().columnCount())]
-    wanted = ["✓", "run", "median", "target"] + (["parameters"] if size[0] >= 1600 else [])
+    wanted = ["✓", "run", "median", "target", "launch"] + (["parameters"] if size[0] >= 1600 else [])
     for name in wanted:
         c = columns.index(name)
         assert table.columnViewportPosition(c) + table.columnWidth(c) <= table.viewport().width(), name
@@ -175,3 +180,71 @@ def test_a_restored_session_keeps_the_history_lists_height(qtbot, tmp_path):
     assert again.structure_dock.history.height() >= 100 and fully_visible(again.structure_dock.history)
     assert dock(again, "ResultsDock").table.height() >= 90 and dock(again, "ResultsDock").table.model().rowCount() == 5
     again.close()
+
+
+def sweep_of(n_rows: int, n_cols: int) -> dict:
+    """A wg x rows sweep like the SpMV table: rows <= wg, the rest invalid."""
+    from kernels.compute.sweep import summarize_best
+
+    wgs, rows = [2 ** i for i in range(n_rows)], [2 ** i for i in range(n_cols)]
+    cells = [{"params": {"wg": w, "rows": r}, "status": "invalid", "reason": "rows <= wg"} if r > w else
+             {"params": {"wg": w, "rows": r}, "status": "ok", "median_s": 1e-4 * (1 + (math.log2(w / r) - 2) ** 2)}
+             for w in wgs for r in rows]
+    sweep = {"kind": "sweep", "schema": 2, "family": "spmv", "variant": "gpu-tunable", "target": "sim",
+             "input": {"name": "lp_afiro"}, "grid": {"wg": wgs, "rows": rows}, "cells": cells}
+    sweep.update(summarize_best(cells))
+    return sweep
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("n_rows", [4, 11])
+def test_the_heatmaps_rows_stay_readable_on_a_fresh_start(qtbot, tmp_path, size, n_rows):
+    """Issue 25: at 1366 x 768 the Results area got a third of the height and four heatmap rows
+    fitted in 25 px, labels over numbers. The Results area has its 46 % and every row at least
+    14 px, its label and its numbers shown."""
+    w = make_window(qtbot, tmp_path, size)
+    w.open_paths([str(data_path("karate.mtx"))])
+    qtbot.waitUntil(lambda: w.current_document() is not None, timeout=20000)
+    results = dock(w, "ResultsDock")
+    results.add_sweep(sweep_of(n_rows, 8))
+    results.tabs.setCurrentIndex(1)                     # the user clicks the Heatmap tab
+    QApplication.processEvents()
+    assert results.height() >= 0.44 * size[1]
+    view = results.heatmap
+    assert fully_visible(view)
+
+    def row_px() -> float:
+        return view.plot.getViewBox().sceneBoundingRect().height() / n_rows
+
+    # the view fits itself to its height once laid out (an event loop turn or two)
+    try:
+        qtbot.waitUntil(lambda: row_px() >= 14, timeout=5000)
+    except AssertionError:
+        pytest.fail(f"{row_px():.1f} px a row")
+    drawn = [text for text in view.row_labels() if text]
+    assert len(drawn) == n_rows                         # every row labelled: none had to be skipped
+    assert all(item.isVisible() for item in view.cell_texts())
+    colorbar = view.colorbar.axis
+    assert colorbar.label.boundingRect().width() <= colorbar.size().height()     # its title is not cut either
+    w.close()
+
+
+def test_a_very_short_heatmap_labels_every_other_row_instead_of_overlapping(qtbot):
+    from explorer.plots.heatmap_view import HeatmapView
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(600, 200)
+    view.show()
+    view.set_sweep(sweep_of(11, 8))
+    QApplication.processEvents()
+    assert view.compact and not view.hover_label.isVisible()
+    rows_px = view.plot.getViewBox().sceneBoundingRect().height() / 11
+    labels = view.row_labels()
+    assert rows_px < 14 and labels[0] and not labels[1]          # labels skip rows rather than overlap
+    shown = [i for i, text in enumerate(labels) if text]
+    assert min(b - a for a, b in zip(shown, shown[1:], strict=False)) * rows_px >= 14
+    assert not any(item.isVisible() for item in view.cell_texts())    # hovering reads the numbers
+    view.resize(600, 600)                                          # taller: everything comes back
+    QApplication.processEvents()
+    assert not view.compact and all(view.row_labels()) and all(i.isVisible() for i in view.cell_texts())

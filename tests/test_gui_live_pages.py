@@ -101,6 +101,8 @@ def test_a_removed_source_is_refused_in_words(qtbot, window):
     assert 7 not in doc.slotted.vertices().tolist()
     run, _ = docks(window)
     run.choose("bfs", "gpu-slotted", {"source": "7"}, target="sim", repeat=1)
-    task = run_and_wait(qtbot, run.run())
-    assert task.state == "failed"
-    assert "vertex 7 was removed" in task.error
+    # flagged on the form before anything runs (the worker's runner refuses it too:
+    # tests/test_live_documents.py)
+    assert "vertex 7 was removed" in run.error_label.text() and "source" in run.form.marked_fields()
+    assert run.run() is None
+    assert any("vertex 7 was removed" in m for m in window.log_dock.messages("error"))

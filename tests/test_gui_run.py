@@ -20,6 +20,7 @@ import pytest
 
 from explorer.compute import ComputeClient
 from explorer.main_window import MainWindow
+from explorer.plots.history_table import COLUMNS
 from explorer.settings import AppSettings
 from kernels.algorithms import registry
 from kernels.algorithms.registry import families
@@ -140,7 +141,7 @@ def test_triangles_gpu_variant_on_karate_counts_45_verified(qtbot, karate_window
     assert rec["variant"] == "gpu-row-block" and rec["target"] == "sim" and rec["params"]["block_size"] == 32
     row = results.model.rowCount() - 1
     assert results.model.index(row, 0).data() == "✓"
-    assert results.model.index(row, 8).data() == "triangles 45"
+    assert results.model.index(row, COLUMNS.index("result")).data() == "triangles 45"
     assert any("verified ✓" in m for m in w.log_dock.messages("info"))
     assert results.timing_chart.records[-1] is rec                 # the chart shows the new run
     assert run.run_button.isEnabled() and not run.cancel_button.isEnabled()

@@ -16,7 +16,7 @@ import pytest
 from explorer.plots.timing_chart import TimingChart
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.sim_estimate import SECONDS_PER_THREAD_LAUNCH, estimate
+from kernels.measure.sim_estimate import JOB_OVERHEAD_S, SIM_COSTS, estimate
 from tests.conftest import data_path
 from tests.test_gui_results import record
 from tests.test_gui_run import JOB_TIMEOUT_MS, close_window, open_window
@@ -27,8 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_the_estimate_counts_simulated_threads_of_the_launch_configuration():
     afiro = read_graph(data_path("lp_afiro.mtx"))           # 27 rows
     est = estimate("spmv", "gpu-tunable", afiro, {"wg": 128, "rows": 16}, repeat=5)
-    assert (est.threads, est.launches, est.runs) == (2 * 128, 1, 6)
-    assert est.seconds == pytest.approx(256 * 6 * SECONDS_PER_THREAD_LAUNCH)
+    assert (est.threads, est.runs) == (2 * 128, 6)
+    # 2 row blocks of 4 barrier rounds (1 + log2(8 threads a row)) of 128 threads
+    assert est.counts == {"rounds x sqrt(wg)": pytest.approx(2 * 4 * 128 ** 0.5), "entries": afiro.nnz}
+    run_s = SIM_COSTS["spmv", "gpu-tunable"].run_seconds(est.counts)        # the variant's measured costs
+    assert est.seconds == pytest.approx(JOB_OVERHEAD_S + 6 * run_s)
     assert "simulated threads" in est.describe() and "s" in est.describe()
     naive = estimate("spmv", "gpu-naive", afiro, {"wg": 32}, repeat=1)
     assert naive.threads == 32                               # one thread per row, in whole blocks

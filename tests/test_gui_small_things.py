@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
@@ -149,4 +150,70 @@ def test_the_structure_dock_says_vertex_ids_count_from_zero(qtbot, tmp_path):
     s = w.structure_dock
     assert "from 0" in s.u_edit.placeholderText()
     assert "count from 1" in s.u_edit.toolTip() and "k − 1" in s.v_edit.toolTip()
+    w.close()
+
+
+# ---- issue 25, item 5 ---------------------------------------------------------------------------------------------
+
+def test_an_edited_graphs_node_link_layout_comes_back_from_its_session(qtbot, tmp_path):
+    """The layout a tab started computing when the restored graph was added finished after the
+    saved positions were put in, and replaced them: the drawing moved."""
+    from tests.test_gui_session import close, make_window, open_graph, reopen, save
+
+    w1 = make_window(qtbot, tmp_path, "first", with_results=False)
+    karate = open_graph(qtbot, w1, data_path("karate.mtx"))
+    view = w1.tab_for(karate).node_link
+    qtbot.waitUntil(lambda: view.drawn and not view.busy(), timeout=30_000)
+    w1.structure_dock.set_ids(u=2, v=25)
+    w1.structure_dock.add_edge()                                   # an edited graph
+    w1.structure_dock.add_vertex()
+    saved = {v: p.copy() for v, p in view.positions.items()}
+    assert 34 in saved
+    path = tmp_path / "edited.ggesession"
+    save(qtbot, w1, path)
+    close(w1)
+
+    w2 = make_window(qtbot, tmp_path, "second", with_results=False)
+    reopen(qtbot, w2, path)
+    restored = w2.tab_for(w2.documents()[0]).node_link
+    # let any layout the restore started finish: it must not replace the saved positions
+    qtbot.waitUntil(lambda: not restored.busy(), timeout=30_000)
+    qtbot.wait(200)
+    assert set(restored.positions) == set(saved)
+    assert all(np.allclose(restored.positions[v], saved[v]) for v in saved)
+    close(w2)
+
+
+def test_a_stale_source_is_flagged_on_the_form_naming_the_allowed_range(qtbot, tmp_path):
+    """A BFS source set on a larger graph was only refused once the run started."""
+    w = make(qtbot, tmp_path, paths=[data_path("football.mtx")])          # 115 vertices
+    run = dock(w, "RunDock")
+    run.choose("bfs", "gpu-csr", {"source": "100"}, target="sim")
+    assert run.validate() == ""
+    w.open_paths([str(data_path("karate.mtx"))])                          # 34 vertices: 100 is stale
+    qtbot.waitUntil(lambda: w.current_document() is not None and w.current_document().name == "karate",
+                    timeout=20_000)
+    text = run.error_label.text()
+    assert "source" in text and "0 to 33" in text
+    assert "source" in run.form.marked_fields()
+    assert run.run() is None                                               # refused before anything starts
+    run.choose("bfs", "gpu-csr", {"source": "3"}, target="sim")
+    assert run.validate() == "" and not run.form.marked_fields()
+    w.close()
+
+
+def test_declining_the_simulator_question_is_an_info_line_not_an_error(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    w = make(qtbot, tmp_path, paths=[data_path("lp_afiro.mtx")])
+    run = dock(w, "RunDock")
+    run.choose("spmv", "gpu-naive", {"wg": "32"}, target="sim", repeat=1)
+    w.settings.set_simulator_ask_above(0.01)
+    w.dialogs = True
+    monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.No)
+    errors = len(w.log_dock.messages("error"))
+    assert run.run() is None
+    assert len(w.log_dock.messages("error")) == errors
+    assert any("you chose not to wait" in m for m in w.log_dock.messages("info"))
+    assert run.error_label.text() == ""
     w.close()

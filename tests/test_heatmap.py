@@ -93,8 +93,11 @@ def triangular_sweep(n=8):
 
 def test_subtitle_names_input_device_and_date():
     t = heatmap_table(provenanced_sweep())
-    assert t.subtitle == "input m (4,096 rows, 110,592 nnz) · device NVIDIA H100 80GB HBM3 (cuda) · 2026-11-25"
-    assert heatmap_table(fake_sweep()).subtitle == "input m · target sim"     # an older file: what it has
+    assert t.subtitle == ("input m (4,096 rows, 110,592 nnz) · device NVIDIA H100 80GB HBM3 (cuda) · timed as "
+                          "direct launches (host launch overhead included) · 2026-11-25")
+    # an older file: what it has (no launch field: its cells were timed direct)
+    assert heatmap_table(fake_sweep()).subtitle == ("input m · target sim · timed as direct launches (host launch "
+                                                    "overhead included)")
 
 
 def drawn_figure(t):
@@ -211,3 +214,35 @@ def test_svg_renders_in_librsvg_like_the_png(tmp_path, sweep):
                                                                & (picture[..., 2] < 40)).mean()
         black = np.all(picture < 20, axis=2).mean()
         assert red < 0.05 and black < 0.05, f"{name}: a slab of red ({red:.0%}) or black ({black:.0%})"
+
+
+# ---- a one-parameter sweep (issue 25: its header read "wg \ None") ----------------------------------------------
+
+def one_parameter_sweep():
+    cells = [{"params": {"wg": 32}, "status": "ok", "median_s": 0.5065},
+             {"params": {"wg": 64}, "status": "ok", "median_s": 0.7406}]
+    sweep = {"kind": "sweep", "schema": 2, "family": "spmv", "variant": "gpu-tunable", "target": "sim",
+             "input": {"name": "lp_afiro", "rows": 27, "nnz": 102}, "grid": {"wg": [32, 64]}, "cells": cells}
+    sweep.update(summarize_best(cells))
+    return sweep
+
+
+def test_a_one_parameter_table_names_its_column_not_none(tmp_path):
+    t = heatmap_table(one_parameter_sweep())
+    lines = to_text(t).splitlines()
+    assert "None" not in to_text(t)
+    assert lines[1].split() == ["wg", "median"] and lines[2].split() == ["32", "506.5*"]
+    write_csv(t, tmp_path / "one.csv")
+    with open(tmp_path / "one.csv") as fh:
+        rows = list(csv.reader(fh))
+    assert rows == [["wg", "median (ms)"], ["32", "506.5*"], ["64", "740.6"]]
+
+
+def test_a_one_parameter_picture_names_its_column_and_keeps_its_text_inside():
+    fig, renderer = drawn_figure(heatmap_table(one_parameter_sweep()))
+    texts = visible_texts(fig)
+    shown = [t.get_text() for t in texts]
+    assert "median" in shown and "None" not in " ".join(shown)
+    for text in texts:
+        ext = text.get_window_extent(renderer)
+        assert ext.x0 >= fig.bbox.x0 - 1 and ext.x1 <= fig.bbox.x1 + 1, f"{text.get_text()!r} is clipped"

@@ -45,3 +45,22 @@ def test_pages_refuses_bad_sizes_and_duplicate_entries_in_one_line(capsys, tmp_p
     err = capsys.readouterr().err
     assert "--drop-duplicates" in err and len(err.strip().splitlines()) == 1
     assert main(["pages", str(dup), "--page-size", "16", "--drop-duplicates"]) == 0
+
+
+def test_every_command_and_the_gui_default_to_one_page_size(capsys):
+    """Issue 25: pages and dynamic said 1024 words, info and the GUI 256, for the same graph."""
+    from kernels.dynamic import DynamicSettings
+    from kernels.graph.page_size import page_size_for
+    from kernels.graph.stats import graph_info
+
+    path = data_path("karate.mtx")
+    g = read_graph(path)
+    assert main(["pages", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["page_size"] == page_size_for(g) == 256
+    assert graph_info(g)["memory"]["slotted_page_size"] == 256
+    settings = DynamicSettings()
+    settings.choose_page_size(g)
+    assert settings.page_size == 256
+    given = DynamicSettings(page_size=64)
+    given.choose_page_size(g)
+    assert given.page_size == 64                        # a size given is kept

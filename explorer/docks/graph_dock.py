@@ -8,7 +8,7 @@ before the dialog closes.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -145,6 +146,17 @@ class GenerateDialog(QDialog):
         return self._result
 
 
+class _ShrinkToViewport(QWidget):
+    """A scroll area's content that takes the viewport's height while its minimum allows.
+
+    A scroll area asks a widget with word-wrapped labels for its *preferred* height at the
+    viewport's width, and scrolls below that; this widget answers with its minimum instead."""
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+        layout = self.layout()
+        return layout.minimumHeightForWidth(width) if layout is not None else super().heightForWidth(width)
+
+
 class GraphDock(QDockWidget):
     """Open / generate buttons and the statistics of the current graph."""
 
@@ -155,7 +167,7 @@ class GraphDock(QDockWidget):
     def __init__(self, parent=None):
         super().__init__("Graph", parent)
         self.setObjectName("GraphDock")
-        body = QWidget()
+        body = _ShrinkToViewport()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(4, 4, 4, 4)
         row = QHBoxLayout()
@@ -173,7 +185,14 @@ class GraphDock(QDockWidget):
         layout.addWidget(hint)
         self.statistics = StatisticsView()
         layout.addWidget(self.statistics, 1)
-        self.setWidget(body)
+        # scrolled rather than squeezed: what the dock holds (a long read-only reason, "updating
+        # statistics…") must not take its height from the Results dock's default share
+        scroll = QScrollArea()
+        scroll.setWidget(body)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(scroll)
 
     def set_document(self, document) -> None:
         self.statistics.set_document(document)

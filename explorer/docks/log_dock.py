@@ -157,6 +157,8 @@ class LogDock(QDockWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        # two lines of log are enough on a small screen; the room goes to the Results dock below
+        self.table.setMinimumHeight(56)
         layout.addWidget(self.table)
         self.setWidget(body)
         self._update_counts()

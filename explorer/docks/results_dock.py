@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -53,7 +54,7 @@ from kernels.results import (
 )
 
 LATEST_RUNS_SHOWN = 12
-HISTORY_SHARE = 0.44          # of the dock's width: ✓, run, median, target and parameters in view
+HISTORY_SHARE = 0.45          # of the dock's width: ✓, run, median, target, launch and parameters in view
 NO_BASELINE = "no speedup view"
 
 
@@ -94,16 +95,24 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.export_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         bar.addWidget(self.export_button)
         bar.addSpacing(12)
-        bar.addWidget(QLabel("speedup vs"))
+        # the shown view's controls (timing chart | heatmap) share this row: on a 768-pixel screen
+        # a row of their own took the room of two heatmap rows
+        self.view_controls = QStackedWidget()
+        timing_page = QWidget()
+        timing_bar = QHBoxLayout(timing_page)
+        timing_bar.setContentsMargins(0, 0, 0, 0)
+        timing_bar.addWidget(QLabel("speedup vs"))
         self.baseline_box = QComboBox()
         self.baseline_box.setToolTip("the variant every shown run is compared with (its fastest run on the same input)")
         self.baseline_box.setMinimumContentsLength(14)
-        bar.addWidget(self.baseline_box)
+        timing_bar.addWidget(self.baseline_box)
         self.log_box = QCheckBox("log scale")
         self.log_box.setChecked(True)
         self.log_box.setToolTip("time axis on a log scale (bars start half a decade below the fastest run)")
-        bar.addWidget(self.log_box)
-        bar.addStretch(1)
+        timing_bar.addWidget(self.log_box)
+        timing_bar.addStretch(1)
+        self.view_controls.addWidget(timing_page)
+        bar.addWidget(self.view_controls, 1)
         self.selection_label = QLabel()
         self.selection_label.setStyleSheet("color: #555;")
         bar.addWidget(self.selection_label)
@@ -117,10 +126,9 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.table = HistoryTable(self.model)
         self.timing_chart = TimingChart()
         self.heatmap = HeatmapView()
-        heat_page = QWidget()
-        heat_layout = QVBoxLayout(heat_page)
-        heat_layout.setContentsMargins(0, 0, 0, 0)
-        heat_bar = QHBoxLayout()
+        heat_controls = QWidget()
+        heat_bar = QHBoxLayout(heat_controls)
+        heat_bar.setContentsMargins(0, 0, 0, 0)
         heat_bar.addWidget(QLabel("sweep"))
         self.sweep_box = QComboBox()
         self.sweep_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -137,12 +145,12 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.swap_button.setMaximumWidth(34)
         self.swap_button.clicked.connect(self.swap_axes)
         heat_bar.addWidget(self.swap_button)
-        heat_layout.addLayout(heat_bar)
-        heat_layout.addWidget(self.heatmap, 1)
+        self.view_controls.addWidget(heat_controls)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(self.timing_chart, "Timing")
-        self.tabs.addTab(heat_page, "Heatmap")
+        self.tabs.addTab(self.heatmap, "Heatmap")
+        self.tabs.currentChanged.connect(self.view_controls.setCurrentIndex)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.table)
         splitter.addWidget(self.tabs)

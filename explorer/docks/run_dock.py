@@ -41,9 +41,9 @@ from explorer.compute.requests import DEFAULT_TIME_LIMIT_S
 from explorer.compute.targets import default_target_for, describe_target, targets_for, unavailable_reason
 from explorer.docks.run_form import ParamForm, SweepPanel, check_params
 from explorer.window.compute_dock import ComputeDock
-from kernels.algorithms.registry import families, plugin_problems
-from kernels.errors import GraphKernelsError
-from kernels.measure.sim_estimate import SECONDS_PER_THREAD_LAUNCH, estimate, format_duration
+from kernels.algorithms.registry import check_vertex_params, families, plugin_problems
+from kernels.errors import GraphKernelsError, ParameterError
+from kernels.measure.sim_estimate import estimate, format_duration
 
 ERROR_COLOUR = "#b01010"
 # the Launch combo: label, the runner's launch mode (kernels.measure.cuda_graphs.LAUNCH_MODES)
@@ -299,7 +299,9 @@ class RunDock(QDockWidget, ComputeDock):
             kind = "directed" if d.directed else "undirected"
             self.graph_label.setText(f"on <b>{html.escape(d.name)}</b> — {d.num_vertices:,} vertices, "
                                      f"{d.num_edges:,} edges, {kind}")
-        self._update_buttons()
+        # a vertex parameter set on another graph (or before the graph shrank) is flagged now,
+        # on the form, not when the run is refused
+        self.validate()
 
     # ==== family, variant, form ====================================================================
     @property
@@ -407,12 +409,30 @@ class RunDock(QDockWidget, ComputeDock):
         params, error, bad = check_params(fam, var, self.form)
         if error:
             problems.append(error)
+        elif params is not None:
+            error, bad = self._vertex_problem(fam, params)
+            if error:
+                problems.append(error)
         self.form.mark_errors(bad)
         self._update_sweep_summary()
         text = problems[0] if problems else ""
         self.error_label.setText(text)
         self._update_buttons()
         return text
+
+    def _vertex_problem(self, fam, params: dict) -> tuple[str, list[str]]:
+        """A vertex parameter (BFS ``source``) that names no vertex of the current graph: the
+        words and the field at fault, or ("", [])."""
+        d = self.document
+        if d is None or not fam.vertex_params:
+            return "", []
+        try:
+            check_vertex_params(fam, params, d.csr(), d.slotted)
+        except ParameterError as exc:
+            return f"{exc} — on {d.name}", [exc.parameter]
+        except GraphKernelsError:
+            return "", []
+        return "", []
 
     def _update_sweep_summary(self) -> None:
         fam, var = self.family, self.variant
@@ -505,6 +525,12 @@ class RunDock(QDockWidget, ComputeDock):
             answer = QMessageBox.question(self, "Slow on the simulator", question)
             if answer == QMessageBox.StandardButton.Yes:
                 return True
+            # the user's own choice, not an error: an info line, and the form is not marked red
+            message = f"{what} not started: you chose not to wait {format_duration(seconds)} on the simulator"
+            self.progress_label.setText(message)
+            self.window_.log("info", message)
+            self.window_.statusBar().showMessage(message, 12000)
+            return False
         self._refuse(f"{what} not started: estimated {format_duration(seconds)} on the simulator, above the "
                      f"{format_duration(limit)} limit (Run ▸ Simulator Time Before Asking… raises it)")
         return False
@@ -515,9 +541,10 @@ class RunDock(QDockWidget, ComputeDock):
         seconds = sum(e.seconds for e in estimates)
         if len(estimates) == 1:
             return seconds, estimates[0].describe()
-        threads = sum(e.threads * e.launches * e.runs for e in estimates)
+        threads = sum(e.threads * e.runs for e in estimates)
         return seconds, (f"about {format_duration(seconds)} on the CUDA simulator ({len(estimates)} configurations, "
-                         f"{threads:,} simulated thread-launches at ~{SECONDS_PER_THREAD_LAUNCH * 1e3:.0f} ms each)")
+                         f"{threads:,} simulated threads in all their runs; each configuration's launch shape "
+                         "costed as measured for this variant)")
 
     # ==== commands =================================================================================
     def run(self) -> ComputeTask | None:
@@ -527,6 +554,8 @@ class RunDock(QDockWidget, ComputeDock):
         params = None
         if not problem:
             params, error, bad = check_params(fam, var, self.form)
+            if not error:
+                error, bad = self._vertex_problem(fam, params)
             self.form.mark_errors(bad)
             if error:
                 problem = f"{fam.name}/{var.name} not run: {error}"
@@ -562,6 +591,8 @@ class RunDock(QDockWidget, ComputeDock):
                 problem = f"sweep not started: {exc}"
         if not problem:
             fixed, error, bad = check_params(fam, var, self.form, skip=set(grid))
+            if not error:
+                error, bad = self._vertex_problem(fam, fixed)
             self.form.mark_errors(bad)
             if error:
                 problem = f"sweep not started: {error}"

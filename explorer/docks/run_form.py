@@ -162,6 +162,11 @@ class ParamForm(QWidget):
         names = set(names)
         for name, field in self.fields.items():
             field.setStyleSheet(ERROR_STYLE if name in names else "")
+        self._marked = names & set(self.fields)
+
+    def marked_fields(self) -> list[str]:
+        """The fields framed as at fault, by name."""
+        return sorted(getattr(self, "_marked", ()))
 
 
 def names_in(expression: str, names) -> list[str]:

@@ -5,11 +5,17 @@ A pyqtgraph ``ImageItem`` shows ``log10`` of each cell's median kernel time thro
 read on a log scale without the labels lying). Rows and columns carry the parameter values
 as categorical ticks. Cells without a time are transparent: *invalid* combinations (a broken
 constraint) show "–", failed or wrong ones say so in red, cells still to run are blank. The
-best cell is outlined in thick red with a star; the others within 5 % of it get a dashed
-red outline (the flat region). Hovering a cell shows its parameters, time and status.
+best cell is outlined in thick red with a star; the cells noise cannot separate from it (tied at
+95 %, :mod:`kernels.results.noise`) get a dashed red outline. Hovering a cell shows its parameters, time and status.
 
 It draws a :class:`~kernels.heatmap.HeatmapTable`, so it shows exactly what ``graph-kernels
 heatmap`` prints, and redraws from scratch on every update (tables are small).
+
+A short view keeps its rows readable (at least :data:`MIN_ROW_PX` pixels each) instead of
+overlapping labels and numbers: when the height does not hold every row at that size with the
+full surroundings, the hover line goes (the tooltip still says it) and the title keeps one line;
+when even that is not enough, only every second (third...) row is labelled and the cells'
+numbers go (hovering reads them).
 """
 
 from __future__ import annotations
@@ -18,15 +24,20 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
+from explorer.plots.axes import fit_axis_title
 from explorer.plots.format import log_ticks, time_unit
 from explorer.plots.hover import HoverLayoutWidget
-from kernels.heatmap import HeatmapTable, heatmap_table
+from kernels.heatmap import HeatmapTable, column_labels, heatmap_table
 
 MAX_TEXT_CELLS = 400            # beyond this, cell values are read by hovering only
+MIN_ROW_PX = 14                 # a row's label and number need this much height
+HOVER_HEIGHT = 24
+FULL_CHROME_PX = 130            # a full view besides its rows: two title lines, the top axis, the hover line
+COMPACT_SAVES_PX = HOVER_HEIGHT + 16    # what a compact view gives the rows: the hover line, a title line
 BEST_PEN = QPen(QColor(220, 0, 0), 0.0)
 INVALID_BRUSH = QBrush(QColor(0, 0, 0, 40), Qt.BrushStyle.BDiagPattern)
 
@@ -62,7 +73,16 @@ class HeatmapView(HoverLayoutWidget):
         self.addItem(self.colorbar, row=1, col=1)
         self.colorbar.setImageItem(self.image)
         self.hover_label = self.addLabel("", row=2, col=0, colspan=2, size="10pt")
-        self.hover_label.setFixedHeight(24)             # hovering must not move the plot under the mouse
+        self.hover_label.setFixedHeight(HOVER_HEIGHT)   # hovering must not move the plot under the mouse
+        self.compact = False                # one title line, no hover line (a short view)
+        self.row_label_step = 1             # every n-th row labelled (a very short view)
+        self.row_ticks: list[tuple[float, str]] = []
+        self._cell_texts: list = []
+        self._title_html = ("", "")         # (title, legend line)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self._fit)
         self.table: HeatmapTable | None = None
         self.sweep: dict | None = None
         self.unit, self.scale = "s", 1.0
@@ -74,6 +94,8 @@ class HeatmapView(HoverLayoutWidget):
         # can leave the label describing the cell the mouse just left
         self.viewport().installEventFilter(self)
         self.setMinimumSize(200, 120)
+        # the colour bar's title shortens to what fits its height (it was cut at both ends on a small screen)
+        self.colorbar.axis.geometryChanged.connect(self._fit_colorbar_title)
         self._show_empty("no sweep yet: choose parameters in the Run dock and press Sweep")
 
     # ---- drawing ---------------------------------------------------------------------------
@@ -85,6 +107,9 @@ class HeatmapView(HoverLayoutWidget):
     def _show_empty(self, message: str) -> None:
         self._remove_overlays()
         self.image.clear()
+        self.compact = False
+        self.hover_label.setVisible(True)
+        self.hover_label.setFixedHeight(HOVER_HEIGHT)
         self.title_label.setText(message)
         self.hover_label.setText("")
         self.plot.getAxis("left").setTicks([[]])
@@ -96,6 +121,7 @@ class HeatmapView(HoverLayoutWidget):
         self._overlays = []
         self.best_item = None
         self.flat_items = []
+        self._cell_texts = []
 
     def set_sweep(self, sweep: dict, rows: str | None = None, cols: str | None = None) -> HeatmapTable:
         """Draw ``sweep`` (complete, partial or loaded from a file) with ``rows`` × ``cols``."""
@@ -131,14 +157,15 @@ class HeatmapView(HoverLayoutWidget):
             self.colorbar.setLevels((0.0, 1.0))
             self.colorbar.axis.setTicks([[]])
         self.image.setRect(QRectF(0, 0, n_cols, n_rows))
-        self.colorbar.axis.setLabel(f"median kernel time ({self.unit}, log scale)")
+        self._fit_colorbar_title()
 
         top = self.plot.getAxis("top")
         left = self.plot.getAxis("left")
-        top.setTicks([[(c + 0.5, "" if v is None else str(v)) for c, v in enumerate(t.col_values)]])
+        top.setTicks([[(c + 0.5, text) for c, text in enumerate(column_labels(t))]])
         left.setTicks([[(r + 0.5, str(v)) for r, v in enumerate(t.row_values)]])
         top.setLabel(t.col_param or "")
         left.setLabel(t.row_param)
+        self.row_ticks = [(r + 0.5, str(v)) for r, v in enumerate(t.row_values)]
         self.plot.setXRange(0, n_cols, padding=0)
         self.plot.setYRange(0, n_rows, padding=0)
 
@@ -151,7 +178,8 @@ class HeatmapView(HoverLayoutWidget):
             self._draw_cell_texts(t, finite)
         if t.best is not None:
             r, c = t.best
-            for rr, cc in zip(*np.nonzero(t.within_5pct), strict=True):
+            region = t.tied if t.tied is not None else t.within_5pct   # tied: noise cannot separate it from the best
+            for rr, cc in zip(*np.nonzero(region), strict=True):
                 if (rr, cc) != (r, c):
                     pen = QPen(QColor(220, 0, 0), 2)
                     pen.setCosmetic(True)
@@ -161,8 +189,60 @@ class HeatmapView(HoverLayoutWidget):
             pen.setCosmetic(True)
             self.best_item = self._add_rect(r, c, pen, None, z=4, inset=0.04)
         self._update_title(t)
+        self._fit()
         if self.hovered is not None:
             self._describe_hover(*self.hovered)
+
+    # ---- fitting the view to its height ----------------------------------------------------------
+    def _fit(self) -> None:
+        """Keep rows at least MIN_ROW_PX tall (see the module's docstring); called on resize."""
+        if self.table is None:
+            return
+        n_rows = max(self.table.shape[0], 1)
+        height = self.height()
+        self.compact = height < FULL_CHROME_PX + n_rows * MIN_ROW_PX
+        self.hover_label.setVisible(not self.compact)
+        self.hover_label.setFixedHeight(0 if self.compact else HOVER_HEIGHT)
+        row_px = (height - FULL_CHROME_PX + (COMPACT_SAVES_PX if self.compact else 0)) / n_rows
+        self.row_label_step = max(1, math.ceil(MIN_ROW_PX / max(row_px, 1.0)))
+        step = self.row_label_step
+        self.plot.getAxis("left").setTicks([list(zip((pos for pos, _t in self.row_ticks), self.row_labels(),
+                                                     strict=True))])
+        for item in self._cell_texts:
+            item.setVisible(step == 1)
+        title, legend = self._title_html
+        self.title_label.setText(title if self.compact else f"{title}<br><small>{legend}</small>")
+        self.fit_layout_to_view()
+
+    def row_labels(self) -> list[str]:
+        """The row labels as drawn ("" for a row left unlabelled in a very short view)."""
+        return [text if r % self.row_label_step == 0 else "" for r, (_pos, text) in enumerate(self.row_ticks)]
+
+    def cell_texts(self) -> list:
+        """The numbers (and status words) written in the cells."""
+        return list(self._cell_texts)
+
+    def colorbar_titles(self) -> list[str]:
+        if self.table is None:
+            return [""]
+        return [f"median kernel time ({self.unit}, log scale)", f"time ({self.unit}, log scale)", self.unit]
+
+    def _fit_colorbar_title(self) -> None:
+        if not getattr(self, "closed", False):
+            fit_axis_title(self.colorbar.axis, self.colorbar_titles())
+
+    def close(self) -> bool:
+        # close() clears the scene, which moves the colour bar's axis while it is being deleted
+        self.colorbar.axis.geometryChanged.disconnect(self._fit_colorbar_title)
+        self._fit_timer.stop()
+        return super().close()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if getattr(self, "_fit_timer", None) is not None and not getattr(self, "closed", False):
+            # after the event, not inside it: items changed within this resize made a later close()
+            # (an export's offscreen copy) crash in QGraphicsScene.clear()
+            self._fit_timer.start()
 
     def _draw_cell_texts(self, t: HeatmapTable, finite: np.ndarray) -> None:
         n_rows, n_cols = t.shape
@@ -187,6 +267,7 @@ class HeatmapView(HoverLayoutWidget):
                 item.setZValue(5)
                 self.plot.addItem(item)
                 self._overlays.append(item)
+                self._cell_texts.append(item)
 
     def _add_rect(self, r: int, c: int, pen: QPen, brush, z: float, inset: float = 0.0) -> QGraphicsRectItem:
         item = QGraphicsRectItem(QRectF(c + inset, r + inset, 1 - 2 * inset, 1 - 2 * inset))
@@ -212,8 +293,12 @@ class HeatmapView(HoverLayoutWidget):
             elif isinstance(self.sweep.get("time"), dict) and self.sweep["time"].get("cells_per_s"):
                 state = f" — {self.sweep['time']['cells_per_s']:.2f} cells/s"
         extra = f"; each cell: the best over {', '.join(t.reduced_over)}" if t.reduced_over else ""
-        self.title_label.setText(f"<b>{t.title}</b>{state}<br><small>median kernel time ({self.unit}); "
-                                 f"★ best, dashed: within 5 % of it, – invalid{extra}</small>")
+        timing = f", {t.timing_words()}" if t.timing_words() else ""
+        self._title_html = (f"<b>{t.title}</b>{state}",
+                            f"median kernel time ({self.unit}){timing}; ★ best, dashed: tied with it (95 %), – invalid"
+                            f"{extra}")
+        title, legend = self._title_html
+        self.title_label.setText(title if self.compact else f"{title}<br><small>{legend}</small>")
 
     # ---- reading cells ---------------------------------------------------------------------------
     def describe_cell(self, r: int, c: int) -> str:
@@ -232,6 +317,10 @@ class HeatmapView(HoverLayoutWidget):
             elif t.best is not None:
                 best = t.times[t.best]
                 text += f" — {100 * (v / best - 1):.1f} % slower than the best"
+                if t.cell_mode_note(r, c):           # the cells were timed differently: say so
+                    text += f" ({t.cell_mode_note(r, c)})"
+            if len(t.launch_modes) > 1 and t.modes is not None:
+                text += f" [{t.modes[r][c]}]"
             return text
         reason = self._reason(r, c)
         words = {"invalid": "invalid", "failed": "failed", "wrong": "wrong result", "missing": "not run yet",

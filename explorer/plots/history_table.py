@@ -2,7 +2,9 @@
 
 A record whose result failed verification cannot be missed: its whole row is red, its
 first column a bold ✗, and the tooltip gives the verification's own words. Rows are
-selected to compare runs in the timing chart.
+selected to compare runs in the timing chart. The "launch" column says how each median was
+timed (``direct``, ``graph``, ``queued``: :mod:`kernels.results.launch_modes`), next to the
+time and target it qualifies.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from explorer.plots.format import format_number, format_seconds, params_text, result_text, shown_params
 from explorer.plots.timing_chart import kernel_times
+from kernels.results.launch_modes import DESCRIPTIONS, launch_mode
 
 # what users compare first comes first: a narrow history still shows the run, its time and target
-COLUMNS = ("✓", "run", "median", "target", "parameters", "graph", "min – max", "metric", "result", "when")
-COLUMN_WIDTHS = (26, 150, 72, 46, 160, 90, 130, 120, 110, 70)
+COLUMNS = ("✓", "run", "median", "target", "launch", "parameters", "graph", "min – max", "metric", "result", "when")
+COLUMN_WIDTHS = (26, 150, 72, 46, 50, 160, 90, 130, 120, 110, 70)
 MEDIAN, MIN_MAX, METRIC = COLUMNS.index("median"), COLUMNS.index("min – max"), COLUMNS.index("metric")
+LAUNCH = COLUMNS.index("launch")
 WRONG_BACKGROUND = QColor(255, 214, 214)
 WRONG_TEXT = QColor(170, 0, 0)
 OK_TEXT = QColor(0, 130, 60)
@@ -56,7 +60,10 @@ class HistoryModel(QAbstractTableModel):
             return COLUMNS[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
             return {0: "verified against the reference: ✓ yes, ✗ NO (the row turns red)",
-                    MEDIAN: "median kernel time", MIN_MAX: "fastest and slowest repetition"}.get(section)
+                    MEDIAN: "median kernel time", MIN_MAX: "fastest and slowest repetition",
+                    LAUNCH: "how the time was taken: direct launches (host launch overhead included), graph "
+                            "(CUDA-graph replays) or queued (launches queued behind a busy kernel); graph and "
+                            "queued are device time and compare with each other, not with direct"}.get(section)
         if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
             return str(section + 1)
         return None
@@ -70,6 +77,8 @@ class HistoryModel(QAbstractTableModel):
             return f"{rec.get('family', '?')}/{rec.get('variant', '?')}"
         if name == "target":
             return str(rec.get("target", ""))
+        if name == "launch":
+            return launch_mode(rec)
         if name == "parameters":
             return params_text(shown_params(rec))
         if name == "graph":
@@ -127,6 +136,7 @@ class HistoryModel(QAbstractTableModel):
         timing = rec.get("timing") or {}
         if timing.get("method"):
             lines.append(f"timed with {timing['method']}, {timing.get('repeat', '?')} repetitions")
+        lines.append(f"launch mode: {launch_mode(rec)}, {DESCRIPTIONS[launch_mode(rec)]}")
         device = ((rec.get("environment") or {}).get("device") or {}).get("name")
         if device:
             lines.append(f"device: {device}")

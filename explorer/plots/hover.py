@@ -18,6 +18,14 @@ class HoverLayoutWidget(pg.GraphicsLayoutWidget):
     def _on_mouse_moved(self, scene_pos) -> None:
         raise NotImplementedError
 
+    def fit_layout_to_view(self) -> None:
+        """Lay the plots out at the view's size again. A layout whose minimum width once grew past
+        the view (a long message) keeps that width until the next resize, even when its content
+        has become narrower: the plots were drawn past the right edge (1366 x 768, the timing
+        chart after its "no runs" message)."""
+        if not getattr(self, "closed", False) and self.centralWidget is not None:
+            self.setRange(self.range, padding=0, disableAutoPixel=False)
+
     def close(self) -> bool:
         # pyqtgraph's close() replaces the viewport; a filter still on it crashes PySide6 there
         self.viewport().removeEventFilter(self)

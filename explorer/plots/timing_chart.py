@@ -2,11 +2,19 @@
 and below it the speedup of each run against a chosen baseline variant.
 
 Log scale, done correctly: pyqtgraph's log mode transforms curve data but not bars, so the
-chart plots ``log10`` of the times itself and labels the axis with real times (1-2-5 per
-decade, in one unit); bars start one step below the fastest run, so a bar's length shows the
+chart plots ``log10`` of the times itself and labels the axis with real times
+(:class:`~explorer.plots.axes.TimeAxis`: 1-2-5 per decade in a unit chosen from the data, never
+pyqtgraph's "(x0.001)"); bars start one step below the fastest run, so a bar's length shows the
 ratio between runs, as on paper. The speedup view uses the same rule around 1×: bars up are
 faster than the baseline, bars down slower. A run whose result failed verification is drawn
 hatched red with "✗" above it: its time means nothing.
+
+Every number says how it was timed (``timing.launch``, :mod:`kernels.results.launch_modes`): the
+title names the launch mode the runs share, or each bar's label its own when they differ. A
+speedup compares a run with the fastest baseline run timed in a comparable mode (``graph`` and
+``queued`` are both device time; ``direct`` includes the host's launch overhead); when there is
+none, the speedup is still drawn but hatched grey and labelled "×N (graph vs direct: not like with
+like)", never as a plain speedup.
 
 Simulator runs stand apart: numba's CUDA simulator runs one Python thread per CUDA thread, so
 its times say nothing about a GPU. They are drawn to the right of a dashed line, and a
@@ -29,19 +37,22 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 
-from explorer.plots.format import format_seconds, log_ticks, params_text, shown_params, time_unit
+from explorer.plots.axes import RatioAxis, TimeAxis
+from explorer.plots.format import format_seconds, params_text, shown_params
 from explorer.plots.hover import HoverLayoutWidget
+from kernels.results.launch_modes import DESCRIPTIONS, comparable, cross_mode_note, describe_modes, launch_mode
 
 KIND_COLOURS = {
     "cpu-serial": QColor(140, 140, 150), "cpu-parallel": QColor(70, 120, 190), "library": QColor(140, 90, 170),
     "gpu": QColor(40, 150, 90), "vendor": QColor(220, 130, 30),
 }
 WRONG_COLOUR = QColor(210, 30, 30)
+CROSS_MODE_COLOUR = QColor(150, 150, 150)      # a speedup between launch modes that do not compare
 BAR_WIDTH = 0.62
 SPEED_ROW_MIN_HEIGHT = 420     # widget pixels: the speedup row needs ~100 px of plot besides the times
 VALUE_LABELS_MIN_HEIGHT = 230  # below this, the numbers above the bars cover the bars and the ticks
-TICK_LABEL_SPACING = 24        # pixels per tick label on a vertical axis
 HOVER_HEIGHT = 24
+VALUE_LABEL_PX = 18            # a value label's height above its bar
 SIM_NOTE = ("simulator runs (right of the dashed line) are not compared with others: the CUDA simulator runs "
             "one Python thread per CUDA thread, its times are not GPU times")
 
@@ -77,9 +88,9 @@ def common_params(records: list[dict]) -> dict:
 
 
 def run_label(record: dict, with_input: bool = False, skip: dict | None = None,
-              line_chars: int = LABEL_LINE_CHARS, max_lines: int | None = None) -> str:
+              line_chars: int = LABEL_LINE_CHARS, max_lines: int | None = None, with_mode: bool = False) -> str:
     skip = skip or {}
-    lines = [str(record.get("variant", "?"))]
+    lines = [str(record.get("variant", "?")) + (f" [{launch_mode(record)}]" if with_mode else "")]
     line = ""
     for k, v in shown_params(record).items():
         if k in HIDDEN_PARAMS or k in skip:
@@ -105,12 +116,16 @@ def _ratio(x: float) -> str:
 
 
 def baseline_for(record: dict, candidates: list[dict], variant: str) -> dict | None:
-    """The fastest run of ``variant`` on the same family and input as ``record``."""
+    """The fastest run of ``variant`` on the same family and input as ``record``, timed in a launch
+    mode that compares with the record's if there is one (else the fastest at all: the speedup is
+    then marked as a cross-mode comparison)."""
     fp = (record.get("input") or {}).get("fingerprint")
     same = [c for c in candidates if c.get("variant") == variant and c.get("family") == record.get("family")
             and (c.get("input") or {}).get("fingerprint") == fp and c.get("verified", True)
             and is_simulated(c) == is_simulated(record) and kernel_times(c) is not None]
-    return min(same, key=lambda c: kernel_times(c)[0]) if same else None
+    fair = [c for c in same if comparable(launch_mode(record), launch_mode(c))]
+    pool = fair or same
+    return min(pool, key=lambda c: kernel_times(c)[0]) if pool else None
 
 
 class TimingChart(HoverLayoutWidget):
@@ -123,14 +138,18 @@ class TimingChart(HoverLayoutWidget):
         self.setBackground("w")
         self.ci.setContentsMargins(6, 6, 6, 6)
         self.title_label = self.addLabel("", row=0, col=0, size="11pt")
-        self.time_plot = self.addPlot(row=1, col=0)
-        self.speed_plot = self.addPlot(row=2, col=0)
+        self.time_axis = TimeAxis("left")
+        self.speed_axis = RatioAxis("left")
+        self.time_plot = self.addPlot(row=1, col=0, axisItems={"left": self.time_axis})
+        self.speed_plot = self.addPlot(row=2, col=0, axisItems={"left": self.speed_axis})
         for plot in (self.time_plot, self.speed_plot):
             plot.setMenuEnabled(False)
             plot.hideButtons()
             plot.setMouseEnabled(x=False, y=False)
             plot.showGrid(y=True, alpha=0.25)
         self.speed_plot.setXLink(self.time_plot)
+        # the room above the bars for their value labels is in pixels: kept as the plot's height changes
+        self.time_plot.getViewBox().sigResized.connect(lambda *_: self._fit_value_label_room())
         for plot in (self.time_plot, self.speed_plot):
             plot.getAxis("left").setWidth(72)              # the two plots' bars line up
         self.ci.layout.setRowStretchFactor(1, 3)
@@ -145,11 +164,10 @@ class TimingChart(HoverLayoutWidget):
         self.speed_row_fits = True
         self._value_labels: list = []
         self._notes: list[str] = []
-        self._time_range: tuple[float, float] | None = None     # (lo, hi) of the time axis, for its ticks
-        self._speed_range: tuple[float, float] | None = None
         self._title_html = ""
         self.medians: list[float] = []
         self.speedups: list[float | None] = []
+        self.speedup_notes: list[str] = []   # per bar: why its speedup is not like with like ('' when it is)
         self.unit, self.scale = "s", 1.0
         self.hovered: int | None = None
         # every move, not the scene's sigMouseMoved: it drops moves closer than 10 ms apart, which
@@ -171,17 +189,17 @@ class TimingChart(HoverLayoutWidget):
         self.baseline = baseline or None
         self.pool = pool
         self._value_labels = []
-        self._time_range = self._speed_range = None
         for plot in (self.time_plot, self.speed_plot):
             plot.clear()
         self.medians = [kernel_times(r)[0] for r in self.records]
         if not self.records:
-            self._title_html = "no runs to show: run a variant in the Run dock, or select runs in the history"
+            self._title_html = "no runs to show:<br>run a variant in the Run dock, or select runs in the history"
             self.title_label.setText(self._title_html)
             self._show_speed_plot(False)
             self.time_plot.getAxis("bottom").setTicks([[]])
-            self.time_plot.getAxis("left").setTicks(None)
+            self.time_axis.set_times([], self.log_scale)          # an empty axis: no ticks, no title
             self.speedups = []
+            self.speedup_notes = []
             return
         self._draw_times()
         self._draw_speedups(pool if pool is not None else self.records)
@@ -192,6 +210,7 @@ class TimingChart(HoverLayoutWidget):
         common = {k: v for k, v in common_params(self.records).items() if k not in HIDDEN_PARAMS}
         if common:
             notes.append("all runs: " + params_text(common))
+        notes.append(describe_modes(launch_mode(r) for r in self.records))
         if "sim" in targets and len(targets) > 1:
             notes.append("simulator times (right of the dashed line) are not GPU times: compared only with each other")
         elif "sim" in targets:
@@ -222,22 +241,28 @@ class TimingChart(HoverLayoutWidget):
         # the hover line's room goes to the plot in a short chart (the tooltip says the same)
         self.hover_label.setFixedHeight(0 if self.compact else HOVER_HEIGHT)
         self.hover_label.setVisible(not self.compact)
-        time_px, speed_px = self._plot_heights()
-        self._set_axis_title(self.time_plot, [f"median kernel time ({self.unit})", f"time ({self.unit})",
-                                              self.unit], time_px)
-        if self._time_range is not None and self.log_scale:
-            self.time_plot.getAxis("left").setTicks(log_ticks(*self._time_range, max_labels=self._labels_for(time_px)))
-        if self._speed_range is not None:
-            major, minor = log_ticks(*self._speed_range, max_labels=self._labels_for(speed_px))
-            self.speed_plot.getAxis("left").setTicks([[(p, t + "×") for p, t in major], minor])
-        if self.baseline:
-            self._set_axis_title(self.speed_plot, [f"speedup vs {self.baseline}", "speedup", "×"], speed_px)
+        # the axes fit their titles and ticks to their own length (explorer.plots.axes)
+        self._fit_value_label_room()
         notes = list(self._notes)
         if self.baseline and not self.speed_row_fits:
             notes.append("speedups: make the chart taller, or hover a bar")
         # short lines: a label wider than the view would widen the layout and clip the bars
         text = self._title_html if self.compact else f"{self._title_html}<br><small>{self._fit_notes(notes)}</small>"
         self.title_label.setText(text)
+        self.fit_layout_to_view()
+
+    def _fit_value_label_room(self) -> None:
+        """Room above the tallest bar for its value label, in pixels of the plot as it is: a fixed
+        share of the range left the label cut off at the top of a short chart."""
+        extent = getattr(self, "_y_extent", None)
+        if extent is None or not self.records or getattr(self, "closed", False):
+            return
+        bottom, top, pad = extent
+        px = self.time_plot.getViewBox().height()
+        if not self.compact and px > 2 * VALUE_LABEL_PX:
+            span = top - bottom
+            pad = max(pad, VALUE_LABEL_PX * span / (px - VALUE_LABEL_PX))
+        self.time_plot.setYRange(bottom, top + pad, padding=0)
 
     def _fit_notes(self, notes: list[str]) -> str:
         """The notes on one line if it fits the width, else one per line, each cut to fit."""
@@ -249,28 +274,6 @@ class TimingChart(HoverLayoutWidget):
         if metrics.horizontalAdvance(joined) <= room:
             return html.escape(joined)
         return "<br>".join(html.escape(metrics.elidedText(n, Qt.TextElideMode.ElideRight, room)) for n in notes)
-
-    def _plot_heights(self) -> tuple[float, float]:
-        """Estimated pixels of the time and speedup plot areas at the current size."""
-        axis = self.time_plot.getAxis("bottom").height()
-        rows = 2 if self.speed_plot.isVisible() else 1
-        free = self.height() - 12 - (0 if self.compact else HOVER_HEIGHT) - (20 if self.compact else 40) \
-            - rows * (axis + 8)
-        if rows == 1:
-            return max(free, 0), 0.0
-        return max(free * 0.6, 0), max(free * 0.4, 0)
-
-    @staticmethod
-    def _labels_for(pixels: float) -> int:
-        return max(2, int(pixels // TICK_LABEL_SPACING))
-
-    @staticmethod
-    def _set_axis_title(plot, choices: list[str], pixels: float) -> None:
-        """The longest title of ``choices`` that fits along the axis (rotated text)."""
-        axis = plot.getAxis("left")
-        metrics = QFontMetrics(axis.label.font())
-        fitting = [c for c in choices if metrics.horizontalAdvance(c) + 8 <= pixels]
-        axis.setLabel(fitting[0] if fitting else "")
 
     # ---- drawing --------------------------------------------------------------------------------
     def _show_speed_plot(self, on: bool) -> None:
@@ -284,9 +287,12 @@ class TimingChart(HoverLayoutWidget):
         common = common_params(self.records)
         chars = self._line_chars()
         max_lines = self._label_lines()
-        ticks = [(i, run_label(r, with_input, common, chars, max_lines)) for i, r in enumerate(self.records)]
+        # the runs' launch modes differ: each label says its own (the title says a shared one)
+        with_mode = len({launch_mode(r) for r in self.records}) > 1
+        ticks = [(i, run_label(r, with_input, common, chars, max_lines, with_mode)) for i, r in enumerate(self.records)]
         axis = plot.getAxis("bottom")
         axis.setTicks([ticks])
+        self._bar_labels = [text for _i, text in ticks]
         # multi-line labels (variant, parameters, input): make room for every line
         lines = max((t.count("\n") + 1 for _, t in ticks), default=1)
         metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
@@ -318,21 +324,18 @@ class TimingChart(HoverLayoutWidget):
 
     def _draw_times(self) -> None:
         times = np.array([kernel_times(r) for r in self.records])     # n x (median, min, max)
-        self.unit, self.scale = time_unit(times[:, 2].tolist())
+        # the axis chooses the unit from the data and labels its ticks in it
+        self.unit, self.scale = self.time_axis.set_times(times.ravel().tolist(), self.log_scale)
         t = times * self.scale
         x = np.arange(len(t), dtype=float)
-        left = self.time_plot.getAxis("left")
         if self.log_scale:
             y, lo, hi = np.log10(t[:, 0]), np.log10(t[:, 1]), np.log10(t[:, 2])
             floor = math.floor(float(lo.min()) * 2) / 2 - 0.25   # half a decade below the fastest
             base = np.full_like(y, floor)
-            self._time_range = (10 ** floor, float(t[:, 2].max()) * 3)
-            left.setTicks(log_ticks(*self._time_range))
             top_pad = 0.1 * (float(hi.max()) - floor) + 0.15     # room for the value above the bar
         else:
             y, lo, hi = t[:, 0], t[:, 1], t[:, 2]
             base = np.zeros_like(y)
-            left.setTicks(None)
             top_pad = float(hi.max()) * 0.12
         brushes, pens = [], []
         for r in self.records:
@@ -352,7 +355,8 @@ class TimingChart(HoverLayoutWidget):
         font.setPointSizeF(8.5)
         for i, r in enumerate(self.records):
             wrong = r.get("verified") is False
-            text = ("✗ wrong  " if wrong else "") + f"{t[i, 0]:.3g}"
+            text = ("✗ wrong  " if wrong else "") + (format_seconds(times[i, 0]) if self.time_axis.own_units
+                                                      else f"{t[i, 0]:.3g}")
             label = pg.TextItem(text, color=WRONG_COLOUR if wrong else (30, 30, 30), anchor=(0.5, 1.0))
             label.setFont(font)
             label.setPos(x[i], hi[i])
@@ -362,13 +366,14 @@ class TimingChart(HoverLayoutWidget):
         if sims and len(sims) < len(self.records):           # simulator runs stand apart
             pen = pg.mkPen((120, 120, 120), width=1, style=Qt.PenStyle.DashLine)
             self.time_plot.addItem(pg.InfiniteLine(sims[0] - 0.5, angle=90, pen=pen))
-        left.setLabel(f"median kernel time ({self.unit})")
         self._set_x_ticks(self.time_plot)
         self.time_plot.setXRange(-0.6, len(t) - 0.4, padding=0)
+        self._y_extent = (float(base.min()), float(hi.max()), top_pad)
         self.time_plot.setYRange(float(base.min()), float(hi.max()) + top_pad, padding=0)
 
     def _draw_speedups(self, pool: list[dict]) -> None:
         self.speedups = []
+        self.speedup_notes = []
         self._show_speed_plot(bool(self.baseline))
         if not self.baseline:
             return
@@ -378,11 +383,11 @@ class TimingChart(HoverLayoutWidget):
             ref = baseline_for(r, pool, self.baseline)
             value = kernel_times(ref)[0] / kernel_times(r)[0] if ref is not None else None
             self.speedups.append(value)
+            self.speedup_notes.append(cross_mode_note(launch_mode(r), launch_mode(ref)) if ref is not None else "")
             if value is not None:
                 x.append(i)
                 s.append(value)
-        left = self.speed_plot.getAxis("left")
-        left.setLabel(f"speedup vs {self.baseline}")
+        self.speed_axis.set_titles([f"speedup vs {self.baseline}", "speedup", "×"])
         self._set_x_ticks(self.speed_plot)
         if not s:
             mixed = any(is_simulated(r) != (baseline_sim[0] if baseline_sim else False) for r in self.records)
@@ -393,21 +398,27 @@ class TimingChart(HoverLayoutWidget):
             label.setPos((len(self.records) - 1) / 2, 0)
             self.speed_plot.addItem(label)
             self.speed_plot.setYRange(-1, 1)
-            left.setTicks([[(0, "1×")]])
             return
         s = np.array(s)
         logs = np.log10(s)
-        colours = [QColor(40, 150, 90) if v >= 1 else QColor(220, 130, 30) for v in s]
+        cross = [bool(self.speedup_notes[i]) for i in x]
+        colours = [CROSS_MODE_COLOUR if c else QColor(40, 150, 90) if v >= 1 else QColor(220, 130, 30)
+                   for v, c in zip(s, cross, strict=True)]
+        # a cross-mode speedup is hatched: it must not read as a plain one
         bars = pg.BarGraphItem(x=np.array(x, float), y0=np.zeros_like(logs), y1=logs, width=BAR_WIDTH,
-                               brushes=[QBrush(c) for c in colours],
-                               pens=[pg.mkPen(c.darker(130), width=1) for c in colours])
+                               brushes=[QBrush(c, Qt.BrushStyle.BDiagPattern) if cr else QBrush(c)
+                                        for c, cr in zip(colours, cross, strict=True)],
+                               pens=[pg.mkPen(c.darker(130), width=1,
+                                              style=Qt.PenStyle.DashLine if cr else Qt.PenStyle.SolidLine)
+                                     for c, cr in zip(colours, cross, strict=True)])
         self.speed_plot.addItem(bars)
         one = pg.mkPen((60, 60, 60), width=1, style=Qt.PenStyle.DashLine)
         self.speed_plot.addItem(pg.InfiniteLine(0, angle=0, pen=one))
         font = QFont()
         font.setPointSizeF(8.5)
-        for xi, v, lv in zip(x, s, logs, strict=True):
-            label = pg.TextItem(f"{_ratio(v)}×" if v >= 1 else f"{_ratio(1 / v)}× slower", color=(30, 30, 30),
+        for xi, lv in zip(x, logs, strict=True):
+            text = self.speedup_text(xi)
+            label = pg.TextItem(text, color=(110, 110, 110) if self.speedup_notes[xi] else (30, 30, 30),
                                 anchor=(0.5, 1.0 if lv >= 0 else 0.0))
             label.setFont(font)
             label.setPos(xi, lv)
@@ -425,10 +436,21 @@ class TimingChart(HoverLayoutWidget):
                 self._value_labels.append(why)
         lo, hi = min(float(logs.min()), 0.0), max(float(logs.max()), 0.0)
         pad = max(0.4, (hi - lo) * 0.3)                      # room for the labels beyond the bars
-        self._speed_range = (10 ** (lo - pad), 10 ** (hi + pad))
-        major, minor = log_ticks(*self._speed_range)
-        left.setTicks([[(p, t + "×") for p, t in major], minor])
         self.speed_plot.setYRange(lo - pad, hi + pad, padding=0)
+
+    def bar_labels(self) -> list[str]:
+        """The label under each bar (variant, parameters; its launch mode when the runs' differ)."""
+        return list(getattr(self, "_bar_labels", []))
+
+    def speedup_text(self, i: int) -> str:
+        """The label of bar ``i``'s speedup: "12×", "3× slower", or with the cross-mode warning
+        ("12× (graph vs direct: not like with like)", on two lines); '' without a speedup."""
+        if not self.speedups or i >= len(self.speedups) or self.speedups[i] is None:
+            return ""
+        v = self.speedups[i]
+        text = f"{_ratio(v)}×" if v >= 1 else f"{_ratio(1 / v)}× slower"
+        note = self.speedup_notes[i]
+        return f"{text}\n({note})" if note else text
 
     # ---- hovering ---------------------------------------------------------------------------------
     def describe_bar(self, i: int) -> str:
@@ -438,11 +460,13 @@ class TimingChart(HoverLayoutWidget):
         med, lo, hi = kernel_times(r)
         text = (f"{r.get('family')}/{r.get('variant')} ({params_text(shown_params(r))}) on "
                 f"{(r.get('input') or {}).get('name')}, {r.get('target')}: median {format_seconds(med)}, "
-                f"min {format_seconds(lo)}, max {format_seconds(hi)}")
+                f"min {format_seconds(lo)}, max {format_seconds(hi)}, {DESCRIPTIONS[launch_mode(r)]}")
         if r.get("verified") is False:
             text += " — VERIFICATION FAILED"
         if self.speedups and self.speedups[i] is not None:
             text += f"; {self.speedups[i]:.3g}× vs {self.baseline}"
+            if self.speedup_notes[i]:
+                text += f" ({self.speedup_notes[i]})"
         elif self.baseline and is_simulated(r):
             text += f"; no speedup: {SIM_NOTE}"
         return text

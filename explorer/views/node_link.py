@@ -126,17 +126,27 @@ class NodeLinkView(QWidget):
             return {int(v): pos[int(v)] for v in live}
 
         task = Task("node-link layout", job, self)
-        task.finished.connect(self._on_layout)
+        task.finished.connect(lambda positions, t=task: self._on_layout(positions, t))
         task.failed.connect(lambda message: self._show_message(f"no layout: {message}"))
         self._task = task
         task.start()
 
-    def _on_layout(self, positions) -> None:
-        if self.document is None:
+    def _on_layout(self, positions, task=None) -> None:
+        # a layout overtaken by restored positions (restore_positions) is dropped
+        if self.document is None or (task is not None and task is not self._task):
             return
         self.positions = positions
         self._draw()
         self.layoutReady.emit()
+
+    def restore_positions(self, positions: dict) -> None:
+        """Positions saved with a session: they replace the drawing, and a layout still being
+        computed for the graph (started when its tab was added) no longer replaces them."""
+        if self._task is not None and self._task.running:
+            self._task.cancel()
+        self._task = None
+        self.positions = {int(v): p for v, p in positions.items()}
+        self.refresh()
 
     def busy(self) -> bool:
         """Whether a layout is being computed."""

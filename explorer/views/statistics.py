@@ -131,7 +131,7 @@ class StatisticsView(QWidget):
         self.histogram.setTitle("degree histogram", color="#333")
         self.histogram.setLabel("bottom", "degree")
         self.histogram.setLabel("left", "vertices")
-        self.histogram.setMinimumHeight(140)
+        self.histogram.setMinimumHeight(120)
         split.addWidget(self.histogram)
         split.setSizes([300, 180])
         layout.addWidget(split, 1)
@@ -164,7 +164,8 @@ class StatisticsView(QWidget):
     def _on_renamed(self, _name: str) -> None:
         d = self.document
         kind = "editable (slotted pages)" if d.editable else f"read-only: {d.not_editable_reason}"
-        self.title.setText(f"<b>{d.name}</b><br><small>{d.source or 'made in this session'}<br>{kind}</small>")
+        # two lines, not three: on a 768-pixel screen the histogram below needs the room
+        self.title.setText(f"<b>{d.name}</b> <small>· {kind}<br>{d.source or 'made in this session'}</small>")
 
     def _schedule(self, _summary=None) -> None:
         self._timer.start()

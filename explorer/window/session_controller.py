@@ -180,8 +180,7 @@ class SessionController(QObject):
             session.restore_undo_history(document, rec, data.structures)
             tab = tabs.add(document, select=False)
             if rec.positions:
-                tab.node_link.positions = dict(rec.positions)
-                tab.node_link.refresh()
+                tab.node_link.restore_positions(rec.positions)
             opened.append(document)
         if opened:
             tabs.select(opened[min(max(data.current, 0), len(opened) - 1)])

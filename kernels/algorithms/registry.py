@@ -509,3 +509,28 @@ def parse_param_assignments(items: Sequence[str] | None) -> dict:
         name, value = item.split("=", 1)
         out[name.strip()] = value.strip()
     return out
+
+
+def check_vertex_params(fam: Family, resolved: dict, graph, structure=None) -> None:
+    """Refuse a vertex parameter (``Family.vertex_params``, e.g. BFS ``source``) that names no
+    vertex of ``graph``, naming the allowed range: a value chosen on a larger graph goes stale
+    when the graph shrinks or another one is chosen. ``structure`` (the live slotted graph the
+    CSR is a snapshot of) also refuses a removed vertex. Cheap: the GUI checks its form with it
+    on every edit, before anything runs."""
+    n = int(graph.n_rows)
+    for name in fam.vertex_params:
+        v = resolved.get(name)
+        if not isinstance(v, int) or isinstance(v, bool):
+            continue
+        if not 0 <= v < n:
+            raise ParameterError(name, v, f"a vertex id from 0 to {n - 1}" if n else "none (the graph is empty)",
+                                 detail=f"'{graph.name}' has {n} vertices")
+    if structure is None:
+        return
+    for name in fam.vertex_params:
+        v = resolved.get(name)
+        if isinstance(v, int) and 0 <= v < structure.next_vertex_id and not structure.has_vertex(v):
+            last = structure.next_vertex_id - 1
+            raise ParameterError(name, v, "a vertex of the graph",
+                                 detail=f"vertex {v} was removed from '{structure.name}'; it has "
+                                        f"{structure.num_vertices} vertices among ids 0 .. {last}")

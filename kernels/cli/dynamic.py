@@ -8,6 +8,7 @@ import sys
 
 from kernels.cli.cluster_options import add_cluster_options, run_dynamic_on_cluster, scheduler_from_args
 from kernels.cli.common import positive_int, print_json
+from kernels.graph.page_size import PAGE_SIZE_DEFAULT_TEXT
 
 EXIT_VERIFICATION_FAILED = 3
 
@@ -21,7 +22,8 @@ def register(sub) -> None:
                    help="edge edits per round, as a fraction of the edges (default 0.001 = 0.1 %%)")
     p.add_argument("--rounds", type=int, default=3, help="edit rounds after the baseline (default 3)")
     p.add_argument("--source", type=int, default=0, help="source vertex (default 0)")
-    p.add_argument("--page-size", type=int, default=1024, help="words per slotted page (default 1024)")
+    p.add_argument("--page-size", type=int, default=None,
+                   help=f"words per slotted page (default: {PAGE_SIZE_DEFAULT_TEXT}, as info and the GUI choose)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="GPU parameter: balance=lb|tpv, block=N, direction=push|optimizing, loop=device|host "
                         "(repeatable)")
@@ -47,12 +49,14 @@ def _settings(args):
     from kernels.dynamic import DynamicSettings
 
     given = parse_param_assignments(args.param)
-    given["page_size"] = str(args.page_size)
+    if args.page_size is not None:
+        given["page_size"] = str(args.page_size)
     given["source"] = str(args.source)
     fam, var = get_variant(args.algorithm, "gpu-slotted")
     params = fam.resolve_params(var, given)   # names, values and ranges checked by the registry
     return DynamicSettings(algorithm=args.algorithm, batch=args.batch, rounds=args.rounds,
-                           page_size=params["page_size"], source=params["source"], seed=args.seed,
+                           page_size=params["page_size"] if args.page_size is not None else None,
+                           source=params["source"], seed=args.seed,
                            balance=params["balance"], direction=params.get("direction", "push"),
                            block=params["block"], loop=params.get("loop", "device"),
                            sync_strategy=args.sync_strategy, repeat=args.repeat)
@@ -71,6 +75,7 @@ def run(args) -> int:
     if not remote:
         activate(target)                 # before anything imports numba.cuda
     graph = load_input_shown(args, args.input, format=args.format)
+    settings.choose_page_size(graph)
     if remote:
         result, target, worker = run_dynamic_on_cluster(args, graph)
         if not args.json:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kernels.cli.common import print_json, read_shown
 from kernels.cli.read_options import add_read_options, read_options
+from kernels.graph.page_size import PAGE_SIZE_DEFAULT_TEXT
 from kernels.memory import format_bytes
 
 
@@ -13,8 +14,8 @@ def register(sub) -> None:
     p.add_argument("--format", help="force the input format instead of sniffing it")
     add_read_options(p)
     p.add_argument("--page-size", type=int, default=None,
-                   help="page size for the slotted-page estimate (default: by graph size, as the GUI chooses: "
-                        "256 words below 200 k entries, 512 below 20 M, else 1024)")
+                   help=f"page size for the slotted-page estimate (default: {PAGE_SIZE_DEFAULT_TEXT}, as the GUI "
+                        "chooses)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 

@@ -8,6 +8,7 @@ import time
 
 from kernels.cli.common import add_cleanup_flags, apply_cleanup, print_json, read_shown
 from kernels.errors import ParameterError
+from kernels.graph.page_size import PAGE_SIZE_DEFAULT_TEXT
 from kernels.memory import format_bytes
 
 
@@ -15,7 +16,8 @@ def register(sub) -> None:
     p = sub.add_parser("pages", help="build a graph as slotted pages and describe the layout")
     p.add_argument("file", help="graph file (any supported format)")
     p.add_argument("--format", help="force the input format instead of sniffing it")
-    p.add_argument("--page-size", type=int, default=1024, help="words per page (default 1024)")
+    p.add_argument("--page-size", type=int, default=None,
+                   help=f"words per page (default: {PAGE_SIZE_DEFAULT_TEXT}, as info and the GUI choose)")
     p.add_argument("--page-sizes", help="comma-separated page sizes to compare, e.g. 256,512,1024,2048")
     p.add_argument("--fill", type=float, default=None,
                    help="share of each page the bulk build fills (default 0.9; 1.0 packs tightly)")
@@ -28,7 +30,7 @@ def _page_sizes(args) -> list[int]:
     from kernels.graph.slotted.layout import PAGE_SIZE_RULE, valid_page_size
 
     if args.page_sizes is None:
-        sizes = [args.page_size]
+        sizes = [] if args.page_size is None else [args.page_size]     # none: chosen by the graph's size
     else:
         try:
             sizes = [int(x) for x in args.page_sizes.split(",") if x.strip()]
@@ -37,7 +39,7 @@ def _page_sizes(args) -> list[int]:
     for s in sizes:
         if not valid_page_size(s):
             raise ParameterError("page size", s, PAGE_SIZE_RULE)
-    if not sizes:
+    if not sizes and args.page_sizes is not None:
         raise ParameterError("--page-sizes", args.page_sizes, "at least one page size")
     return sizes
 
@@ -54,6 +56,7 @@ def _build(g, page_size: int, fill: float):
 def run(args) -> int:
     from kernels.graph.csr import CSRGraph
     from kernels.graph.io import read_graph
+    from kernels.graph.page_size import page_size_for
     from kernels.graph.slotted import DEFAULT_FILL, SlottedGraph, square_graph_form, summary
 
     sizes = _page_sizes(args)
@@ -62,6 +65,7 @@ def run(args) -> int:
         raise ParameterError("--fill", fill, "0 < fill <= 1")
     g = read_shown(args, args.file, lambda progress: read_graph(args.file, format=args.format, progress=progress))
     g = apply_cleanup(square_graph_form(g), args)
+    sizes = sizes or [page_size_for(g)]
     # compile (or load from numba's cache) before timing, so build times are build times
     SlottedGraph.from_csr(CSRGraph.from_edges(2, [0], [1], directed=True), page_size=sizes[0])
 

@@ -8,18 +8,8 @@ import scipy.sparse.csgraph as csgraph
 from kernels.graph.cleanup import duplicate_mask
 from kernels.graph.csr import CSRGraph
 
-DEFAULT_PAGE_SIZE = 1024
-
-
-def page_size_for(g: CSRGraph) -> int:
-    """The page size for a graph of this size - one rule for ``graph-kernels info`` and the GUI:
-    the thesis found 256 words best for small graphs, 512 for mid-size ones and ~1280 for large
-    ones (1024 here: page sizes are powers of two)."""
-    if g.nnz < 200_000:
-        return 256
-    if g.nnz < 20_000_000:
-        return 512
-    return 1024
+# the one default page size (kernels.graph.page_size), here too for the callers of the statistics
+from kernels.graph.page_size import DEFAULT_PAGE_SIZE, page_size_for  # noqa: F401
 
 
 def slotted_memory_estimate(g: CSRGraph, page_size: int = DEFAULT_PAGE_SIZE) -> int:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kernels.algorithms.execution import Execution
-from kernels.algorithms.registry import Family, Variant, Verification, get_variant
+from kernels.algorithms.registry import Family, Variant, Verification, check_vertex_params, get_variant
 from kernels.errors import GraphKernelsError, ParameterError, ResourceLimitError, TargetUnavailableError
 from kernels.measure.cuda_graphs import check_launch_mode, plan_launches
 from kernels.measure.environment import environment
@@ -137,18 +137,6 @@ def _energy_of(launch, reset, notices: list) -> dict | None:
     return figures
 
 
-def check_live_vertices(fam: Family, resolved: dict, live) -> None:
-    """Refuse a vertex parameter naming an id the live structure removed (a CSR snapshot keeps
-    removed ids as empty rows, so a traversal from one would 'verify' reaching only itself)."""
-    g = live.graph
-    for name in fam.vertex_params:
-        v = resolved.get(name)
-        if isinstance(v, int) and 0 <= v < g.next_vertex_id and not g.has_vertex(v):
-            raise ParameterError(name, v, "a vertex of the graph",
-                                 detail=f"vertex {v} was removed from '{g.name}'; it has {g.num_vertices} "
-                                        f"vertices among ids 0 .. {g.next_vertex_id - 1}")
-
-
 def compile_variant(graph, family: str, variant: str, params: dict | None = None, *, target: str = "cuda",
                     seed: int = 0) -> dict:
     """Run a cell up to its compile stage and stop: every kernel it needs is compiled into the
@@ -207,8 +195,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     check_repetitions(repeat, warmup)
     check_launch_mode(launch)
     target = choose_target(var, target)
-    if live is not None:
-        check_live_vertices(fam, resolved, live)
+    check_vertex_params(fam, resolved, graph, live.graph if live is not None else None)
     run_started = time.perf_counter()
     energy_figures = None
     problem = fam.prepare(graph, resolved, seed)

@@ -1,13 +1,36 @@
 """How long a GPU variant will take on numba's CUDA simulator, said before it runs.
 
-The simulator runs one Python thread per CUDA thread, so its time grows with the number of
-simulated threads the launches create, whatever the kernel does: a 582 k-edge graph "just runs"
-for minutes. :func:`estimate` turns the variant's launch configuration (threads per launch ×
-launches per run, from :data:`LAUNCH_MODELS` or a generic rule on the block-size parameter and
-the number of rows) into seconds for the warm-up plus the timed repetitions. The cost per
-simulated thread-launch, :data:`SECONDS_PER_THREAD_LAUNCH`, is conservative: measured here from
-0.15 ms (one-thread-per-row SpMV) to 2.3 ms (k-clique: shared memory, ``syncthreads``,
-stacks) per thread.
+The simulator runs one Python thread per CUDA thread, one block after another, and a
+``syncthreads`` (a grid sync in the traversals' device loop) is a round in which its manager
+polls every thread of the block, each hand-over of the interpreter lock costing up to its switch
+interval. So what a run costs depends on the variant's launch shape, not only on its thread
+count: ``spmv gpu-naive`` (no barrier) costs ~0.3 ms a simulated thread, a ``gpu-tunable`` row
+block ~0.1 s whatever its width, a BFS level of the device loop a few ms per thread of its one
+block, and every kernel also pays for each stored entry it walks in interpreted Python.
+
+:func:`estimate` takes the variant's launch model (:data:`LAUNCH_MODELS`: the same grids the
+variants launch on the simulator, capped as they are there) and turns its work counts into
+seconds with that variant's costs (:data:`SIM_COSTS`), for the warm-up plus the timed runs, plus
+the job's own overhead. Traversals count levels: the BFS depth from the run's ``source`` (a SciPy
+BFS on the host, milliseconds), which is why a deep graph takes longer than a wide one of the
+same size.
+
+**Where the costs come from.** ``benchmarks/bench_sim_estimate.py`` runs every GPU variant on
+small and medium inputs of ``tests/data`` under the simulator and fits, per variant, the seconds
+of a run as ``base + Σ cost_k × count_k`` (non-negative least squares on relative error); the
+costs below were measured on this project's 2-core development VM (2026-11-27, numba-cuda 0.30.4,
+Python 3.11; 144 cases in two sessions, the raw cases in
+``benchmarks/results/sim-estimate-vm.jsonl``). Over those cases the estimate of a whole job lay
+within 0.29-6.4x of its measured time, median 0.99, 92 % of them within 0.5-2x (93 % of the jobs
+of 2 s or more; the ratios above 2 are jobs of a tenth of a second, the overhead's) (the old rule, 3 ms
+a simulated thread: 0.08-16.6x, median 1.41, 38 % within 0.5-2x). The simulator's speed depends on
+the host's scheduler as much as on its processor: between the two sessions barrier-heavy kernels
+(the traversals' device loop) ran up to 3x slower and barrier-free ones (``gpu-naive``,
+``gpu-row-block``) up to 4x faster, so the costs sit between, and an estimate is a warning, not a
+promise.
+
+A variant without a model (a plug-in) gets the old rough rule: one thread per row and per
+stored entry, in blocks of its block-size parameter, at :data:`ROUGH_SECONDS_PER_THREAD`.
 
 Qt-free: the Run dock asks the user above a limit, ``graph-kernels run --target sim`` prints it.
 """
@@ -16,31 +39,59 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-SECONDS_PER_THREAD_LAUNCH = 3e-3
+ROUGH_SECONDS_PER_THREAD = 3e-3     # no launch model: the old conservative rule per simulated thread
+JOB_OVERHEAD_S = 0.3                # prepare, upload, verification and the worker's round trip, once a job
 BLOCK_PARAMS = ("wg", "block", "block_size")
+SPMV_SIM_THREADS = 256              # kernels.algorithms.spmv.gpu_common.SIM_THREAD_BUDGET: grids capped there
+OPERATOR_SIM_THREADS = 64           # kernels.operators.launch.SIM_THREAD_BUDGET: the host loop's launches
+MERGE_PARTITION_THREADS = 32        # kernels.algorithms.spmv.gpu_balanced.PARTITION_THREADS["sim"]
+DEPTH_BFS_LIMIT = 5_000_000         # entries above which the traversal depth is not measured but assumed
+ASSUMED_LEVELS = 64
+
+
+@dataclass(frozen=True)
+class SimCost:
+    """Seconds of one run on the simulator: ``base_s`` plus ``per[count]`` for each work count."""
+
+    base_s: float
+    per: dict[str, float]
+    job_s: float = 0.0              # once a job besides JOB_OVERHEAD_S (device preprocessing run simulated)
+
+    def run_seconds(self, counts: dict[str, float]) -> float:
+        return self.base_s + sum(self.per.get(k, 0.0) * v for k, v in counts.items())
+
+
+@dataclass(frozen=True)
+class SimWork:
+    """One run's launch shape: simulated threads (for the message) and the counts costs apply to."""
+
+    threads: int
+    counts: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class SimEstimate:
-    threads: int              # simulated threads per launch
-    launches: int             # launches per timed run
+    threads: int              # simulated threads per run (all its launches)
     runs: int                 # warm-up + repetitions
-    basis: str                # how the threads were counted (for the message)
+    basis: str                # how the time was counted (for the message)
+    run_s: float = 0.0        # seconds of one run
+    job_s: float = JOB_OVERHEAD_S
+    counts: dict[str, float] = field(default_factory=dict)
 
     @property
     def seconds(self) -> float:
-        return self.threads * self.launches * self.runs * SECONDS_PER_THREAD_LAUNCH
+        return self.job_s + self.runs * self.run_s
 
     def describe(self) -> str:
-        return (f"about {format_duration(self.seconds)} on the CUDA simulator ({self.threads:,} simulated threads"
-                f"{f' x {self.launches:,} launches' if self.launches > 1 else ''} x {self.runs} runs; {self.basis})")
+        return (f"about {format_duration(self.seconds)} on the CUDA simulator ({self.threads:,} simulated threads "
+                f"x {self.runs} runs, ~{format_duration(self.run_s, precise=True)} each; {self.basis})")
 
 
-def format_duration(seconds: float) -> str:
+def format_duration(seconds: float, precise: bool = False) -> str:
     if seconds < 1:
-        return "under a second"
+        return f"{seconds:.1f} s" if precise and seconds >= 0.05 else "under a second"
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
@@ -63,9 +114,215 @@ def block_threads(params: dict) -> int:
 
 def _tunable_rows(params: dict) -> int:
     """``rows`` of gpu-tunable; ``auto`` (chosen after the estimate, from the input) is counted as
-    its widest choice, 32 threads a row: an estimate may be high, never low."""
+    its widest choice, 32 threads a row: the most row blocks, an estimate high rather than low."""
     rows = params.get("rows", 1)
     return max(int(params.get("wg", 128)) // 32, 1) if rows == "auto" else int(rows)
+
+
+def _capped_blocks(work_items: int, block: int, budget: int) -> int:
+    """Blocks of a launch the simulator caps at ``budget`` threads (the kernels grid-stride)."""
+    return max(1, min(max(int(work_items), 1), max(1, budget // max(block, 1))))
+
+
+def _degrees(graph):
+    import numpy as np
+
+    return np.diff(np.asarray(graph.indptr, dtype=np.int64))
+
+
+def traversal_reach(graph, source) -> tuple[int, int]:
+    """(levels, entries) of a traversal from ``source``: the BFS depth in hops plus the last,
+    empty level, and the stored entries of the vertices it reaches (the edges it walks).
+    Unweighted, so for weighted SSSP a lower bound of its rounds."""
+    n = int(graph.n_rows)
+    if n == 0:
+        return 1, 0
+    if graph.nnz > DEPTH_BFS_LIMIT:
+        return ASSUMED_LEVELS, int(graph.nnz)
+    try:
+        source = int(source)
+    except (TypeError, ValueError):
+        source = 0
+    if not 0 <= source < n:          # refused before the run; the form says so (estimate what the fix gives)
+        source = 0
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import shortest_path
+
+    m = csr_matrix((np.ones(graph.nnz, dtype=np.int8), graph.indices, graph.indptr), shape=(n, graph.n_cols))
+    hops = shortest_path(m[:, :n], unweighted=True, indices=source, directed=bool(graph.directed))
+    reached = np.isfinite(hops)
+    entries = int(_degrees(graph)[:n][reached].sum())
+    return (int(hops[reached].max()) + 2 if reached.any() else 2), entries
+
+
+def _traversal(graph, p: dict) -> SimWork:
+    block = block_threads(p)
+    levels, entries = traversal_reach(graph, p.get("source", 0))
+    # direction-optimizing BFS takes bottom-up steps over the unvisited vertices on large frontiers
+    scans = {"vertex-levels": levels * graph.n_rows} if p.get("direction", "push") == "optimizing" else {}
+    if p.get("loop", "device") == "device":
+        # one block on the simulator (its grid sync is the block's syncthreads): every level is a
+        # few barrier rounds of all its threads, plus a warp's worth of fixed work
+        return SimWork(block, {"thread-levels": levels * (block + 32), "entries": entries, **scans})
+    threads = min(block, OPERATOR_SIM_THREADS)
+    return SimWork(threads, {"launch-levels": levels * threads, "entries": entries, **scans})
+
+
+def _spmv_naive(g, p) -> SimWork:
+    wg = block_threads(p)
+    threads = _capped_blocks(_ceil(g.n_rows, wg), wg, SPMV_SIM_THREADS) * wg
+    return SimWork(threads, {"threads": threads, "entries": g.nnz})
+
+
+def _spmv_tunable(g, p) -> SimWork:
+    """Row blocks run one after another; each is ``1 + log2(threads per row)`` barrier rounds (the
+    reduction tree's steps) of its ``wg`` threads, and a round costs about ``sqrt(wg)`` times a
+    few ms (measured: 5 ms a round for 1 thread, ~30 ms for 32, ~50 ms for 128)."""
+    wg = block_threads(p)
+    rows = _tunable_rows(p)
+    row_blocks = _ceil(g.n_rows, rows)
+    rounds = row_blocks * (1 + math.log2(max(wg // max(rows, 1), 1)))
+    return SimWork(_capped_blocks(row_blocks, wg, SPMV_SIM_THREADS) * wg,
+                   {"rounds x sqrt(wg)": rounds * math.sqrt(wg), "entries": g.nnz})
+
+
+def _spmv_merge(g, p) -> SimWork:
+    wg = block_threads(p)
+    tiles = _ceil(g.n_rows + g.nnz, wg * int(p.get("ipt", 7)))
+    partition = _capped_blocks(_ceil(tiles + 1, MERGE_PARTITION_THREADS), MERGE_PARTITION_THREADS,
+                               SPMV_SIM_THREADS) * MERGE_PARTITION_THREADS
+    return SimWork(_capped_blocks(tiles, wg, SPMV_SIM_THREADS) * wg + partition,
+                   {"tiles": tiles, "entries": g.n_rows + g.nnz})
+
+
+def _spmv_adaptive(g, p) -> SimWork:
+    """Pieces as the variant bins rows (approximately, from the degrees): short rows a quarter
+    block's worth a piece, medium rows a warp each, long rows in chunks of ``long_row``."""
+    block = block_threads(p)
+    deg = _degrees(g)
+    short_row = int(p.get("short_row", 64))
+    long_row = p.get("long_row", "auto")
+    long_row = max(256, min(16384, 1 << max(int(g.nnz // 1024), 1).bit_length())) if long_row == "auto" \
+        else int(long_row)
+    medium = int(((deg > short_row) & (deg <= long_row)).sum())
+    chunks = int(sum(-(-int(d) // long_row) for d in deg[deg > long_row]))
+    pieces = _ceil(g.n_rows, max(block // 4, 1)) + _ceil(medium, max(block // 32, 1)) + chunks
+    return SimWork(_capped_blocks(pieces, block, SPMV_SIM_THREADS) * block, {"pieces": pieces, "entries": g.nnz})
+
+
+def _row_merges(g) -> float:
+    """Work of merging each row with its neighbours' rows: the sum of squared degrees."""
+    deg = _degrees(g).astype(float)
+    return float((deg * deg).sum())
+
+
+def _triangle_rows(g, p) -> SimWork:
+    threads = g.n_rows * block_threads(p)        # one block per row, uncapped
+    return SimWork(threads, {"threads": threads, "merges": _row_merges(g)})
+
+
+def _triangle_oriented(g, p) -> SimWork:
+    threads = 2 * block_threads(p)               # two blocks on the simulator, striding over the work
+    return SimWork(threads, {"merges": _row_merges(g)})
+
+
+def _apsp_n(graph, params: dict) -> int:
+    limit = int(params.get("max_vertices") or 0)
+    return min(graph.n_rows, limit) if limit > 0 else graph.n_rows
+
+
+def _apsp_dijkstra(g, p) -> SimWork:
+    n = _apsp_n(g, p)
+    threads = _ceil(n, block_threads(p)) * block_threads(p)
+    return SimWork(threads, {"thread-sources": threads * n})
+
+
+def _apsp_fw_naive(g, p) -> SimWork:
+    n, b = _apsp_n(g, p), block_threads(p)
+    per_launch = _ceil(n, b) * b * n                 # grid (ceil(n / b), n) of b threads
+    return SimWork(per_launch * n, {"thread-launches": per_launch * n})
+
+
+def _apsp_fw_tiled(g, p) -> SimWork:
+    n, b, tile = _apsp_n(g, p), block_threads(p), int(p.get("tile", 32))
+    rounds = _ceil(n, tile)
+    blocks = rounds ** 3                         # per round: the diagonal tile, 2(R-1) row/column, (R-1)^2 others
+    return SimWork(blocks * b, {"block-steps": blocks * tile, "threads": blocks * b})
+
+
+def _kclique(items: Callable) -> Callable:
+    # a bounded grid of blocks loops over the work: at most max_blocks, never more blocks than items
+    def work(g, p) -> SimWork:
+        threads = max(1, min(int(p.get("max_blocks", 1024)), items(g))) * block_threads(p)
+        return SimWork(threads, {"threads": threads, "entries": g.nnz})
+    return work
+
+
+@dataclass(frozen=True)
+class LaunchModel:
+    work: Callable          # (graph, params) -> SimWork
+    cost: SimCost
+
+
+# the costs, in seconds: fitted by ``benchmarks/bench_sim_estimate.py --fit`` to the 144 cases of
+# benchmarks/results/sim-estimate-vm.jsonl (2026-11-27, this project's 2-core VM, measured in two
+# sessions: one while other test suites ran, one on a quiet machine); in the comment, how far the
+# job estimates lay from the measured jobs over those cases
+_KCLIQUE = SimCost(0.37, {"threads": 2.3e-3, "entries": 2.1e-2})        # the four variants fitted together
+_FW_TILED = SimCost(0.0, {"threads": 5.9e-3})                           # blocked and staged fitted together
+SIM_COSTS: dict[tuple[str, str], SimCost] = {
+    ("spmv", "gpu-naive"): SimCost(0.0033, {"threads": 9.3e-5, "entries": 5.5e-6}),             # tiny: overhead
+    ("spmv", "gpu-tunable"): SimCost(0.003, {"rounds x sqrt(wg)": 3.6e-3}),                      # 0.53-1.60
+    ("spmv", "gpu-merge"): SimCost(0.13, {"entries": 1.3e-4}),                                   # 0.63-2.20
+    ("spmv", "gpu-adaptive"): SimCost(0.044, {"pieces": 0.17, "entries": 1.1e-3}),               # 0.29-1.40
+    ("triangles", "gpu-row-block"): SimCost(0.078, {"threads": 1.3e-4, "merges": 2.2e-6}),       # 0.32-1.41
+    ("triangles", "gpu-row-shared"): SimCost(0.63, {"threads": 6.7e-4, "merges": 2.0e-4}),       # 0.75-1.26
+    # its device preprocessing (orientation, work bins) runs once a job, simulated too: ~3 s measured
+    ("triangles", "gpu-oriented"): SimCost(1.45, {"merges": 3.7e-5}, job_s=3.0),                 # 0.78-1.18
+    ("apsp", "gpu-dijkstra"): SimCost(0.19, {"thread-sources": 2.4e-4}),                         # 0.37-1.66
+    ("apsp", "gpu-fw-naive"): SimCost(0.0, {"thread-launches": 2.0e-4}),                         # 0.63-1.03
+    ("apsp", "gpu-fw-blocked"): _FW_TILED,                                                       # 0.80-1.16
+    ("apsp", "gpu-fw-staged"): _FW_TILED,
+    ("kclique", "gpu"): _KCLIQUE,                                                                # 0.58-1.52
+    ("kclique", "gpu-vertex"): _KCLIQUE,
+    ("kclique", "gpu-edge"): _KCLIQUE,
+    ("kclique", "gpu-list"): _KCLIQUE,
+    ("bfs", "gpu-csr"): SimCost(0.039, {"thread-levels": 4.6e-4, "launch-levels": 4.4e-3,       # 0.54-1.67
+                                        "vertex-levels": 2.5e-5, "entries": 1.0e-3}),
+    ("bfs", "gpu-slotted"): SimCost(0.063, {"thread-levels": 4.0e-4, "launch-levels": 3.5e-3,   # 0.49-1.66
+                                            "vertex-levels": 2.0e-4, "entries": 5.2e-5}),
+    ("sssp", "gpu-csr"): SimCost(0.094, {"thread-levels": 5.8e-4, "launch-levels": 6.0e-3,      # 0.72-1.60
+                                         "entries": 4.2e-4}),
+    ("sssp", "gpu-slotted"): SimCost(0.0065, {"thread-levels": 4.6e-4, "launch-levels": 8.7e-3,  # 0.55-1.73
+                                              "entries": 3.2e-4}),
+}
+
+WORK_MODELS: dict[tuple[str, str], Callable] = {
+    ("spmv", "gpu-naive"): _spmv_naive,
+    ("spmv", "gpu-tunable"): _spmv_tunable,
+    ("spmv", "gpu-merge"): _spmv_merge,
+    ("spmv", "gpu-adaptive"): _spmv_adaptive,
+    ("triangles", "gpu-row-block"): _triangle_rows,
+    ("triangles", "gpu-row-shared"): _triangle_rows,
+    ("triangles", "gpu-oriented"): _triangle_oriented,
+    ("apsp", "gpu-dijkstra"): _apsp_dijkstra,
+    ("apsp", "gpu-fw-naive"): _apsp_fw_naive,
+    ("apsp", "gpu-fw-blocked"): _apsp_fw_tiled,
+    ("apsp", "gpu-fw-staged"): _apsp_fw_tiled,
+    ("kclique", "gpu-vertex"): _kclique(lambda g: g.n_rows),
+    ("kclique", "gpu-list"): _kclique(lambda g: g.n_rows),
+    ("kclique", "gpu-edge"): _kclique(lambda g: max(g.nnz // 2, 1)),
+    # work=auto may choose edges (the larger grid): counted so
+    ("kclique", "gpu"): _kclique(lambda g: max(g.nnz // 2, 1)),
+    ("bfs", "gpu-csr"): _traversal,
+    ("bfs", "gpu-slotted"): _traversal,
+    ("sssp", "gpu-csr"): _traversal,
+    ("sssp", "gpu-slotted"): _traversal,
+}
+
+LAUNCH_MODELS: dict[tuple[str, str], LaunchModel] = {
+    key: LaunchModel(work, SIM_COSTS[key]) for key, work in WORK_MODELS.items()}
 
 
 def _rows_grid(n: int, params: dict) -> int:
@@ -74,46 +331,22 @@ def _rows_grid(n: int, params: dict) -> int:
     return _ceil(n, b) * b
 
 
-def _apsp_n(graph, params: dict) -> int:
-    limit = int(params.get("max_vertices") or 0)
-    return min(graph.n_rows, limit) if limit > 0 else graph.n_rows
-
-
-def _kclique(items: Callable) -> Callable:
-    # a bounded grid of blocks loops over the work: at most max_blocks, never more blocks than items
-    return lambda g, p: (max(1, min(int(p.get("max_blocks", 1024)), items(g))) * block_threads(p), 1)
-
-
-# (family, variant) -> (graph, params) -> (threads per launch, launches per run)
-LAUNCH_MODELS: dict[tuple[str, str], Callable] = {
-    ("spmv", "gpu-naive"): lambda g, p: (_rows_grid(g.n_rows, p), 1),
-    ("spmv", "gpu-tunable"): lambda g, p: (_ceil(g.n_rows, _tunable_rows(p)) * block_threads(p), 1),
-    ("spmv", "gpu-merge"): lambda g, p: (_rows_grid(_ceil(g.n_rows + g.nnz, int(p.get("ipt", 7))), p), 2),
-    ("triangles", "gpu-row-block"): lambda g, p: (g.n_rows * block_threads(p), 1),
-    ("triangles", "gpu-row-shared"): lambda g, p: (g.n_rows * block_threads(p), 1),
-    ("apsp", "gpu-dijkstra"): lambda g, p: (_rows_grid(_apsp_n(g, p), p), 1),
-    ("apsp", "gpu-fw-naive"): lambda g, p: (_apsp_n(g, p) ** 2, _apsp_n(g, p)),
-    ("apsp", "gpu-fw-blocked"): lambda g, p: (_apsp_n(g, p) ** 2, 3 * _ceil(_apsp_n(g, p), int(p.get("tile", 32)))),
-    ("apsp", "gpu-fw-staged"): lambda g, p: (_apsp_n(g, p) ** 2, 3 * _ceil(_apsp_n(g, p), int(p.get("tile", 32)))),
-    ("kclique", "gpu-vertex"): _kclique(lambda g: g.n_rows),
-    ("kclique", "gpu-list"): _kclique(lambda g: g.n_rows),
-    ("kclique", "gpu-edge"): _kclique(lambda g: max(g.nnz // 2, 1)),
-    # work=auto may choose edges (the larger grid): counted so
-    ("kclique", "gpu"): _kclique(lambda g: max(g.nnz // 2, 1)),
-}
-
-
 def estimate(family: str, variant: str, graph, params: dict, repeat: int = 1, warmup: int = 1) -> SimEstimate:
-    """The simulator time of one run (``warmup`` untimed + ``repeat`` timed runs).
+    """The simulator time of one job: ``warmup`` untimed + ``repeat`` timed runs, and the job's
+    overhead.
 
-    ``graph`` needs ``n_rows`` and ``nnz`` (a :class:`~kernels.graph.csr.CSRGraph`)."""
+    ``graph`` needs ``n_rows``, ``n_cols``, ``nnz``, ``indptr``, ``indices`` and ``directed``
+    (a :class:`~kernels.graph.csr.CSRGraph`)."""
+    runs = max(int(repeat) + int(warmup), 1)
     model = LAUNCH_MODELS.get((family, variant))
-    if model is not None:
-        threads, launches = model(graph, params)
-        basis = "the variant's launch configuration"
-    else:
+    if model is None:
         # no model: one thread per row or vertex and per stored entry, in blocks of the block-size parameter
-        threads, launches = _rows_grid(graph.n_rows + graph.nnz, params), 1
-        basis = "a rough count: one thread per row and per stored entry"
-    return SimEstimate(threads=max(int(threads), 1), launches=max(int(launches), 1),
-                       runs=max(int(repeat) + int(warmup), 1), basis=basis)
+        threads = max(_rows_grid(graph.n_rows + graph.nnz, params), 1)
+        return SimEstimate(threads=threads, runs=runs, run_s=threads * ROUGH_SECONDS_PER_THREAD,
+                           basis="a rough count: one thread per row and per stored entry, ~3 ms each")
+    work = model.work(graph, params)
+    counts = ", ".join(f"{v:,.0f} {k}" for k, v in work.counts.items() if k != "entries")
+    basis = f"the variant's launches: {counts}" if counts else "the variant's launches"
+    return SimEstimate(threads=max(int(work.threads), 1), runs=runs, basis=basis,
+                       run_s=model.cost.run_seconds(work.counts), job_s=JOB_OVERHEAD_S + model.cost.job_s,
+                       counts=dict(work.counts))

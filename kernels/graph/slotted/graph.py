@@ -28,6 +28,7 @@ import numpy as np
 
 from kernels.errors import GraphEditError, ParameterError
 from kernels.graph.csr import CSRGraph
+from kernels.graph.page_size import DEFAULT_PAGE_SIZE  # the one default, for a structure with no graph
 from kernels.graph.slotted import build, delta, engine, snapshot
 from kernels.graph.slotted.layout import (
     CASE_NAMES,
@@ -51,7 +52,6 @@ from kernels.graph.slotted.layout import (
     valid_page_size,
 )
 
-DEFAULT_PAGE_SIZE = 1024
 DEFAULT_FILL = 0.9
 WEIGHT_RULE = "a finite real number (int or float, not bool)"
 
