@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from kernels.cli import main as cli_main
-from kernels.compute.backend import CANCELLED, LOST, Job, Outcome
+from kernels.compute.backend import CANCELLED, LOST, ComputeBackend, Job, Outcome
 from kernels.compute.sweep import run_sweep
 from kernels.graph.csr import CSRGraph
 from kernels.results import load_sweep
@@ -126,15 +126,21 @@ def test_a_lost_cluster_costs_only_the_cells_still_out_and_resume_runs_them(slee
     assert sum(line.get("status") == "lost" for line in lines) == len(lost)     # the file keeps its story
 
 
-class LosingBackend:
+class LosingBackend(ComputeBackend):
     """A backend that answers the first ``answer`` jobs and loses the rest, then is unusable."""
 
     kind = "fake"
-    address = "tcp://lost.example:8786"
-    notices: list = []
 
     def __init__(self, answer: int):
+        super().__init__()
         self.answer, self.alive = answer, True
+
+    @property
+    def address(self):
+        return "tcp://lost.example:8786"
+
+    def run_command(self, graph, command, result_option, *, target=None, time_limit=None):
+        raise AssertionError("a sweep runs no whole commands")
 
     def describe(self):
         return []
@@ -148,7 +154,7 @@ class LosingBackend:
     def usable(self):
         return self.alive
 
-    def run_many(self, jobs, cancel=None):
+    def run_many(self, jobs, *, cancel=None):
         from kernels.measure.runner import run_variant
 
         for i, job in enumerate(jobs):
