@@ -217,3 +217,14 @@ def kclique_group_rule(work: str | None):
     def rule(problem: Problem, params: dict, target: str) -> AutoChoice:
         return kclique_group_size(int(params["k"]), work or params["work"])
     return rule
+
+
+# ---- slotted pages: words per page ---------------------------------------------------------
+
+def slotted_page_size_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    """The page size ``info``, ``pages``, ``dynamic`` and the GUI choose for the same graph
+    (:func:`kernels.graph.page_size.page_size_for`), so that ``run`` builds the structure they
+    describe (docs/slotted.md)."""
+    from kernels.graph.page_size import PAGE_SIZE_DEFAULT_TEXT, page_size_for
+
+    return AutoChoice(page_size_for(problem.graph), f"{problem.graph.nnz:,} stored entries; {PAGE_SIZE_DEFAULT_TEXT}")

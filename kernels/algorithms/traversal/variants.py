@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from kernels.algorithms.registry import Param
+from kernels.algorithms.auto_rules import slotted_page_size_rule
+from kernels.algorithms.registry import AUTO, Param
 
 BLOCK_SIZES = (32, 64, 128, 256, 512, 1024)
 
@@ -12,8 +13,10 @@ BALANCE = Param("balance", str, "lb", "how the advance spreads neighbours over t
                 choices=("lb", "tpv"))
 BLOCK = Param("block", int, 256, "threads per block of the advance and the other operators",
               minimum=32, maximum=1024, power_of_two=True, sweep_values=(64, 128, 256, 512))
-PAGE_SIZE = Param("page_size", int, 1024, "words per slotted page (the structure's page size)",
-                  minimum=16, maximum=4096, power_of_two=True, sweep_values=(256, 512, 1024, 2048))
+PAGE_SIZE = Param("page_size", int, AUTO, "words per slotted page (the structure's page size; auto: by the "
+                  "graph's size, as info, pages, dynamic and the GUI choose)",
+                  minimum=16, maximum=4096, power_of_two=True, sweep_values=(256, 512, 1024, 2048),
+                  auto=slotted_page_size_rule)
 DIRECTION = Param("direction", str, "optimizing", "'push' (top-down only) or 'optimizing' (switch to "
                   "bottom-up steps while the frontier is large; undirected graphs)",
                   choices=("push", "optimizing"))
