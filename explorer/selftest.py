@@ -20,7 +20,7 @@ import sys
 import time
 
 from kernels import __version__
-from kernels.selftest import KNOWN_TRIANGLES, CheckList, gpu_reason
+from kernels.selftest import CheckList, check_record, gpu_reason
 
 RUN_TIMEOUT_S = 300.0        # a cold worker imports numba (seconds); the simulator is slow but the sample is tiny
 LOAD_TIMEOUT_S = 120.0
@@ -157,19 +157,8 @@ class SelfTest:
         if task.state != "finished":
             self.record(name, "FAIL", f"{task.state}: {task.error or self.log_errors()}")
             return
-        record = task.result["record"]
-        count = (record.get("result") or {}).get("triangles")
-        expected = KNOWN_TRIANGLES.get(self.sample)
         took = f"worker pid {task.worker_pid}, {time.monotonic() - started:.1f} s"
-        if not record.get("verified"):
-            detail = (record.get("verification") or {}).get("detail", "no verification")
-            self.record(name, "FAIL", f"{count} triangles, verification failed: {detail} ({took})")
-        elif expected is not None and count != expected:
-            self.record(name, "FAIL", f"{count} triangles, expected {expected} ({took})")
-        elif record.get("target") != target:
-            self.record(name, "FAIL", f"ran on {record.get('target')!r} instead of {target!r} ({took})")
-        else:
-            self.record(name, "ok", f"{count} triangles, verified ({took})")
+        check_record(self.checks, name, task.result["record"], self.sample, target, took)
 
     # ---- helpers -------------------------------------------------------------------------------------
     def log_errors(self) -> str:

@@ -76,13 +76,9 @@ def gpu_reason() -> str | None:
     return None
 
 
-def check_outcome(checks: CheckList, name: str, outcome, sample: str, target: str, started: float) -> None:
-    """One line for a triangle-counting job's outcome: verified, the known count, the target asked."""
-    took = f"{outcome.worker or 'worker'}, {time.monotonic() - started:.1f} s"
-    if not outcome.ok:
-        checks.record(name, "FAIL", f"{outcome.reason} ({took})")
-        return
-    record = outcome.record
+def check_record(checks: CheckList, name: str, record: dict, sample: str, target: str, took: str) -> None:
+    """One line for a triangle-counting run's record: verified, the known count, the target asked
+    (the core's self-test and the GUI's ``--self-test`` judge their runs by it)."""
     count = (record.get("result") or {}).get("triangles")
     expected = KNOWN_TRIANGLES.get(sample)
     if not record.get("verified"):
@@ -94,6 +90,15 @@ def check_outcome(checks: CheckList, name: str, outcome, sample: str, target: st
         checks.record(name, "FAIL", f"ran on {record.get('target')!r} instead of {target!r} ({took})")
     else:
         checks.record(name, "ok", f"{count} triangles, verified ({took})")
+
+
+def check_outcome(checks: CheckList, name: str, outcome, sample: str, target: str, started: float) -> None:
+    """One line for a triangle-counting job's outcome (see :func:`check_record`)."""
+    took = f"{outcome.worker or 'worker'}, {time.monotonic() - started:.1f} s"
+    if not outcome.ok:
+        checks.record(name, "FAIL", f"{outcome.reason} ({took})")
+        return
+    check_record(checks, name, outcome.record, sample, target, took)
 
 
 class CoreSelfTest:

@@ -26,7 +26,7 @@ import threading
 from collections.abc import Callable
 
 from kernels.compute.backend import CANCELLED, CRASHED, TIMED_OUT, Job, Outcome
-from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout, _SendFailed
+from kernels.compute.local.client import SendFailed, WorkerClient, WorkerDied, WorkerError, WorkerTimeout
 
 
 def mode_of(target: str | None) -> str:
@@ -165,7 +165,7 @@ class WorkerPool:
         where = self.label(client)
         try:
             reply = request()
-        except _SendFailed as exc:
+        except SendFailed as exc:
             return Outcome(job, failure=CRASHED, message=str(exc), worker=where)
         except WorkerDied as exc:
             failure = CANCELLED if cancelled() else CRASHED
@@ -179,6 +179,21 @@ class WorkerPool:
         if job.target == "cuda" and self.device_suffix:
             device += self.device_suffix
         return Outcome(job, record=record, output=reply.get("output"), worker=self.label(client), device=device)
+
+    def document_outcome(self, client: WorkerClient, key: str, job: Job, cancelled: Callable[[], bool]) -> Outcome:
+        """:meth:`outcome` of a run on the live document ``key`` replicated in ``client``; a process
+        that had ended before the request holds no replica: ``UnknownDocument``, so the caller
+        sends the document again (the local backend and the Dask worker plugin alike)."""
+        def request():
+            try:
+                return client.run_document(key, job.family, job.variant, job.params, target=job.target,
+                                           repeat=job.repeat, warmup=job.warmup, seed=job.seed,
+                                           want_output=job.want_output, timeout=job.time_limit,
+                                           cancel=cancelled, launch=job.launch)
+            except SendFailed as exc:
+                raise WorkerError("UnknownDocument", f"the worker ended before the run ({exc})") from None
+
+        return self.outcome(client, job, cancelled, request)
 
     # ---- compiling ahead ------------------------------------------------------------------------
     def compile_ahead(self, jobs: list[Job]) -> None:

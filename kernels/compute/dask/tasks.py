@@ -150,7 +150,7 @@ class LiveDocumentActor:
         self.address = self._worker.address
 
     def _call(self, fn):
-        from kernels.compute.local.client import WorkerDied, WorkerError, WorkerTimeout, _SendFailed
+        from kernels.compute.local.client import SendFailed, WorkerDied, WorkerError, WorkerTimeout
         from kernels.errors import GraphKernelsError
 
         pool = _pool(self._worker)
@@ -161,7 +161,7 @@ class LiveDocumentActor:
                 return {"error": exc.kind, "message": str(exc)}
             except WorkerTimeout as exc:
                 return {"error": TIMED_OUT, "message": str(exc)}
-            except _SendFailed as exc:            # it had ended: its replacement holds no replica
+            except SendFailed as exc:            # it had ended: its replacement holds no replica
                 return {"error": "UnknownDocument", "message": str(exc)}
             except WorkerDied as exc:
                 return {"error": CRASHED, "message": str(exc)}
@@ -175,25 +175,10 @@ class LiveDocumentActor:
         return self._call(lambda client: client.update_document(self.key, deltas, revision))
 
     def run(self, job: Job, cancel_event: str | None = None) -> Outcome:
-        from kernels.compute.local.client import _SendFailed
-
         pool = _pool(self._worker)
-        cancelled = _cancel_checker(cancel_event) or (lambda: False)
         with pool.lock:
-            client = pool.worker(self.target)
-
-            def request():
-                try:
-                    return client.run_document(self.key, job.family, job.variant, job.params, target=job.target,
-                                               repeat=job.repeat, warmup=job.warmup, seed=job.seed,
-                                               want_output=job.want_output, timeout=job.time_limit,
-                                               cancel=cancelled, launch=job.launch)
-                except _SendFailed as exc:     # the child had ended: a new one holds no replica
-                    from kernels.compute.local.client import WorkerError
-
-                    raise WorkerError("UnknownDocument", str(exc)) from None
-
-            return pool.outcome(client, job, cancelled, request)
+            return pool.document_outcome(pool.worker(self.target), self.key, job,
+                                         _cancel_checker(cancel_event) or (lambda: False))
 
     def close(self) -> dict:
         return self._call(lambda client: client.close_document(self.key))

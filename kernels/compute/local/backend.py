@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from kernels.compute.backend import CANCELLED, CRASHED, TIMED_OUT, ComputeBackend, Job, Outcome, WorkerInfo
 from kernels.compute.documents import ChannelFailure, DocumentChannel
 from kernels.compute.live import UnknownDocument
-from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerError, WorkerTimeout, _SendFailed
+from kernels.compute.local.client import SendFailed, WorkerClient, WorkerDied, WorkerError, WorkerTimeout
 from kernels.compute.pool import WorkerPool, mode_of
 
 
@@ -129,7 +129,7 @@ class LocalDocumentChannel(DocumentChannel):
     def update(self, deltas: list, revision: int) -> None:
         try:
             self.client.update_document(self.key, deltas, revision)
-        except _SendFailed:
+        except SendFailed:
             raise UnknownDocument("the worker ended before the update") from None
         except (WorkerDied, WorkerTimeout) as exc:
             raise ChannelFailure(CRASHED if isinstance(exc, WorkerDied) else TIMED_OUT, str(exc)) from None
@@ -138,24 +138,8 @@ class LocalDocumentChannel(DocumentChannel):
 
     def run(self, job: Job, cancel) -> Outcome:
         pool = self.backend.pool
-        cancelled = cancel or (lambda: False)
         with pool.lock:
-            client = self.client
-
-            def request():
-                try:
-                    return client.run_document(self.key, job.family, job.variant, job.params, target=job.target,
-                                               repeat=job.repeat, warmup=job.warmup, seed=job.seed,
-                                               want_output=job.want_output, timeout=job.time_limit,
-                                               cancel=cancelled, launch=job.launch)
-                except _SendFailed:
-                    raise UnknownDocument("the worker ended before the run") from None
-
-            try:
-                outcome = pool.outcome(client, job, cancelled, request)
-            except UnknownDocument as exc:
-                return Outcome(job, failure=UnknownDocument.__name__, message=str(exc), worker=self.where)
-        return outcome
+            return pool.document_outcome(self.client, self.key, job, cancel or (lambda: False))
 
     def close(self) -> None:
         # a worker that cannot answer holds no replica worth closing

@@ -26,7 +26,7 @@ class WorkerDied(GraphKernelsError):
     """The worker process ended (crash, kill) before answering."""
 
 
-class _SendFailed(WorkerDied):
+class SendFailed(WorkerDied):
     """The pipe was closed when we wrote: the worker had died before this request."""
 
 
@@ -151,7 +151,7 @@ class WorkerClient:
                 self.deaths.append(self._proc.wait())
                 self.restarts += 1
                 self.kill()
-                raise _SendFailed("the worker process ended before the request could be sent") from None
+                raise SendFailed("the worker process ended before the request could be sent") from None
             limit = start_timeout if (start_timeout is not None and timeout is not None) else timeout
             deadline = None if limit is None else time.monotonic() + limit
             while True:
@@ -217,7 +217,7 @@ class WorkerClient:
                 self._ensure_loaded(key, timeout=setup_timeout)
                 self._ensure_prepared(family, variant, target, timeout=setup_timeout)
                 return self.request(msg, timeout=timeout, cancel=cancel, start_timeout=setup_timeout)
-            except _SendFailed:
+            except SendFailed:
                 if attempt == 2:
                     raise
         raise AssertionError("unreachable")
