@@ -55,19 +55,46 @@ def test_triangle_rule_takes_a_partner_list_in_one_step_until_the_owners_fill_th
     assert auto_rules.triangles_group_size(85.0, owners=70_000).value == 16
 
 
-def test_kclique_rule_goes_edge_centric_for_deep_skewed_neighbourhoods_at_k_5_or_more():
-    assert auto_rules.kclique_work(6, max_out_degree=31, mean_out_degree=2.6).value == "edge"   # co-authorship
-    assert auto_rules.kclique_work(6, max_out_degree=6, mean_out_degree=3.0).value == "vertex"   # a mesh
-    assert auto_rules.kclique_work(6, max_out_degree=41, mean_out_degree=24.0).value == "vertex"  # uniform
+def _search(out_degrees, k, sms=132):
+    return auto_rules.CliqueSearch.of(np.asarray(out_degrees), k, sms)
+
+
+def test_clique_search_sums_the_subsets_of_k_minus_1_out_neighbours_exactly():
+    s = _search([0, 1, 3, 5, 5], k=3)
+    assert s.total_search == 0 + 0 + 3 + 10 + 10
+    assert (s.n, s.max_out_degree, s.mean_out_degree) == (5, 5, 14 / 5)
+    assert s.balance == pytest.approx(10 / (23 / 132))
+    assert _search([], k=5).total_search == 0 and _search([2, 2], k=5).balance == float("inf")
+
+
+def test_kclique_rule_goes_edge_centric_where_one_neighbourhood_outweighs_an_sms_share():
+    star_heavy = [31] + [2] * 9_000                   # co-authorship-like: one deep, skewed neighbourhood
+    assert auto_rules.kclique_work(_search(star_heavy, 6)).value == "edge"
+    spread = [30] * 50 + [12] * 16_000                # R-MAT 14-like at k=5: the search is spread out
+    assert auto_rules.kclique_work(_search(spread, 5)).value == "vertex"
+    # the same graph on a GPU of 1,000 SMs: an SM's share shrinks below the deepest vertex's search
+    assert auto_rules.kclique_work(_search(spread, 5, sms=1000)).value == "edge"
+    assert auto_rules.kclique_work(_search([142] + [12] * 200, 5)).value == "edge"
+
+
+def test_kclique_rule_takes_sorted_lists_on_meshes_and_uniform_graphs_at_k_5_or_more():
+    mesh = [3] * 30_000 + [6] * 2_000                 # Delaunay: d⁺max 6, about 1 subset per vertex
+    assert auto_rules.kclique_work(_search(mesh, 6)).value == "list"
+    uniform = [24] * 800 + [41]                       # G1: d⁺max < 2x the mean
+    assert auto_rules.kclique_work(_search(uniform, 7)).value == "list"
+    no_search = [6] + [1] * 5_000                     # nothing to search: never a block per edge
+    assert auto_rules.kclique_work(_search(no_search, 7)).value == "list"
+    assert auto_rules.kclique_group_size(6, "list").value == 8
     assert auto_rules.kclique_group_size(6, "edge").value == 4
     assert auto_rules.kclique_group_size(5, "edge").value == 1
 
 
-def test_kclique_rule_at_k_4_goes_edge_centric_on_sparse_out_neighbourhoods_only():
-    assert auto_rules.kclique_work(4, max_out_degree=31, mean_out_degree=2.6).value == "edge"    # ca-HepTh
-    assert auto_rules.kclique_work(4, max_out_degree=6, mean_out_degree=3.0).value == "edge"     # a mesh
-    assert auto_rules.kclique_work(4, max_out_degree=41, mean_out_degree=24.0).value == "vertex"  # G1, dense
-    assert auto_rules.kclique_work(3, max_out_degree=78, mean_out_degree=20.4).value == "vertex"  # bcsstk13
+def test_kclique_rule_at_k_4_by_mean_out_degree_and_size():
+    assert auto_rules.kclique_work(_search([31] + [2] * 9_000, 4)).value == "edge"      # ca-HepTh-like
+    assert auto_rules.kclique_work(_search([6] * 1_000 + [3] * 100, 4)).value == "edge"  # a small mesh
+    assert auto_rules.kclique_work(_search([6] * 2_000 + [3] * 30_000, 4)).value == "list"  # a large mesh
+    assert auto_rules.kclique_work(_search([24] * 800 + [41], 4)).value == "vertex"      # G1, dense
+    assert auto_rules.kclique_work(_search([78] + [20] * 2000, 3)).value == "vertex"     # bcsstk13
 
 
 def test_spmv_and_triangle_rules_widen_the_groups_of_inputs_too_small_to_fill_the_gpu():
@@ -153,7 +180,7 @@ def test_a_run_without_auto_has_no_resolved_params():
     assert "resolved_params" not in rec and not any(n.startswith("auto:") for n in rec["notices"])
 
 
-@pytest.mark.parametrize("work", ["vertex", "edge", "auto"])
+@pytest.mark.parametrize("work", ["vertex", "edge", "list", "auto"])
 def test_kclique_gpu_variant_counts_karate_verified_for_each_work(work):
     graph = read_graph(KARATE)
     rec = run_variant(graph, "kclique", "gpu", {"k": 5, "work": work, **KCLIQUE_SIM}, target="sim",
@@ -161,11 +188,12 @@ def test_kclique_gpu_variant_counts_karate_verified_for_each_work(work):
     assert rec["verified"], rec["verification"]
     assert rec["result"]["cliques"] == 2          # karate has two 5-cliques
     ran = rec["resolved_params"]
-    assert ran["work"] in ("vertex", "edge") and isinstance(ran["group_size"], int)
+    assert ran["work"] in ("vertex", "edge", "list") and isinstance(ran["group_size"], int)
     if work != "auto":
         assert ran["work"] == work
-    else:  # karate: d+max 5 < 16 → vertex-centric
-        assert ran["work"] == "vertex" and any(n.startswith("auto: work = vertex") for n in rec["notices"])
+    else:  # karate: d⁺max 5, a shallow graph with a little search → sorted lists
+        assert ran["work"] == "list" and any(n.startswith("auto: work = list") for n in rec["notices"])
+        assert ran["group_size"] == 8
 
 
 # ---- the command line ------------------------------------------------------------------------

@@ -12,6 +12,9 @@ Only NumPy at module level: the registry imports this module when it lists the a
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
 import numpy as np
 
 from kernels.algorithms.registry import AutoChoice, Problem
@@ -22,10 +25,18 @@ MAX_LANES = 32
 THREADS_IN_FLIGHT = 1 << 18
 #: entries a thread of a row's group should sum at least before the group reduces (SpMV)
 ENTRIES_PER_LANE = 4
-#: k-clique: an out-neighbourhood this large (or larger) can hold a search too deep for one block
-DEEP_OUT_DEGREE = 16
-#: k-clique: ... when the largest is this many times the mean out-degree (the work is skewed)
-SKEW = 3.0
+#: k-clique at k >= 5: edge-centric once the largest vertex's search is this share of one SM's
+#: even share of the whole search (C(d⁺max, k-1) against the sum of C(d⁺, k-1) over the SMs)
+KCLIQUE_BALANCE = 0.85
+#: k-clique: edge-centric only where the mean search per vertex is at least this many subsets
+KCLIQUE_MIN_SEARCH = 1.0
+#: k-clique: d⁺max under this many times the mean out-degree is a uniform graph (no imbalance)
+KCLIQUE_SKEW = 2.0
+#: k-clique: out-neighbourhoods all this small (or smaller) are a mesh's: a list intersection is cheap
+KCLIQUE_SHALLOW = 8
+#: k-clique at k <= 4 on shallow graphs: from this many vertices up, a block per vertex with
+#: lists (gpu-list) fills the GPU and beats a block per edge
+KCLIQUE_MANY_VERTICES = 20_000
 #: k-clique at k <= 4: below this mean out-degree a block per vertex has too little to search
 SPARSE_OUT_DEGREE = 7.0
 
@@ -167,48 +178,102 @@ def triangles_group_rule(problem: Problem, params: dict, target: str) -> AutoCho
 
 # ---- k-clique: vertex- or edge-centric, group size ----------------------------------------
 
-def kclique_work(k: int, max_out_degree: int, mean_out_degree: float) -> AutoChoice:
-    """``edge`` (a block per oriented edge) when k >= 5 and the largest out-neighbourhood is both
-    deep (>= 16) and skewed (>= 3 x the mean out-degree): one block per vertex would then carry
-    a whole dense neighbourhood's search (up to C(d⁺max, k-1) subsets) alone while the others
-    idle, and splitting it over its d⁺ edges balances the blocks. At k <= 4 (one level of
-    AND + popc, no stack pushes) ``edge`` when the mean out-degree is under 7: a vertex's block
-    then spends its time building a tiny bitmap for little search, and a block per edge gives
-    the GPU m smaller pieces (H100, graph replays: edge-centric was 1.1-2.8x faster on the 11
-    sparse real graphs, vertex-centric 1.5-2.3x faster on G1, bcsstk13 and the denser generated
-    graphs). Otherwise ``vertex``: on uniform or shallow graphs at k >= 5 the edge version only
-    adds m - n blocks and an intersection each."""
-    skew = max_out_degree / mean_out_degree if mean_out_degree > 0 else 0.0
-    facts = f"k={k}, d⁺max {max_out_degree}, {skew:.1f}x the mean out-degree {mean_out_degree:.1f}"
-    if k >= 5 and max_out_degree >= DEEP_OUT_DEGREE and skew >= SKEW:
-        return AutoChoice("edge", f"{facts}: deep and skewed neighbourhoods at k >= 5 → edge-centric")
-    if k < 5 and mean_out_degree < SPARSE_OUT_DEGREE:
+@dataclass(frozen=True)
+class CliqueSearch:
+    """What the k-clique ``work`` rule reads from the degree-oriented DAG: its out-degrees, and
+    the search they imply at k (each vertex's subsets of k-1 out-neighbours, C(d⁺, k-1): the
+    leaves of the binary-encoded search when every subset were a clique, an upper bound that
+    orders inputs as their search does)."""
+
+    k: int
+    n: int
+    mean_out_degree: float
+    max_out_degree: int
+    total_search: float          # sum over vertices of C(d⁺, k-1)
+    sms: int
+
+    @classmethod
+    def of(cls, out_degrees: np.ndarray, k: int, sms: int) -> CliqueSearch:
+        out_degrees = np.asarray(out_degrees, dtype=np.int64)
+        n = int(len(out_degrees))
+        counts = np.bincount(out_degrees) if n else np.zeros(1, dtype=np.int64)
+        # one binomial per distinct degree (at most a few hundred), exact as Python integers
+        total = float(sum(int(c) * math.comb(d, k - 1) for d, c in enumerate(counts.tolist()) if c))
+        return cls(k, n, float(out_degrees.mean()) if n else 0.0, int(len(counts) - 1), total, max(1, int(sms)))
+
+    @property
+    def skew(self) -> float:
+        return self.max_out_degree / self.mean_out_degree if self.mean_out_degree > 0 else 0.0
+
+    @property
+    def search_per_vertex(self) -> float:
+        return self.total_search / self.n if self.n else 0.0
+
+    @property
+    def balance(self) -> float:
+        """The largest vertex's search over one SM's even share of all of it: above ~1 one block
+        per vertex leaves the GPU waiting for that vertex's block."""
+        share = self.total_search / self.sms
+        return math.comb(self.max_out_degree, self.k - 1) / share if share > 0 else math.inf
+
+
+def kclique_work(search: CliqueSearch) -> AutoChoice:
+    """``vertex`` (a block per vertex, binary-encoded), ``edge`` (a block per oriented edge) or
+    ``list`` (a block per vertex, sorted-list intersections), from the search the input implies
+    at this k (:class:`CliqueSearch`). Fitted on an H100 over 21 real and generated graphs of at
+    least 2,000 edges at k = 4..7 (``benchmarks/bench_kclique_auto.py``, docs/defaults.md):
+
+    * k >= 5, ``edge`` where one vertex's search outweighs an SM's share of the whole
+      (balance >= 0.85), the graph is skewed (d⁺max >= 2x the mean) and there is a search at all
+      (>= 1 subset per vertex): one block per vertex would leave the GPU waiting for the
+      biggest neighbourhood's block, one per edge splits it d⁺ ways (R-MAT, social and
+      co-authorship graphs: up to 11x);
+    * otherwise ``list`` on uniform (d⁺max < 2x the mean) or shallow (d⁺max <= 8) graphs: a mesh
+      or a uniform graph gives every block a little search, where building bitmaps costs more
+      than merging short lists; ``vertex`` else;
+    * k <= 4 (one level of AND + popc): ``list`` on shallow graphs of >= 20,000 vertices, ``edge``
+      below a mean out-degree of 7 (more, smaller blocks), ``vertex`` above."""
+    s = search
+    facts = (f"k={s.k}, d⁺max {s.max_out_degree}, mean out-degree {s.mean_out_degree:.1f}, "
+             f"{s.search_per_vertex:.3g} subsets per vertex, balance {s.balance:.2f} over {s.sms} SMs")
+    shallow = s.max_out_degree <= KCLIQUE_SHALLOW
+    uniform = s.skew < KCLIQUE_SKEW
+    if s.k >= 5:
+        if s.balance >= KCLIQUE_BALANCE and s.search_per_vertex >= KCLIQUE_MIN_SEARCH and not uniform:
+            return AutoChoice("edge", f"{facts}: the largest out-neighbourhood's search outweighs an SM's share "
+                                      "→ edge-centric")
+        if uniform or shallow:
+            return AutoChoice("list", f"{facts}: {'uniform' if uniform else 'shallow'} out-neighbourhoods, "
+                                      "a little search each → sorted lists (gpu-list)")
+        return AutoChoice("vertex", f"{facts}: the search is spread over the vertices → vertex-centric")
+    if shallow and s.n >= KCLIQUE_MANY_VERTICES:
+        return AutoChoice("list", f"{facts}: k <= 4 on a large shallow graph → sorted lists (gpu-list)")
+    if s.mean_out_degree < SPARSE_OUT_DEGREE:
         return AutoChoice("edge", f"{facts}: at k <= 4 with a mean out-degree under {SPARSE_OUT_DEGREE:g} a block per "
                                   "vertex has too little to search → edge-centric (more, smaller blocks)")
-    if k < 5:
-        return AutoChoice("vertex", f"{facts}: k <= 4 on dense out-neighbourhoods (mean >= {SPARSE_OUT_DEGREE:g}) "
-                                    "→ vertex-centric")
-    return AutoChoice("vertex", f"{facts}: no deep skewed neighbourhood (d⁺max >= {DEEP_OUT_DEGREE} "
-                                f"and >= {SKEW:g}x the mean) → vertex-centric")
+    return AutoChoice("vertex", f"{facts}: k <= 4 on dense out-neighbourhoods (mean >= {SPARSE_OUT_DEGREE:g}) "
+                                "→ vertex-centric")
 
 
 def kclique_group_size(k: int, work: str) -> AutoChoice:
     """Threads per group: 1 (a candidate row of up to 32 out-neighbours is one 32-bit word, so
     wider groups only idle), except edge-centric at k >= 6, where every push is a block barrier
-    and 4-thread groups (fewer groups meeting at each barrier) measured best."""
+    and 4-thread groups (fewer groups meeting at each barrier) measured best, and ``list``, which
+    keeps ``gpu-list``'s 8 (the lanes of a group share a merge)."""
+    if work == "list":
+        return AutoChoice(8, "sorted lists: gpu-list's 8 threads per group")
     if work == "edge" and k >= 6:
         return AutoChoice(4, "edge-centric at k >= 6: fewer groups per block barrier → 4")
     return AutoChoice(1, f"{work}-centric at k={k}: one-word candidate rows → 1 thread per group")
 
 
-def _oriented_degrees(problem: Problem) -> tuple[int, float]:
-    dag = problem.data["oriented"]
-    n = dag.n
-    return dag.max_out_degree, (dag.num_edges / n if n else 0.0)
-
-
 def kclique_work_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
-    return kclique_work(int(params["k"]), *_oriented_degrees(problem))
+    from kernels.cuda.device import NOMINAL, multiprocessors
+
+    # the SMs of the GPU it runs on; elsewhere (simulator, a CPU-only ``info``) the nominal H100's
+    sms = multiprocessors() if target == "cuda" else NOMINAL.multiprocessors
+    dag = problem.data["oriented"]
+    return kclique_work(CliqueSearch.of(np.diff(dag.indptr), int(params["k"]), sms))
 
 
 def kclique_group_rule(work: str | None):

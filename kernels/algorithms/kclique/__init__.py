@@ -8,7 +8,7 @@ counts once at each of its k vertices (so the counts sum to k x total).
 
 Variants: ``networkx`` (clique enumeration, small graphs), ``cpu-reference`` (plain-Python
 kClist with bitsets, the family's reference), ``cpu-serial`` / ``cpu-parallel`` (numba kClist
-with list intersections), ``gpu`` (gpu-vertex or gpu-edge and the group size chosen from the
+with list intersections), ``gpu`` (gpu-vertex, gpu-edge or gpu-list and the group size chosen from the
 graph and k: ``docs/defaults.md``), ``gpu-vertex`` (the report's binary-encoded, sub-warp-partitioned
 kernel, one block per vertex), ``gpu-edge`` (the same, one block per oriented edge) and
 ``gpu-list`` (vertex-centric with sorted lists instead of bitmaps). Metrics: cliques/s and
@@ -235,15 +235,16 @@ def _gpu_params(group_rule) -> tuple[Param, ...]:
 
 
 GPU_PARAMS = _gpu_params(None)
-WORK = Param("work", str, AUTO, "one block per vertex (vertex) or per oriented edge (edge); auto: edge-centric "
-             "for k >= 5 when the largest out-neighbourhood is deep and skewed, and for k <= 4 when the mean "
-             "out-degree is under 7 (docs/defaults.md)",
-             choices=("vertex", "edge"), auto=auto_rules.kclique_work_rule)
+WORK = Param("work", str, AUTO, "one block per vertex, binary-encoded (vertex), per oriented edge (edge), or per "
+             "vertex with sorted lists (list); auto: from the search the degree-oriented graph implies at this k "
+             "(edge where the largest out-neighbourhood's search outweighs an SM's share, list on meshes and "
+             "uniform graphs; docs/defaults.md)",
+             choices=("vertex", "edge", "list"), auto=auto_rules.kclique_work_rule)
 GPU_CONSTRAINTS = (Constraint("group_size <= block_size", "a group is part of one block"),)
 
 
 def _make_gpu_work(problem: Problem, params, target):
-    """``gpu``: the gpu-vertex or gpu-edge execution, as ``work`` (resolved by then) says."""
+    """``gpu``: the gpu-vertex, gpu-edge or gpu-list execution, as ``work`` (resolved by then) says."""
     return _make_gpu(params["work"])(problem, params, target)
 
 
@@ -257,8 +258,8 @@ FAMILY.add(Variant("cpu-serial", "cpu-serial", "kClist (numba): oriented graph, 
 FAMILY.add(Variant("cpu-parallel", "cpu-parallel", "kClist (numba prange), vertices dealt out cyclically to the "
                    "threads", _counted(_make_cpu(True)), params=(ORIENTATION,), per_vertex=True))
 FAMILY.add(Variant("gpu", "gpu", "the binary-encoded search (Almasri et al.) with its work decomposition and "
-                   "group size chosen from the graph and k (work=auto: gpu-vertex or gpu-edge; what it chose is in "
-                   "the run's notices): the GPU variant to try first",
+                   "group size chosen from the graph and k (work=auto: gpu-vertex, gpu-edge or gpu-list; what it "
+                   "chose is in the run's notices): the GPU variant to try first",
                    _counted(_make_gpu_work), params=(WORK, *_gpu_params(auto_rules.kclique_group_rule(None))),
                    constraints=GPU_CONSTRAINTS, per_vertex=True))
 FAMILY.add(Variant("gpu-vertex", "gpu", "one block per vertex, its out-neighbourhood binary-encoded, groups of "
