@@ -112,3 +112,17 @@ def test_heatmap_metric_refused_with_the_reason():
     with pytest.raises(GraphKernelsError, match="--energy"):
         heatmap_table(sweep(joules=False), metric="energy")
 
+
+
+def test_run_output_says_where_the_run_sits_and_its_energy():
+    from kernels.cli.run import _roofline_and_energy_lines
+
+    r = record(1e-3, joules=0.002)
+    r["energy"].update({"window_s": 0.5, "sm_clock_mhz": 1980, "memory_clock_mhz": 2619, "sm_clock_min_mhz": 1410,
+                        "sm_clock_max_mhz": 1980, "throttle_reasons": ["software power cap"]})
+    text = "\n".join(_roofline_and_energy_lines(r))
+    assert "50 % of the measured bandwidth, 50 % of the memory bound" in text
+    assert "2 mJ per launch" in text and "SM 1410-1980 MHz" in text and "software power cap" in text
+    above = "\n".join(_roofline_and_energy_lines(record(1e-4)))
+    assert "stayed in L2" in above and "%" not in above.split("roofline")[1]
+    assert "device-peaks" in "\n".join(_roofline_and_energy_lines(record(1e-3, peaks=None)))

@@ -351,10 +351,11 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         if roofline is not None:
             record["roofline"] = roofline
     if energy_figures is not None:
-        from kernels.measure.energy import per_watt
+        from kernels.measure.energy import per_joule, per_watt
 
         record["energy"] = energy_figures
-        record["metrics"] = [*record["metrics"], *per_watt(record["metrics"], energy_figures)]
+        record["metrics"] = [*record["metrics"], *per_watt(record["metrics"], energy_figures),
+                             *per_joule(record["result"], energy_figures)]
     if live is not None:
         record["structure"] = (live.record_json() if problem.live is not None else
                                {"live": False, "reason": f"{var.name} runs on the CSR snapshot of the pages"})
