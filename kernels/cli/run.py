@@ -89,7 +89,9 @@ def _roofline_and_energy_lines(rec: dict) -> list[str]:
     lines = []
     roof = rec.get("roofline")
     if isinstance(roof, dict):
-        lines.append(f"  work      {roof['bytes'] / 1e6:,.4g} MB, {roof['ops']:,.4g} {roof['op']} operations "
+        from kernels.memory import format_bytes
+
+        lines.append(f"  work      {format_bytes(roof['bytes'])}, {roof['ops']:,.4g} {roof['op']} operations "
                      f"(intensity {roof['ops'] / roof['bytes']:.3g} per byte; docs/roofline.md)" if roof["bytes"] else
                      f"  work      {roof['ops']:,.4g} {roof['op']} operations")
         point = roofline_point(rec)
