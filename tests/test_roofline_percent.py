@@ -126,3 +126,16 @@ def test_run_output_says_where_the_run_sits_and_its_energy():
     above = "\n".join(_roofline_and_energy_lines(record(1e-4)))
     assert "stayed in L2" in above and "%" not in above.split("roofline")[1]
     assert "device-peaks" in "\n".join(_roofline_and_energy_lines(record(1e-3, peaks=None)))
+
+
+def test_roofline_picture_without_qt(tmp_path):
+    from kernels.roofline.chart import roofline_chart
+    from kernels.roofline.figure import save_roofline
+
+    chart = roofline_chart([record(1e-3), record(4e-3, ops=2e10), record(1e-4, fits=True),
+                            {**record(1e-3), "target": "sim"}])
+    assert len(chart.points) == 3 and len(chart.above) == 1 and chart.skipped == ["a sim run: the roofline is a "
+                                                                                   "real GPU's"]
+    save_roofline(chart, tmp_path / "r.svg")
+    save_roofline(chart, tmp_path / "r.png")
+    assert (tmp_path / "r.png").stat().st_size > 5000 and "<svg" in (tmp_path / "r.svg").read_text()[:400]

@@ -105,6 +105,10 @@ class RooflineView(HoverLayoutWidget):
         lo, hi = chart.x_range()
         xs = np.logspace(math.log10(lo), math.log10(hi), 200)
         bw = chart.peaks["bandwidth_Bps"]
+        # the diagonal is named in the legend: a label on the plot fell on the points beside it
+        pen = QPen(QColor(60, 60, 60), 2)
+        pen.setCosmetic(True)
+        self.legend.addItem(pg.PlotDataItem([], [], pen=pen), f"diagonal: {bw / 1e9:,.0f} GB/s measured copy")
         for op in chart.ops:
             ridge = chart.peaks["rates"][op] / bw
             xs_op = np.unique(np.concatenate([xs, [ridge]]))
@@ -113,10 +117,6 @@ class RooflineView(HoverLayoutWidget):
             pen.setCosmetic(True)
             self.roof_items[op] = self.plot.plot(xs_op, ys, pen=pen)
             self.legend.addItem(self.roof_items[op], f"roof of {op}: {chart.peaks['rates'][op] / GIGA:,.0f} G/s")
-        # the diagonal's label, near where it enters the plot and below it (the line rises to the right)
-        label = pg.TextItem(f"{bw / 1e9:,.0f} GB/s (measured copy)", color=(60, 60, 60), anchor=(0, 0))
-        label.setPos(math.log10(lo * 2), math.log10(lo * 2 * bw / GIGA / 2.5))
-        self.plot.addItem(label)
 
     def _draw_points(self, chart: RooflineChart) -> None:
         series = sorted({p.series for p in chart.points})
