@@ -17,12 +17,14 @@ def load():
     return module
 
 
-LOG = '''==PROF== Connected to process 1234
-"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
-"0","1234","python3","127.0.0.1","scan","1","7","(256, 1, 1)","(40, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes.sum","byte","1,048,576"
-"1","1234","python3","127.0.0.1","relax","1","7","(256, 1, 1)","(40, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes.sum","Kbyte","512"
-"1","1234","python3","127.0.0.1","relax","1","7","(256, 1, 1)","(40, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","nsecond","900"
-'''
+COLUMNS = '"ID","Process ID","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"'
+LOG = "\n".join([
+    "==PROF== Connected to process 1234",        # ncu's own lines come before the table
+    COLUMNS,
+    '"0","1234","scan","Command line profiler metrics","dram__bytes.sum","byte","1,048,576"',
+    '"1","1234","relax","Command line profiler metrics","dram__bytes.sum","Kbyte","512"',
+    '"1","1234","relax","Command line profiler metrics","gpu__time_duration.sum","nsecond","900"',
+]) + "\n"
 
 
 def test_dram_bytes_are_summed_over_kernels_in_bytes():
