@@ -104,3 +104,24 @@ def test_probes_measure_a_real_gpu(peaks_file):
     assert measured and set(got["rates"]) == set(OP_KINDS)
     assert 1e11 < got["bandwidth_Bps"] < 2e13            # 100 GB/s .. 20 TB/s: a GPU's memory
     assert all(1e11 < r < 1e15 for r in got["rates"].values())
+
+
+@pytest.mark.gpu
+def test_a_gpu_run_carries_its_model_peaks_and_energy(peaks_file):
+    from kernels.graph.generators import rmat
+    from kernels.measure.environment import device_description
+    from kernels.measure.runner import run_variant
+    from kernels.roofline.percent import roofline_point
+    from kernels.roofline.probes import probe_device
+
+    peaks.measure_peaks(device_description("cuda"), probe_device)
+    g = rmat(16, 16, seed=1, weights="uniform")
+    record = run_variant(g, "spmv", "gpu-adaptive", target="cuda", repeat=3, warmup=1, energy=True).record
+    check_record(record, "run.jsonl", 1)
+    assert record["roofline"]["peaks"]["bandwidth_Bps"] > 0 and record["roofline"]["op"] == "fma-fp64"
+    point = roofline_point(record)
+    assert point is not None and (point.above or 0 < point.pct_bandwidth <= 100)
+    if "energy" in record:              # NVML present: clocks sampled through the window
+        assert record["energy"]["clock_samples"] >= 2 and record["energy"]["joules_per_launch"] > 0
+    else:
+        assert any("NVML" in n for n in record["notices"])
