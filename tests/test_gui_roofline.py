@@ -126,3 +126,21 @@ def test_results_dock_roofline_tab_and_heatmap_percentages(qtbot, tmp_path):
     res.metric_box.setCurrentIndex(res.metric_box.findData("energy"))      # no --energy: the view says so
     assert heat.table is None and "--energy" in heat.title_label.text
     w.close()
+
+
+def test_timing_chart_by_percentage(qtbot):
+    from explorer.plots.timing_chart import TimingChart
+
+    chart = TimingChart()
+    qtbot.addWidget(chart)
+    chart.resize(900, 600)
+    chart.show()
+    cpu = {**RUNS[0], "kind": "cpu-serial", "target": "cpu", "variant": "cpu-serial"}
+    chart.set_records([RUNS[0], RUNS[3], cpu])
+    chart.set_metric("pct-bandwidth")
+    assert [p[0] for p in chart.percents[:1]] == [pytest.approx(50.0)] and chart.percents[1][:2] == (None, True)
+    assert chart.value_texts() == ["50 %", "L2", "–"]        # never a number over 100 %
+    assert chart.time_axis.titles[0] == "% of the measured copy bandwidth"
+    assert "stayed in L2" in chart.describe_bar(1) and "real GPU" in chart.describe_bar(2)
+    chart.set_metric("time")
+    assert chart.value_texts() == ["1", "0.1", "1"] and chart.time_axis.titles[0] == "median kernel time (ms)"

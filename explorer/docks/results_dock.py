@@ -65,6 +65,8 @@ def _plain(obj):
 
 
 
+TIMING_METRICS = (("median time", "time"), ("% of measured bandwidth", "pct-bandwidth"),
+                  ("% of roofline bound", "pct-bound"))
 HEATMAP_METRICS = (("median time", "time"), ("% of measured bandwidth", "pct-bandwidth"),
                    ("% of roofline bound", "pct-bound"), ("energy per launch", "energy"))
 
@@ -115,6 +117,14 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.log_box.setChecked(True)
         self.log_box.setToolTip("time axis on a log scale (bars start half a decade below the fastest run)")
         timing_bar.addWidget(self.log_box)
+        timing_bar.addWidget(QLabel("show"))
+        self.timing_metric_box = QComboBox()
+        for label, metric in TIMING_METRICS:
+            self.timing_metric_box.addItem(label, metric)
+        self.timing_metric_box.setToolTip("the bars' figure: the median time, or each GPU run's fraction of its "
+                                          "device's measured copy bandwidth or roofline bound (graph-kernels "
+                                          "device-peaks; L2: the input stayed in L2)")
+        timing_bar.addWidget(self.timing_metric_box)
         timing_bar.addStretch(1)
         self.view_controls.addWidget(timing_page)
         bar.addWidget(self.view_controls, 1)
@@ -193,6 +203,7 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.table.selectionModel().selectionChanged.connect(lambda *_: self.refresh_chart())
         self.baseline_box.currentIndexChanged.connect(lambda _i: self.refresh_chart())
         self.log_box.toggled.connect(self.timing_chart.set_log_scale)
+        self.timing_metric_box.currentIndexChanged.connect(lambda _i: self._timing_metric_chosen())
         self.sweep_box.currentIndexChanged.connect(self._sweep_chosen)
         self.rows_box.currentIndexChanged.connect(lambda _i: self.redraw_heatmap())
         self.cols_box.currentIndexChanged.connect(lambda _i: self.redraw_heatmap())
@@ -320,6 +331,11 @@ class ResultsDock(QDockWidget, ComputeDock):
         base = self.baseline_box.currentData()
         self.timing_chart.set_records(self.shown_records(), baseline=base, pool=self.model.records)
         self.redraw_roofline()
+
+    def _timing_metric_chosen(self) -> None:
+        metric = self.timing_metric_box.currentData() or "time"
+        self.log_box.setEnabled(metric == "time")           # percentages are drawn on a linear 0-100 % axis
+        self.timing_chart.set_metric(metric)
 
     def redraw_roofline(self) -> None:
         """The roofline of the shown runs, or of the shown sweep's cells (the points box)."""
