@@ -144,3 +144,28 @@ def test_timing_chart_by_percentage(qtbot):
     assert "stayed in L2" in chart.describe_bar(1) and "real GPU" in chart.describe_bar(2)
     chart.set_metric("time")
     assert chart.value_texts() == ["1", "0.1", "1"] and chart.time_axis.titles[0] == "median kernel time (ms)"
+
+
+def test_the_chosen_figures_are_kept_in_the_session(qtbot, tmp_path):
+    def dock(sub):
+        w = MainWindow(AppSettings.ephemeral(tmp_path / sub), restore_layout=False, dialogs=False)
+        qtbot.addWidget(w)
+        w.add_compute_docks()
+        return w, next(d for d in w.compute_docks if d.objectName() == "ResultsDock")
+
+    w1, res = dock("a")
+    res.add_records(RUNS[:2])
+    res.add_sweep(sweep_of([RUNS[0], RUNS[3]]))
+    res.timing_metric_box.setCurrentIndex(res.timing_metric_box.findData("pct-bound"))
+    res.metric_box.setCurrentIndex(res.metric_box.findData("pct-bandwidth"))
+    res.roof_source_box.setCurrentIndex(res.roof_source_box.findData("sweep"))
+    res.tabs.setCurrentIndex(2)
+    state = res.session_state()
+    w2, again = dock("b")
+    again.restore_session_state(state)
+    assert again.timing_chart.bar_metric == "pct-bound" and again.heatmap.table.metric == "pct-bandwidth"
+    assert again.tabs.currentWidget() is again.roofline and len(again.roofline.chart.points) == 2
+    again.restore_session_state({})                 # an older session: the defaults
+    assert again.timing_metric_box.currentData() == "time" and again.metric_box.currentData() == "time"
+    w1.close()
+    w2.close()

@@ -699,7 +699,10 @@ class ResultsDock(QDockWidget, ComputeDock):
                 "sweeps": [{"sweep": {k: v for k, v in e["sweep"].items() if k != "live"}, "source": e["source"],
                             "file": e.get("file", "")} for e in self.sweeps],
                 "current_sweep": self.sweep_box.currentIndex(), "baseline": self.baseline_box.currentData(),
-                "log_scale": self.log_box.isChecked(), "tab": self.tabs.currentIndex()})
+                "log_scale": self.log_box.isChecked(), "tab": self.tabs.currentIndex(),
+                "timing_metric": self.timing_metric_box.currentData(),
+                "heatmap_metric": self.metric_box.currentData(),
+                "roofline_points": self.roof_source_box.currentData()})
 
     def restore_session_state(self, state: dict) -> None:
         records = state.get("records") or []
@@ -716,6 +719,11 @@ class ResultsDock(QDockWidget, ComputeDock):
         current = state.get("current_sweep", -1)
         if 0 <= current < len(self.sweeps):
             self.sweep_box.setCurrentIndex(current)
+        # what the views show (a session saved before they had a choice: the defaults)
+        for box, key in ((self.timing_metric_box, "timing_metric"), (self.metric_box, "heatmap_metric"),
+                         (self.roof_source_box, "roofline_points")):
+            index = box.findData(state.get(key)) if isinstance(state.get(key), str) else -1
+            box.setCurrentIndex(max(index, 0))
         self.tabs.setCurrentIndex(int(state.get("tab", 0)))
         self.refresh_chart()
 
