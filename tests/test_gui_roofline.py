@@ -169,3 +169,17 @@ def test_the_chosen_figures_are_kept_in_the_session(qtbot, tmp_path):
     assert again.timing_metric_box.currentData() == "time" and again.metric_box.currentData() == "time"
     w1.close()
     w2.close()
+
+
+def test_render_roofline_png_and_svg(qtbot, tmp_path):
+    import json
+
+    from explorer.render import main
+
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("".join(json.dumps(r) + "\n" for r in RUNS))
+    assert main(["roofline", str(runs), str(tmp_path / "r.png"), "--size", "800x500"]) == 0
+    assert main(["roofline", str(runs), str(tmp_path / "r.svg")]) == 0
+    assert (tmp_path / "r.png").stat().st_size > 5000
+    svg = (tmp_path / "r.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
