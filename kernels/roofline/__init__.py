@@ -75,6 +75,20 @@ Model = Callable[[object, dict, dict], Work]
 _MODELS: dict[tuple[str, str], Model] = {}
 
 
+_COUNTS: dict = {}
+_COUNTS_KEPT = 16
+
+
+def counted(key: tuple, count: Callable[[], float]):
+    """``count()``, kept for the last few keys: a sweep runs one input dozens of times, and a
+    count over a large graph's entries (R-MAT scale 22: 10⁸ of them) takes a second each time."""
+    if key not in _COUNTS:
+        if len(_COUNTS) >= _COUNTS_KEPT:
+            _COUNTS.pop(next(iter(_COUNTS)))
+        _COUNTS[key] = count()
+    return _COUNTS[key]
+
+
 def register(family: str, variants, model: Model) -> None:
     """Register ``model`` for each of ``variants`` of ``family``."""
     for v in variants:

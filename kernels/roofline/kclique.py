@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels.roofline import Work, register
+from kernels.roofline import Work, counted, register
 
 
 def _bytes(dag, params) -> int:
@@ -41,11 +41,13 @@ def _model(kind: str):
     def model(problem, params, result) -> Work:
         dag = problem.data["oriented"]
         work = params.get("work", kind) if kind == "auto" else kind
+        g = problem.graph
+        key = ("kclique", work, g.fingerprint, g.n_rows, g.nnz, dag.orientation)
         if work == "edge":
-            return Work(_bytes(dag, params), edge_ops(dag), "int32",
+            return Work(_bytes(dag, params), counted(key, lambda: edge_ops(dag)), "int32",
                         "oriented CSR read once + counts written; d+(v) + d+(u) intersection steps per oriented edge")
         bitmap = work != "list"
-        return Work(_bytes(dag, params), vertex_ops(dag, bitmap), "int32",
+        return Work(_bytes(dag, params), counted(key, lambda: vertex_ops(dag, bitmap)), "int32",
                     "oriented CSR read once + counts written; out-neighbours' lists looked up in N+(v)"
                     + (" and the encoded subgraph's words ANDed once" if bitmap else "")
                     + " (levels 1-2 of the search)")

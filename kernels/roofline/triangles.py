@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels.roofline import Work, register
+from kernels.roofline import Work, counted, register
 
 
 def _rows(g) -> np.ndarray:
@@ -58,30 +58,44 @@ def oriented_out_degrees(g) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.bincount(tails, minlength=g.n_rows), tails, heads
 
 
+def _key(g, what: str) -> tuple:
+    return ("triangles", what, g.fingerprint, g.n_rows, g.nnz)
+
+
 def _rows_model(problem, params, result) -> Work:
     g = problem.graph
-    return Work(_csr_bytes(g.n_rows, g.nnz) + _out_bytes(g, params), merge_steps(g), "int32",
+    steps = counted(_key(g, "merge"), lambda: merge_steps(g))
+    return Work(_csr_bytes(g.n_rows, g.nnz) + _out_bytes(g, params), steps, "int32",
                 "CSR read once + counts written; merge steps of rows i and k for each entry (i, k), k > i")
 
 
 def _oriented_model(problem, params, result) -> Work:
     g = problem.graph
-    out, tails, heads = oriented_out_degrees(g)
-    probes = float(np.minimum(out[tails], out[heads]).sum())
-    return Work(_csr_bytes(g.n_rows, len(tails)) + _out_bytes(g, params), probes, "int32",
+
+    def count() -> tuple[int, float]:
+        out, tails, heads = oriented_out_degrees(g)
+        return len(tails), float(np.minimum(out[tails], out[heads]).sum())
+
+    edges, probes = counted(_key(g, "probes"), count)
+    return Work(_csr_bytes(g.n_rows, edges) + _out_bytes(g, params), probes, "int32",
                 "oriented CSR read once + counts written; min(d+a, d+b) hash probes per oriented edge")
 
 
 def _spgemm_model(problem, params, result) -> Work:
     g = problem.graph
-    rows = _rows(g)
-    key = degree_rank(g) if params.get("ordering") == "degree" else np.arange(g.n_rows)
-    lower_entry = key[g.indices] < key[rows]                 # (i, j) in L: j before i
-    in_l = np.bincount(g.indices[lower_entry], minlength=g.n_rows)   # entries of column k of L
-    out_l = np.bincount(rows[lower_entry], minlength=g.n_rows)       # entries of row k of L
-    m = int(lower_entry.sum())
+    ordering = params.get("ordering")
+
+    def count() -> tuple[int, float]:
+        rows = _rows(g)
+        key = degree_rank(g) if ordering == "degree" else np.arange(g.n_rows)
+        lower_entry = key[g.indices] < key[rows]                 # (i, j) in L: j before i
+        in_l = np.bincount(g.indices[lower_entry], minlength=g.n_rows)   # entries of column k of L
+        out_l = np.bincount(rows[lower_entry], minlength=g.n_rows)       # entries of row k of L
+        return int(lower_entry.sum()), float((in_l * out_l).sum())
+
+    m, products = counted(_key(g, f"spgemm-{ordering}"), count)
     # L read as both operands, the mask L once more; the product's entries are not counted
-    return Work(3 * (_csr_bytes(g.n_rows, m) + 4 * m) + 8, float((in_l * out_l).sum()), "fma-fp32",
+    return Work(3 * (_csr_bytes(g.n_rows, m) + 4 * m) + 8, products, "fma-fp32",
                 "L (float32 values) read as two operands and the mask; Σ_k in_L(k)·out_L(k) multiply-adds")
 
 
