@@ -183,3 +183,19 @@ def test_render_roofline_png_and_svg(qtbot, tmp_path):
     assert (tmp_path / "r.png").stat().st_size > 5000
     svg = (tmp_path / "r.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+
+
+def test_heatmap_view_by_energy(qtbot):
+    from explorer.plots.heatmap_view import HeatmapView
+
+    view = HeatmapView()
+    qtbot.addWidget(view)
+    view.resize(700, 500)
+    view.show()
+    runs = [{**RUNS[0], "energy": {"joules_per_launch": 0.002, "watts": 400.0}},
+            {**RUNS[3], "energy": {"joules_per_launch": 0.0005, "watts": 450.0}}]
+    table = view.set_sweep(sweep_of(runs), metric="energy")
+    assert view.unit == "mJ" and np.allclose(table.shown[:, 0], [0.0005, 0.002])
+    assert sorted(item.toPlainText() for item in view.cell_texts()) == ["0.5 ★", "2"]
+    assert view.colorbar_titles()[0] == "energy per launch (mJ, log scale)"
+    assert "0.5 mJ" in view.describe_cell(0, 0) and "100 µs" in view.describe_cell(0, 0)
