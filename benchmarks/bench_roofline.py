@@ -179,11 +179,15 @@ def main(argv=None) -> int:
     written = [f"{stem}.json", f"{stem}.jsonl"]
     if peaks is not None:
         from kernels.roofline.chart import roofline_chart
-        from kernels.roofline.figure import save_roofline
 
-        save_roofline(roofline_chart(records), f"{stem}.svg",
-                      f"Roofline on {device['name']}: one input per family (bench_roofline.py)")
-        written.append(f"{stem}.svg")
+        try:
+            from kernels.roofline.figure import save_roofline
+        except ImportError as exc:      # the figures are in the JSON: the picture can be drawn later
+            say(f"no SVG: matplotlib is missing ({exc}); explorer.render roofline draws it from the .jsonl")
+        else:
+            save_roofline(roofline_chart(records), f"{stem}.svg",
+                          f"Roofline on {device['name']}: one input per family (bench_roofline.py)")
+            written.append(f"{stem}.svg")
     say(table(rows))
     say(f"wrote {', '.join(shown_path(Path(p)) for p in written)} in {time.perf_counter() - started:.0f} s")
     return 0
