@@ -34,7 +34,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 from explorer.plots.axes import fit_axis_title
 from explorer.plots.format import format_seconds, log_ticks, time_unit
 from explorer.plots.hover import HoverLayoutWidget
-from kernels.heatmap import HeatmapTable, column_labels, heatmap_table, metric_words, shown_unit
+from kernels.heatmap import HeatmapTable, column_labels, heatmap_table, shown_unit
 from kernels.roofline.percent import L2_TEXT
 
 MAX_TEXT_CELLS = 400            # beyond this, cell values are read by hovering only
@@ -46,6 +46,8 @@ BEST_PEN = QPen(QColor(220, 0, 0), 0.0)
 INVALID_BRUSH = QBrush(QColor(0, 0, 0, 40), Qt.BrushStyle.BDiagPattern)
 L2_BRUSH = QBrush(QColor(223, 232, 251))        # above the roofline: the input stayed in L2
 L2_TEXT_COLOUR = (31, 58, 147)
+SHORT_WORDS = {"pct-bandwidth": "% of measured bandwidth", "pct-bound": "% of roofline bound",
+               "energy": "energy per launch"}
 
 
 def _status_text(status: str) -> str:
@@ -334,8 +336,9 @@ class HeatmapView(HoverLayoutWidget):
         if t.metric == "time":
             legend = f"median kernel time ({self.unit}){timing}; ★ best, dashed: tied with it (95 %), – invalid"
         else:
-            legend = (f"{metric_words(t)} ({self.unit}){timing}; ★ fastest, dashed: tied with it in time (95 %), "
-                      "– invalid" + ("; L2: above the roofline, the input stayed in L2" if self.percent else ""))
+            # short words: a legend wider than the view widened the layout and pushed the columns off it
+            legend = (f"{SHORT_WORDS[t.metric]} ({self.unit}){timing}; ★ fastest, dashed: tied with it in time, "
+                      "– invalid" + ("; L2: above the roof, the input stayed in L2" if self.percent else ""))
         self._title_html = (f"<b>{t.title}</b>{state}", legend + extra)
         title, legend = self._title_html
         self.title_label.setText(title if self.compact else f"{title}<br><small>{legend}</small>")
