@@ -3,7 +3,9 @@
 ``python -m explorer.render heatmap SWEEP.json OUT.png [--rows NAME] [--cols NAME]`` draws the
 sweep's heatmap with the GUI's own widget and writes it (PNG, or SVG by the suffix);
 ``python -m explorer.render timing RECORDS.jsonl OUT.png [--baseline VARIANT]`` draws the
-timing chart of run records. ``kernels.heatmap.write_png`` calls this in a child process, so
+timing chart of run records (``--metric`` for the heatmap's and the chart's percentages or energy);
+``python -m explorer.render roofline RESULTS OUT.png`` the roofline of run records or a sweep's cells.
+``kernels.heatmap.write_png`` calls this in a child process, so
 that ``graph-kernels heatmap sweep.json --out h.png`` works while ``kernels`` never imports Qt.
 Exit status 0 when the picture was written, 1 on an error (said in one line on stderr).
 """
@@ -24,12 +26,20 @@ def _parse(argv):
     h.add_argument("--rows", help="the swept parameter along the rows (default: the first)")
     h.add_argument("--cols", help="the swept parameter along the columns (default: the second)")
     h.add_argument("--size", default="1200x800", metavar="WxH", help="picture size in pixels (default 1200x800)")
+    h.add_argument("--metric", default="time", choices=("time", "pct-bandwidth", "pct-bound", "energy"),
+                   help="what the cells show (docs/roofline.md)")
     t = sub.add_parser("timing", help="a timing chart of run records")
     t.add_argument("records", help="run records (.jsonl) written by graph-kernels run --record or the GUI")
     t.add_argument("out", help="OUT.png or OUT.svg")
     t.add_argument("--baseline", help="variant to compute speedups against")
     t.add_argument("--linear", action="store_true", help="a linear time axis (default: logarithmic)")
     t.add_argument("--size", default="1200x800", metavar="WxH", help="picture size in pixels (default 1200x800)")
+    t.add_argument("--metric", default="time", choices=("time", "pct-bandwidth", "pct-bound"),
+                   help="what the bars show (docs/roofline.md)")
+    r = sub.add_parser("roofline", help="GPU runs (run records, or a sweep's cells) on their device's roofline")
+    r.add_argument("results", help="run records (.jsonl) or a sweep (.json)")
+    r.add_argument("out", help="OUT.png or OUT.svg")
+    r.add_argument("--size", default="1200x800", metavar="WxH", help="picture size in pixels (default 1200x800)")
     return p.parse_args(argv)
 
 
@@ -57,7 +67,25 @@ def render(args) -> None:
         from kernels.results import load_sweep
 
         view = HeatmapView()
-        view.set_sweep(load_sweep(args.sweep), args.rows, args.cols)
+        view.set_sweep(load_sweep(args.sweep), args.rows, args.cols, args.metric)
+    elif args.what == "roofline":
+        from explorer.plots.roofline_view import RooflineView
+        from kernels.results import load_sweep, read_records
+        from kernels.roofline.chart import sweep_records
+
+        view = RooflineView()
+        if args.results.lower().endswith(".jsonl"):
+            chart = view.set_records(read_records(args.results), "runs")
+        else:
+            chart = view.set_records(sweep_records(load_sweep(args.results)), "sweep cells")
+        if args.out.lower().endswith(".svg") and chart.points:
+            # Qt's SVG of pyqtgraph's cached scatter symbols is unreadable to librsvg and browsers: the
+            # same chart drawn by matplotlib (kernels/roofline/figure.py), as the benchmarks write it
+            from kernels.roofline.figure import save_roofline
+
+            view.close()
+            save_roofline(chart, args.out)
+            return
     else:
         from explorer.plots.timing_chart import TimingChart
         from kernels.results import read_records
@@ -65,6 +93,8 @@ def render(args) -> None:
         view = TimingChart()
         view.set_log_scale(not args.linear)
         view.set_records(read_records(args.records), baseline=args.baseline)
+        if args.metric != "time":
+            view.set_metric(args.metric)
     view.resize(width, height)
     view.show()
     app.processEvents()

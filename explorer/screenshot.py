@@ -15,7 +15,7 @@ import os
 import sys
 import tempfile
 
-VIEWS = ("page-map", "inspector", "timing", "heatmap")
+VIEWS = ("page-map", "inspector", "timing", "heatmap", "roofline")
 PROG = "python -m explorer.screenshot"
 
 

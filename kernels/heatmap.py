@@ -1,6 +1,11 @@
 """The sweep's sensitivity table (the SpMV paper's table 6): rows are one parameter, columns
 another, each cell the median time; ``-`` for invalid cells, the best cell marked.
 
+A table can show another metric of each cell's run instead of its time (``metric``): the
+percentage of the measured bandwidth or of the roofline bound (:mod:`kernels.roofline.percent`;
+a cell above the roofline reads ``L2``, its input L2-resident, never over 100 %), or the energy
+per launch. The marks stay the fastest cell and those tied with it.
+
 Qt-free: text and CSV are written here; PNG and SVG pictures are drawn by
 :mod:`kernels.heatmap_figure` with matplotlib's non-GUI canvases (Agg, SVG), imported only when
 a picture is asked for.
@@ -33,6 +38,9 @@ class HeatmapTable:
     subtitle: str = ""       # input, device, how the cells were timed and date: where, how and when the sweep ran
     modes: list[list[str]] | None = None    # launch mode of each drawn cell's time ("" for none)
     tied: np.ndarray | None = None   # bool mask: cannot be told apart from the best (kernels.results.noise)
+    metric: str = "time"             # what the cells show (kernels.roofline.percent.METRICS)
+    shown: np.ndarray | None = None  # the metric per cell (seconds, %, joules); None: the times
+    above: np.ndarray | None = None  # bool mask: above the roofline (L2-resident input), no percentage
 
     @property
     def launch_modes(self) -> list[str]:
@@ -56,7 +64,8 @@ class HeatmapTable:
         return self.times.shape
 
 
-def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None) -> HeatmapTable:
+def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None,
+                  metric: str = "time") -> HeatmapTable:
     names = list(sweep["grid"])
     if not names:
         raise GraphKernelsError("the sweep has no swept parameter")
@@ -71,6 +80,7 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
     times = np.full((len(row_values), len(col_values)), np.nan)
     status = [["missing"] * len(col_values) for _ in row_values]
     modes = [[""] * len(col_values) for _ in row_values]
+    chosen: list[list[dict | None]] = [[None] * len(col_values) for _ in row_values]   # each drawn cell's record
     asked = sweep.get("launch", "direct")          # a cell without its record: the mode the sweep asked for
     rank = {"ok": 5, "wrong": 4, "failed": 3, "lost": 2, "invalid": 1, "missing": 0}
     for cell in sweep["cells"]:
@@ -83,6 +93,7 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
         if cell["status"] == "ok" and m is not None and m > 0 and not (times[r, c] <= m):
             times[r, c] = m
             record = cell.get("record")
+            chosen[r][c] = record if isinstance(record, dict) else None
             modes[r][c] = launch_mode(record) if isinstance(record, dict) else \
                 (asked if asked in DESCRIPTIONS else "")
         if rank[cell["status"]] > rank[status[r][c]]:
@@ -103,12 +114,58 @@ def heatmap_table(sweep: dict, rows: str | None = None, cols: str | None = None)
         if p.get(rows) in row_values and (cols is None or p.get(cols) in col_values):
             r, c = row_values.index(p[rows]), col_values.index(p[cols]) if cols else 0
             tied[r, c] = status[r][c] == "ok"        # a shown cell that is not a verified time is never "tied"
+    shown, above = _metric_cells(metric, chosen, times) if metric != "time" else (None, None)
     inp = sweep.get("input", {}).get("name", "")
     shown_modes = [m for m in DESCRIPTIONS if any(m in row for row in modes)]
     return HeatmapTable(rows, cols, row_values, col_values, times, status, best, within,
                         [n for n in names if n not in (rows, cols)],
                         f"{sweep['family']}/{sweep['variant']} on {inp} ({sweep.get('target', '')})",
-                        _provenance(sweep, describe_modes(shown_modes)), modes, tied)
+                        _provenance(sweep, describe_modes(shown_modes)), modes, tied, metric, shown, above)
+
+
+def _metric_cells(metric: str, chosen, times: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``metric`` of each drawn cell's record, and the mask of cells above the roofline; a
+    table with no value at all is refused with the first reason."""
+    from kernels.roofline.percent import METRICS, metric_value
+
+    if metric not in METRICS:
+        raise GraphKernelsError(f"unknown metric {metric!r}: use one of {', '.join(METRICS)}")
+    shown = np.full(times.shape, np.nan)
+    above = np.zeros(times.shape, bool)
+    reasons = []
+    for r, row in enumerate(chosen):
+        for c, record in enumerate(row):
+            if record is None or not math.isfinite(times[r, c]):
+                continue
+            value, over, why = metric_value(record, metric)
+            above[r, c] = over
+            if value is not None:
+                shown[r, c] = value
+            elif why and not over:
+                reasons.append(why)
+    if not (np.isfinite(shown).any() or above.any()):
+        raise GraphKernelsError(f"no cell of this sweep has a value for {metric}: "
+                                + (reasons[0] if reasons else "no cell's record was kept"))
+    return shown, above
+
+
+def metric_words(t: HeatmapTable) -> str:
+    from kernels.roofline.percent import METRICS
+
+    return METRICS[t.metric][0]
+
+
+def shown_unit(t: HeatmapTable) -> tuple[str, float, np.ndarray]:
+    """(unit, scale, values in that unit) of what the cells show."""
+    if t.metric == "time" or t.shown is None:
+        unit, scale = time_unit(t)
+        return unit, scale, t.times * scale
+    if t.metric == "energy":
+        finite = t.shown[np.isfinite(t.shown)]
+        top = float(finite.max()) if finite.size else 1.0
+        unit, scale = ("J", 1.0) if top >= 1 else (("mJ", 1e3) if top >= 1e-3 else ("uJ", 1e6))
+        return unit, scale, t.shown * scale
+    return "%", 1.0, t.shown
 
 
 def _provenance(sweep: dict, timing: str = "") -> str:
@@ -143,7 +200,7 @@ def column_labels(t: HeatmapTable) -> list[str]:
     """The column headers: the column parameter's values, or ``median`` for a one-parameter sweep
     (its one column holds each value's median time; ``None`` was printed there before)."""
     if t.col_param is None:
-        return [ONE_PARAMETER_COLUMN]
+        return [ONE_PARAMETER_COLUMN if t.metric == "time" else t.metric]
     return [str(v) for v in t.col_values]
 
 
@@ -152,15 +209,19 @@ def corner_label(t: HeatmapTable) -> str:
     return t.row_param if t.col_param is None else f"{t.row_param} \\ {t.col_param}"
 
 
-def _cell_text(t: HeatmapTable, r: int, c: int, unit_scale: float) -> str:
+def _cell_text(t: HeatmapTable, r: int, c: int, values: np.ndarray) -> str:
+    from kernels.roofline.percent import L2_TEXT
+
     if t.status[r][c] == "invalid":
         return "-"
     if t.status[r][c] in ("failed", "wrong", "lost"):
         return t.status[r][c]
-    if not math.isfinite(t.times[r, c]):
-        return ""
     mark = "*" if t.best == (r, c) else ("=" if t.tied is not None and t.tied[r, c] else "")
-    return f"{t.times[r, c] * unit_scale:.4g}{mark}"
+    if t.above is not None and t.above[r, c]:
+        return f"{L2_TEXT}{mark}"
+    if not math.isfinite(values[r, c]):
+        return ""
+    return f"{values[r, c]:.4g}{mark}"
 
 
 def time_unit(t: HeatmapTable) -> tuple[str, float]:
@@ -172,14 +233,18 @@ def time_unit(t: HeatmapTable) -> tuple[str, float]:
 
 
 def to_text(t: HeatmapTable) -> str:
-    unit, scale = time_unit(t)
+    unit, _, values = shown_unit(t)
     header = [corner_label(t)] + column_labels(t)
-    body = [[str(rv)] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))]
+    body = [[str(rv)] + [_cell_text(t, r, c, values) for c in range(len(t.col_values))]
             for r, rv in enumerate(t.row_values)]
     widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
     timing = f", {t.timing_words()}" if t.timing_words() else ""
-    lines = [f"{t.title}: median kernel time in {unit}{timing} ('-' invalid, '*' best, '=' cannot be told apart "
-             "from the best at 95 %, docs/results.md; 'lost': to the cluster, --resume runs it; blank: not measured)"]
+    what = f"median kernel time in {unit}" if t.metric == "time" else f"{metric_words(t)}, in {unit}"
+    extra = "; 'L2': above the roofline, the input was L2-resident" if t.metric.startswith("pct") else ""
+    best = "'*' best" if t.metric == "time" else "'*' fastest"
+    lines = [f"{t.title}: {what}{timing} ('-' invalid, {best}, '=' cannot be told apart "
+             "from the best at 95 %, docs/results.md; 'lost': to the cluster, --resume runs it; blank: not measured"
+             f"{extra})"]
     for row in [header, *body]:
         lines.append("  ".join(cell.rjust(w) for cell, w in zip(row, widths, strict=True)))
     if t.reduced_over:
@@ -188,15 +253,16 @@ def to_text(t: HeatmapTable) -> str:
 
 
 def write_csv(t: HeatmapTable, path) -> None:
-    unit, scale = time_unit(t)
+    unit, _, values = shown_unit(t)
+    what = "median" if t.metric == "time" else t.metric
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = SafeWriter(fh)
         if t.col_param is None:                 # one parameter: a plain two-column table
-            w.writerow([t.row_param, f"{ONE_PARAMETER_COLUMN} ({unit})"])
+            w.writerow([t.row_param, f"{ONE_PARAMETER_COLUMN if t.metric == 'time' else what} ({unit})"])
         else:
-            w.writerow([f"{corner_label(t)} (median {unit})"] + column_labels(t))
+            w.writerow([f"{corner_label(t)} ({what} {unit})"] + column_labels(t))
         for r, rv in enumerate(t.row_values):
-            w.writerow([rv] + [_cell_text(t, r, c, scale) for c in range(len(t.col_values))])
+            w.writerow([rv] + [_cell_text(t, r, c, values) for c in range(len(t.col_values))])
 
 
 def write_png(t: HeatmapTable, path) -> None:

@@ -27,18 +27,19 @@ from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.collections import LineCollection
-from matplotlib.colors import LogNorm
+from matplotlib.colors import LogNorm, Normalize
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from kernels.errors import GraphKernelsError
-from kernels.heatmap import HeatmapTable, column_labels, time_unit
+from kernels.heatmap import HeatmapTable, column_labels, metric_words, shown_unit
 
 PNG_DPI = 150                       # pictures for papers and slides: sharp at twice screen size
 MAX_TEXT_CELLS = 400                # beyond this the cells carry colours only (as in the GUI)
 RED = "#dc0000"
 FAILED_FILL = "#fbe3e3"
 INVALID_FILL = "#f2f2f2"
+L2_FILL = "#dfe8fb"                 # above the roofline: the input stayed in L2
 GRID = "white"
 STYLE = {
     "svg.fonttype": "path",         # text as outlines: every renderer draws the same glyphs
@@ -93,7 +94,8 @@ def _flat_region_edges(mask: np.ndarray) -> list[tuple[tuple[float, float], tupl
 def heatmap_figure(t: HeatmapTable) -> Figure:
     """Draw the table into a new matplotlib ``Figure`` (constrained layout: every label inside)."""
     n_rows, n_cols = t.shape
-    unit, scale = time_unit(t)
+    unit, _, values = shown_unit(t)
+    percent = unit == "%"
     cell_w, cell_h = _cell_size(n_rows, n_cols)
     # one parameter: one column of medians, drawn as a narrow table rather than a wide band
     width = max(7.5 if t.col_param else 6.0, 2.4 + n_cols * cell_w)
@@ -102,24 +104,30 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
     fig.patch.set_facecolor("white")
     ax = fig.add_subplot()
 
-    values = t.times * scale
     finite = values[np.isfinite(values)]
-    if finite.size:
+    if percent:                                  # a fraction of a limit: 0 to 100 %, linear
+        lo, hi = 0.0, 100.0
+    elif finite.size:
         lo, hi = float(finite.min()), float(finite.max())
         if hi <= lo * 1.0001:                    # one time (or one cell): a range around it
             lo, hi = lo / 1.5, hi * 1.5
     else:
         lo, hi = 1.0, 10.0
+    # percentages: bright is good (viridis' top); times and joules: dark is good (the low end)
+    norm = Normalize(lo, hi) if percent else LogNorm(lo, hi)
     # a mesh of vector quads rather than an image: an SVG keeps sharp cell edges at any zoom
     # (an image would be embedded as a bitmap that renderers smooth when they scale it); thin
     # white cell borders, because SVG renderers antialias each quad's edges and would otherwise
     # show faint seams of their own between neighbouring cells
     image = ax.pcolormesh(np.arange(n_cols + 1), np.arange(n_rows + 1), np.ma.masked_invalid(values),
-                          cmap="viridis", norm=LogNorm(lo, hi), shading="flat", edgecolors=GRID, linewidth=0.6)
+                          cmap="viridis", norm=norm, shading="flat", edgecolors=GRID, linewidth=0.6)
     bar = fig.colorbar(image, ax=ax, pad=0.02, fraction=0.05, aspect=max(12, 3 * n_rows))
-    bar.set_label(f"median kernel time ({unit}, log scale)")
+    what = "median kernel time" if t.metric == "time" else metric_words(t).split(" (")[0].split(",")[0]
+    bar.set_label(f"{what} (%)" if percent else f"{what} ({unit}, log scale)")
     bar.minorticks_off()
-    if finite.size:
+    if percent:
+        bar.set_ticks([0, 25, 50, 75, 100])
+    elif finite.size:
         ticks = _color_ticks(lo, hi)
         bar.set_ticks(ticks, labels=[f"{v:g}" for v in ticks])
     else:
@@ -138,7 +146,7 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
     for spine in ax.spines.values():
         spine.set_color("#808080")
 
-    _draw_cells(ax, t, values, lo, hi)
+    _draw_cells(ax, t, values, lo, hi, percent)
     if t.best is not None:
         region = t.tied if t.tied is not None else t.within_5pct
         ax.add_collection(LineCollection(_flat_region_edges(region), colors=RED, linewidths=1.6,
@@ -147,8 +155,14 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
         ax.add_patch(Rectangle((c + 0.05, r + 0.06), 0.9, 0.88, fill=False, edgecolor=RED, linewidth=2.8,
                                zorder=5))
 
-    legend = f"median kernel time per cell ({unit}); ★ best, dashed: tied with it (95 %); " \
-             "hatched: invalid; red: failed or wrong"
+    if t.metric == "time":
+        legend = f"median kernel time per cell ({unit}); ★ best, dashed: tied with it (95 %); " \
+                 "hatched: invalid; red: failed or wrong"
+    else:
+        legend = f"{metric_words(t)} per cell ({unit}); ★ fastest, dashed: tied with it in time (95 %); " \
+                 "hatched: invalid; red: failed or wrong"
+        if t.above is not None and t.above.any():
+            legend += "; L2: above the roofline (the input stayed in L2), no percentage"
     if any(s == "missing" for row in t.status for s in row):
         legend += "; blank: not measured"
     if t.reduced_over:
@@ -188,11 +202,11 @@ def _keep_inside(fig: Figure, text, paragraphs: list[str], renderer) -> None:
         _wrap_to_width(text, paragraphs, renderer, width)
 
 
-def _draw_cells(ax, t: HeatmapTable, values: np.ndarray, lo: float, hi: float) -> None:
+def _draw_cells(ax, t: HeatmapTable, values: np.ndarray, lo: float, hi: float, percent: bool = False) -> None:
     n_rows, n_cols = t.shape
     texts = n_rows * n_cols <= MAX_TEXT_CELLS
     size = 8.5 if n_rows * n_cols <= 100 else 7.0
-    mid = math.sqrt(lo * hi)
+    mid = (lo + hi) / 2 if percent else math.sqrt(lo * hi)
     for r in range(n_rows):
         for c in range(n_cols):
             status, v = t.status[r][c], values[r, c]
@@ -209,9 +223,13 @@ def _draw_cells(ax, t: HeatmapTable, values: np.ndarray, lo: float, hi: float) -
                 ax.add_patch(Rectangle((c, r), 1, 1, facecolor=INVALID_FILL, edgecolor=GRID, linewidth=0.6,
                                        zorder=2))
                 text, colour = "lost", "#606060"
+            elif t.above is not None and t.above[r, c]:     # above the roofline: L2, never "over 100 %"
+                ax.add_patch(Rectangle((c, r), 1, 1, facecolor=L2_FILL, hatch="..", edgecolor=GRID, linewidth=0.6,
+                                       zorder=2))
+                text, colour = "L2" + (" ★" if t.best == (r, c) else ""), "#1f3a93"
             elif math.isfinite(v):
                 text = f"{v:.3g}" + (" ★" if t.best == (r, c) else "")
-                colour = "white" if v <= mid else "black"     # the dark viridis cells are the fast ones
+                colour = "white" if v <= mid else "black"     # the dark viridis cells
             if texts and text:
                 ax.text(c + 0.5, r + 0.5, text, ha="center", va="center", fontsize=size, color=colour, zorder=6)
 

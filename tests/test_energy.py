@@ -84,3 +84,44 @@ def test_a_counter_that_does_not_move_gives_no_figures(fake):
     fake.watts = 0.0
     figures, why = energy.measure_energy(lambda: None, lambda: None, window_s=0.01)
     assert figures is None and "did not move" in why
+
+
+class BusyNvml(FakeNvml):
+    """A newer driver (clock-event reasons under their current name) whose GPU slows down for a
+    while in the middle of the window: a thermal slowdown and a lower SM clock, gone by its end."""
+
+    def __init__(self):
+        super().__init__(reasons=0x0)
+        self.reads = 0
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, handle):
+        self.reads += 1
+        return 0x20 if 3 <= self.reads <= 5 else 0x1          # idle bit: never reported as a reason
+
+    def nvmlDeviceGetCurrentClocksThrottleReasons(self, handle):
+        raise AssertionError("the old name is used only where the new one is missing")
+
+    def nvmlDeviceGetClockInfo(self, handle, which):
+        if which == self.NVML_CLOCK_SM:
+            return 1410 if 3 <= self.reads <= 5 else 1980
+        return 2619
+
+
+def test_reasons_and_clocks_seen_during_the_window_not_only_at_its_end(monkeypatch):
+    nvml = BusyNvml()
+    monkeypatch.setattr(energy, "_pynvml", lambda: nvml)
+    energy.nvml_state.cache_clear()
+    try:
+        figures, why = energy.measure_energy(lambda: time.sleep(0.001), lambda: None, window_s=0.03)
+    finally:
+        energy.nvml_state.cache_clear()
+    assert why is None and figures["clock_samples"] == nvml.reads > 5
+    assert figures["throttle_reasons"] == ["software thermal slowdown"]
+    assert (figures["sm_clock_min_mhz"], figures["sm_clock_max_mhz"], figures["sm_clock_mhz"]) == (1410, 1980, 1980)
+
+
+def test_counts_per_joule():
+    assert energy.per_joule({"triangles": 600}, {"joules_per_launch": 0.02}) == \
+        [{"name": "triangles/J", "unit": "triangles/J", "value": pytest.approx(30000.0)}]
+    assert energy.per_joule({"cliques": 10, "per_vertex": True}, {"joules_per_launch": 2.0})[0]["value"] == 5.0
+    assert energy.per_joule({"reached": 5}, {"joules_per_launch": 1.0}) == []

@@ -40,6 +40,7 @@ from explorer.compute import ComputeClient, ComputeTask
 from explorer.plots.export import save_offscreen
 from explorer.plots.heatmap_view import HeatmapView
 from explorer.plots.history_table import HistoryModel, HistoryTable
+from explorer.plots.roofline_view import RooflineView
 from explorer.plots.timing_chart import TimingChart
 from explorer.window.compute_dock import ComputeDock
 from kernels.errors import GraphFormatError, GraphKernelsError
@@ -62,6 +63,12 @@ def _plain(obj):
     """JSON-able copy (records from the worker may hold NumPy scalars)."""
     return json.loads(dumps(obj))
 
+
+
+TIMING_METRICS = (("median time", "time"), ("% of measured bandwidth", "pct-bandwidth"),
+                  ("% of roofline bound", "pct-bound"))
+HEATMAP_METRICS = (("median time", "time"), ("% of measured bandwidth", "pct-bandwidth"),
+                   ("% of roofline bound", "pct-bound"), ("energy per launch", "energy"))
 
 class ResultsDock(QDockWidget, ComputeDock):
     """History table | timing chart and heatmap tabs; a toolbar for comparing and exporting."""
@@ -110,6 +117,14 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.log_box.setChecked(True)
         self.log_box.setToolTip("time axis on a log scale (bars start half a decade below the fastest run)")
         timing_bar.addWidget(self.log_box)
+        timing_bar.addWidget(QLabel("show"))
+        self.timing_metric_box = QComboBox()
+        for label, metric in TIMING_METRICS:
+            self.timing_metric_box.addItem(label, metric)
+        self.timing_metric_box.setToolTip("the bars' figure: the median time, or each GPU run's fraction of its "
+                                          "device's measured copy bandwidth or roofline bound (graph-kernels "
+                                          "device-peaks; L2: the input stayed in L2)")
+        timing_bar.addWidget(self.timing_metric_box)
         timing_bar.addStretch(1)
         self.view_controls.addWidget(timing_page)
         bar.addWidget(self.view_controls, 1)
@@ -145,11 +160,32 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.swap_button.setMaximumWidth(34)
         self.swap_button.clicked.connect(self.swap_axes)
         heat_bar.addWidget(self.swap_button)
+        heat_bar.addWidget(QLabel("show"))
+        self.metric_box = QComboBox()
+        for label, metric in HEATMAP_METRICS:
+            self.metric_box.addItem(label, metric)
+        self.metric_box.setToolTip("what the cells show: the median time, the fraction of the device's measured "
+                                   "copy bandwidth or of the roofline bound (graph-kernels device-peaks; L2: the "
+                                   "input stayed in L2), or the energy per launch (sweeps made with --energy)")
+        heat_bar.addWidget(self.metric_box)
         self.view_controls.addWidget(heat_controls)
+        self.roofline = RooflineView()
+        roof_controls = QWidget()
+        roof_bar = QHBoxLayout(roof_controls)
+        roof_bar.setContentsMargins(0, 0, 0, 0)
+        roof_bar.addWidget(QLabel("points"))
+        self.roof_source_box = QComboBox()
+        self.roof_source_box.addItem("runs (the selected, or all)", "runs")
+        self.roof_source_box.addItem("the shown sweep's cells", "sweep")
+        self.roof_source_box.setToolTip("one point per run of the history, or per cell of the sweep in the Heatmap tab")
+        roof_bar.addWidget(self.roof_source_box)
+        roof_bar.addStretch(1)
+        self.view_controls.addWidget(roof_controls)
 
         self.tabs = QTabWidget()
         self.tabs.addTab(self.timing_chart, "Timing")
         self.tabs.addTab(self.heatmap, "Heatmap")
+        self.tabs.addTab(self.roofline, "Roofline")
         self.tabs.currentChanged.connect(self.view_controls.setCurrentIndex)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.table)
@@ -167,9 +203,12 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.table.selectionModel().selectionChanged.connect(lambda *_: self.refresh_chart())
         self.baseline_box.currentIndexChanged.connect(lambda _i: self.refresh_chart())
         self.log_box.toggled.connect(self.timing_chart.set_log_scale)
+        self.timing_metric_box.currentIndexChanged.connect(lambda _i: self._timing_metric_chosen())
         self.sweep_box.currentIndexChanged.connect(self._sweep_chosen)
         self.rows_box.currentIndexChanged.connect(lambda _i: self.redraw_heatmap())
         self.cols_box.currentIndexChanged.connect(lambda _i: self.redraw_heatmap())
+        self.metric_box.currentIndexChanged.connect(lambda _i: self.redraw_heatmap())
+        self.roof_source_box.currentIndexChanged.connect(lambda _i: self.redraw_roofline())
         self.client.taskStarted.connect(self._on_task_started)
         self.sweep_box.currentIndexChanged.connect(lambda _i: self.resumableChanged.emit())
         self.sweepChanged.connect(lambda _i: self.resumableChanged.emit())
@@ -223,7 +262,8 @@ class ResultsDock(QDockWidget, ComputeDock):
         self._add_to_file_menu(window)
         menu.addMenu(self.export_menu).setText("&Export")
         menu.addSeparator()
-        for text, key, index in (("Show &Timing Chart", "Ctrl+Alt+T", 0), ("Show &Heatmap", "Ctrl+Alt+H", 1)):
+        for text, key, index in (("Show &Timing Chart", "Ctrl+Alt+T", 0), ("Show &Heatmap", "Ctrl+Alt+H", 1),
+                                 ("Show Roo&fline", "Ctrl+Alt+L", 2)):
             act = QAction(text, window)
             act.setShortcut(QKeySequence(key))
             act.triggered.connect(lambda _c=False, i=index: self._show_tab(i))
@@ -290,6 +330,24 @@ class ResultsDock(QDockWidget, ComputeDock):
     def refresh_chart(self) -> None:
         base = self.baseline_box.currentData()
         self.timing_chart.set_records(self.shown_records(), baseline=base, pool=self.model.records)
+        self.redraw_roofline()
+
+    def _timing_metric_chosen(self) -> None:
+        metric = self.timing_metric_box.currentData() or "time"
+        self.log_box.setEnabled(metric == "time")           # percentages are drawn on a linear 0-100 % axis
+        self.timing_chart.set_metric(metric)
+
+    def redraw_roofline(self) -> None:
+        """The roofline of the shown runs, or of the shown sweep's cells (the points box)."""
+        from kernels.roofline.chart import sweep_records
+
+        if self.roof_source_box.currentData() == "sweep":
+            sweep = self.current_sweep()
+            self.roofline.set_records(sweep_records(sweep) if sweep else [], "sweep cells")
+        else:           # every run of the history on one roof (the selected ones when there is a selection)
+            rows = self.table.selected_rows()
+            records = self.model.records
+            self.roofline.set_records([records[r] for r in rows] if rows else records, "runs")
 
     def _update_baselines(self) -> None:
         current = self.baseline_box.currentData()
@@ -411,9 +469,11 @@ class ResultsDock(QDockWidget, ComputeDock):
         if cols == rows:
             cols = None
         try:
-            self.heatmap.set_sweep(sweep, rows, cols)
+            self.heatmap.set_sweep(sweep, rows, cols, self.metric_box.currentData() or "time")
         except GraphKernelsError as exc:
             self.heatmap.clear_sweep(str(exc))
+        if self.roof_source_box.currentData() == "sweep":
+            self.redraw_roofline()
 
     # ==== live results ===================================================================================
     def _on_task_started(self, task: ComputeTask) -> None:
@@ -608,8 +668,19 @@ class ResultsDock(QDockWidget, ComputeDock):
     # ==== window integration ==============================================================================
     def show_view(self, name: str) -> bool:
         """Arrange the dock for ``--screenshot --view timing|heatmap`` (False when it has nothing)."""
-        if name not in ("timing", "heatmap"):
+        if name not in ("timing", "heatmap", "roofline"):
             return False
+        if name == "roofline":
+            if not self.model.records and not self.sweeps:
+                self.window_.log("warning", "--view roofline: no runs or sweep to show")
+                return False
+            if not self.model.records:
+                self.roof_source_box.setCurrentIndex(1)
+            self._show_tab(2)
+            self.window_.resizeDocks([self], [int(self.window_.height() * 0.6)], Qt.Orientation.Vertical)
+            width = max(self.splitter.width(), 600)
+            self.splitter.setSizes([int(width * 0.22), int(width * 0.78)])
+            return True
         if name == "timing" and not self.model.records:
             self.window_.log("warning", "--view timing: no runs to show (give a .jsonl of run records)")
             return False
@@ -628,7 +699,10 @@ class ResultsDock(QDockWidget, ComputeDock):
                 "sweeps": [{"sweep": {k: v for k, v in e["sweep"].items() if k != "live"}, "source": e["source"],
                             "file": e.get("file", "")} for e in self.sweeps],
                 "current_sweep": self.sweep_box.currentIndex(), "baseline": self.baseline_box.currentData(),
-                "log_scale": self.log_box.isChecked(), "tab": self.tabs.currentIndex()})
+                "log_scale": self.log_box.isChecked(), "tab": self.tabs.currentIndex(),
+                "timing_metric": self.timing_metric_box.currentData(),
+                "heatmap_metric": self.metric_box.currentData(),
+                "roofline_points": self.roof_source_box.currentData()})
 
     def restore_session_state(self, state: dict) -> None:
         records = state.get("records") or []
@@ -645,6 +719,11 @@ class ResultsDock(QDockWidget, ComputeDock):
         current = state.get("current_sweep", -1)
         if 0 <= current < len(self.sweeps):
             self.sweep_box.setCurrentIndex(current)
+        # what the views show (a session saved before they had a choice: the defaults)
+        for box, key in ((self.timing_metric_box, "timing_metric"), (self.metric_box, "heatmap_metric"),
+                         (self.roof_source_box, "roofline_points")):
+            index = box.findData(state.get(key)) if isinstance(state.get(key), str) else -1
+            box.setCurrentIndex(max(index, 0))
         self.tabs.setCurrentIndex(int(state.get("tab", 0)))
         self.refresh_chart()
 

@@ -139,6 +139,14 @@ class TimeAxis(LogAxis):
         self.update()
         return self.unit, self.scale
 
+    def set_percent(self, titles: list[str]) -> None:
+        """A linear axis of percentages (the chart shows a fraction of a measured limit, not time)."""
+        self.empty, self.own_units, self.log_scale = False, False, False
+        self.unit, self.scale = "%", 1.0
+        self.set_titles(titles)
+        self.picture = None
+        self.update()
+
     def title_choices(self) -> list[str]:
         if self.empty:
             return [""]

@@ -9,7 +9,10 @@ best cell is outlined in thick red with a star; the cells noise cannot separate 
 95 %, :mod:`kernels.results.noise`) get a dashed red outline. Hovering a cell shows its parameters, time and status.
 
 It draws a :class:`~kernels.heatmap.HeatmapTable`, so it shows exactly what ``graph-kernels
-heatmap`` prints, and redraws from scratch on every update (tables are small).
+heatmap`` prints, and redraws from scratch on every update (tables are small). Like the command's
+``--metric``, it can show another figure of each cell's run instead of its time: the percentage
+of the device's measured bandwidth or roofline bound (linear 0-100 %; a cell above the roofline is
+tinted blue and reads "L2", its input L2-resident, never over 100 %), or the energy per launch.
 
 A short view keeps its rows readable (at least :data:`MIN_ROW_PX` pixels each) instead of
 overlapping labels and numbers: when the height does not hold every row at that size with the
@@ -29,9 +32,10 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPen
 from PySide6.QtWidgets import QGraphicsRectItem
 
 from explorer.plots.axes import fit_axis_title
-from explorer.plots.format import log_ticks, time_unit
+from explorer.plots.format import format_seconds, log_ticks, time_unit
 from explorer.plots.hover import HoverLayoutWidget
-from kernels.heatmap import HeatmapTable, column_labels, heatmap_table
+from kernels.heatmap import HeatmapTable, column_labels, heatmap_table, shown_unit
+from kernels.roofline.percent import L2_TEXT
 
 MAX_TEXT_CELLS = 400            # beyond this, cell values are read by hovering only
 MIN_ROW_PX = 14                 # a row's label and number need this much height
@@ -40,6 +44,10 @@ FULL_CHROME_PX = 130            # a full view besides its rows: two title lines,
 COMPACT_SAVES_PX = HOVER_HEIGHT + 16    # what a compact view gives the rows: the hover line, a title line
 BEST_PEN = QPen(QColor(220, 0, 0), 0.0)
 INVALID_BRUSH = QBrush(QColor(0, 0, 0, 40), Qt.BrushStyle.BDiagPattern)
+L2_BRUSH = QBrush(QColor(223, 232, 251))        # above the roofline: the input stayed in L2
+L2_TEXT_COLOUR = (31, 58, 147)
+SHORT_WORDS = {"pct-bandwidth": "% of measured bandwidth", "pct-bound": "% of roofline bound",
+               "energy": "energy per launch"}
 
 
 def _status_text(status: str) -> str:
@@ -123,9 +131,11 @@ class HeatmapView(HoverLayoutWidget):
         self.flat_items = []
         self._cell_texts = []
 
-    def set_sweep(self, sweep: dict, rows: str | None = None, cols: str | None = None) -> HeatmapTable:
-        """Draw ``sweep`` (complete, partial or loaded from a file) with ``rows`` × ``cols``."""
-        table = heatmap_table(sweep, rows, cols)
+    def set_sweep(self, sweep: dict, rows: str | None = None, cols: str | None = None,
+                  metric: str = "time") -> HeatmapTable:
+        """Draw ``sweep`` (complete, partial or loaded from a file) with ``rows`` × ``cols``, each
+        cell showing ``metric`` (:data:`kernels.roofline.percent.METRICS`: time by default)."""
+        table = heatmap_table(sweep, rows, cols, metric)
         self.sweep = sweep
         self.table = table
         self._draw(table)
@@ -135,17 +145,24 @@ class HeatmapView(HoverLayoutWidget):
         """A new view of the same sweep and axes (exports draw it at a fixed size, offscreen)."""
         copy = HeatmapView()
         if self.sweep is not None and self.table is not None:
-            copy.set_sweep(self.sweep, self.table.row_param, self.table.col_param)
+            copy.set_sweep(self.sweep, self.table.row_param, self.table.col_param, self.table.metric)
         return copy
 
     def _draw(self, t: HeatmapTable) -> None:
         self._remove_overlays()
         n_rows, n_cols = t.shape
-        finite = t.times[np.isfinite(t.times)]
-        self.unit, self.scale = time_unit(finite.tolist())
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logs = np.log10(t.times * self.scale)       # NaN stays NaN: drawn transparent
-        if finite.size:
+        values = self.values(t)                         # what the cells show, in seconds, joules or %
+        finite = values[np.isfinite(values)]
+        if self.percent:                                # a fraction of a limit: 0-100 %, linear
+            self.unit, self.scale = "%", 1.0
+            self.image.setImage(values.T, autoLevels=False)
+            self.colorbar.setLevels((0.0, 100.0))
+            self.colorbar.axis.setTicks([[(v, f"{v:g}") for v in (0, 25, 50, 75, 100)]])
+        elif finite.size:
+            self.unit, self.scale = (time_unit(finite.tolist()) if t.metric == "time"
+                                     else shown_unit(t)[:2])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                logs = np.log10(values * self.scale)    # NaN stays NaN: drawn transparent
             lo, hi = float(finite.min()) * self.scale, float(finite.max()) * self.scale
             if hi <= lo * 1.0001:
                 lo, hi = lo / 1.5, hi * 1.5
@@ -174,8 +191,10 @@ class HeatmapView(HoverLayoutWidget):
                 status = t.status[r][c]
                 if status == "invalid":
                     self._add_rect(r, c, QPen(Qt.PenStyle.NoPen), INVALID_BRUSH, z=1)
+                elif t.above is not None and t.above[r, c]:     # above the roofline: L2, not "over 100 %"
+                    self._add_rect(r, c, QPen(Qt.PenStyle.NoPen), L2_BRUSH, z=1)
         if n_rows * n_cols <= MAX_TEXT_CELLS:
-            self._draw_cell_texts(t, finite)
+            self._draw_cell_texts(t, finite, values)
         if t.best is not None:
             r, c = t.best
             region = t.tied if t.tied is not None else t.within_5pct   # tied: noise cannot separate it from the best
@@ -222,9 +241,23 @@ class HeatmapView(HoverLayoutWidget):
         """The numbers (and status words) written in the cells."""
         return list(self._cell_texts)
 
+    @property
+    def percent(self) -> bool:
+        return self.table is not None and self.table.metric.startswith("pct")
+
+    @staticmethod
+    def values(t: HeatmapTable) -> np.ndarray:
+        """The cells' values in base units (seconds, joules, %): the times, or the metric's."""
+        return t.times if t.metric == "time" or t.shown is None else t.shown
+
     def colorbar_titles(self) -> list[str]:
         if self.table is None:
             return [""]
+        if self.percent:
+            what = "bandwidth" if self.table.metric == "pct-bandwidth" else "roofline bound"
+            return [f"% of the measured {what}", f"% of {what}", "%"]
+        if self.table.metric == "energy":
+            return [f"energy per launch ({self.unit}, log scale)", f"energy ({self.unit})", self.unit]
         return [f"median kernel time ({self.unit}, log scale)", f"time ({self.unit}, log scale)", self.unit]
 
     def _fit_colorbar_title(self) -> None:
@@ -244,18 +277,24 @@ class HeatmapView(HoverLayoutWidget):
             # (an export's offscreen copy) crash in QGraphicsScene.clear()
             self._fit_timer.start()
 
-    def _draw_cell_texts(self, t: HeatmapTable, finite: np.ndarray) -> None:
+    def _draw_cell_texts(self, t: HeatmapTable, finite: np.ndarray, values: np.ndarray) -> None:
         n_rows, n_cols = t.shape
         font = QFont()
         font.setPointSizeF(9.0 if n_rows * n_cols <= 100 else 7.5)
-        mid = math.sqrt(float(finite.min()) * float(finite.max())) if finite.size else 0.0
+        if self.percent:
+            mid = 50.0
+        else:
+            mid = math.sqrt(float(finite.min()) * float(finite.max())) if finite.size else 0.0
         for r in range(n_rows):
             for c in range(n_cols):
                 status = t.status[r][c]
-                v = t.times[r, c]
-                if math.isfinite(v):
+                v = values[r, c]
+                if t.above is not None and t.above[r, c]:
+                    text = L2_TEXT + (" ★" if t.best == (r, c) else "")
+                    colour = L2_TEXT_COLOUR
+                elif math.isfinite(v):
                     text = f"{v * self.scale:.3g}" + (" ★" if t.best == (r, c) else "")
-                    colour = "w" if v <= mid else "k"        # dark viridis cells are the fast ones
+                    colour = "w" if v <= mid else "k"        # dark viridis cells
                 else:
                     text = _status_text(status)
                     colour = (200, 0, 0) if status in ("failed", "wrong") else (120, 120, 120)
@@ -294,9 +333,13 @@ class HeatmapView(HoverLayoutWidget):
                 state = f" — {self.sweep['time']['cells_per_s']:.2f} cells/s"
         extra = f"; each cell: the best over {', '.join(t.reduced_over)}" if t.reduced_over else ""
         timing = f", {t.timing_words()}" if t.timing_words() else ""
-        self._title_html = (f"<b>{t.title}</b>{state}",
-                            f"median kernel time ({self.unit}){timing}; ★ best, dashed: tied with it (95 %), – invalid"
-                            f"{extra}")
+        if t.metric == "time":
+            legend = f"median kernel time ({self.unit}){timing}; ★ best, dashed: tied with it (95 %), – invalid"
+        else:
+            # short words: a legend wider than the view widened the layout and pushed the columns off it
+            legend = (f"{SHORT_WORDS[t.metric]} ({self.unit}){timing}; ★ fastest, dashed: tied with it in time, "
+                      "– invalid" + ("; L2: above the roof, the input stayed in L2" if self.percent else ""))
+        self._title_html = (f"<b>{t.title}</b>{state}", legend + extra)
         title, legend = self._title_html
         self.title_label.setText(title if self.compact else f"{title}<br><small>{legend}</small>")
 
@@ -310,6 +353,15 @@ class HeatmapView(HoverLayoutWidget):
             where += f", {t.col_param}={t.col_values[c]}"
         status = t.status[r][c]
         v = t.times[r, c]
+        if math.isfinite(v) and t.metric != "time":
+            shown = self.values(t)[r, c]
+            if t.above is not None and t.above[r, c]:
+                what = "above the roofline: the input stayed in L2 (faster than the measured bandwidth allows)"
+            elif math.isfinite(shown):
+                what = f"{shown * self.scale:.3g} {self.unit}"
+            else:
+                what = f"no {t.metric} figure"
+            return f"{where}: {what} ({format_seconds(v)})"
         if math.isfinite(v):
             text = f"{where}: {v * self.scale:.4g} {self.unit}"
             if t.best == (r, c):

@@ -21,6 +21,12 @@ its times say nothing about a GPU. They are drawn to the right of a dashed line,
 speedup is only computed between runs on the same side of it (a simulator run against a
 simulator baseline, anything else against a non-simulator one).
 
+The chart can show, instead of time, each GPU run's fraction of its device's measured limits
+(:meth:`TimingChart.set_metric`: ``pct-bandwidth`` or ``pct-bound``, :mod:`kernels.roofline.percent`,
+linear 0-100 %): a run faster than the roof is drawn as a pale blue dotted bar labelled "L2" (its
+input stayed in L2), never as a number over 100 %; a run without a figure (a CPU or simulator
+run, a device without measured peaks) has no bar, a "–", and its hover says why.
+
 A short chart degrades instead of overlapping: below :data:`SPEED_ROW_MIN_HEIGHT` the
 speedup row is left out (the title says so; hovering still gives the speedup), below
 :data:`VALUE_LABELS_MIN_HEIGHT` the numbers above the bars go, axis titles shorten to what
@@ -42,6 +48,11 @@ from explorer.plots.format import format_seconds, params_text, shown_params
 from explorer.plots.hover import HoverLayoutWidget
 from kernels.results.launch_modes import DESCRIPTIONS, comparable, cross_mode_note, describe_modes, launch_mode
 
+PERCENT_TITLES = {             # the axis's titles, longest first (explorer.plots.axes fits one)
+    "pct-bandwidth": ["% of the measured copy bandwidth", "% of bandwidth", "%"],
+    "pct-bound": ["% of the roofline bound", "% of bound", "%"],
+}
+L2_COLOUR = QColor(160, 185, 235)   # above the roof: the input stayed in L2
 KIND_COLOURS = {
     "cpu-serial": QColor(140, 140, 150), "cpu-parallel": QColor(70, 120, 190), "library": QColor(140, 90, 170),
     "gpu": QColor(40, 150, 90), "vendor": QColor(220, 130, 30),
@@ -157,6 +168,10 @@ class TimingChart(HoverLayoutWidget):
         self.hover_label = self.addLabel("", row=3, col=0, size="10pt")
         self.hover_label.setFixedHeight(HOVER_HEIGHT)   # hovering must not move the plot under the mouse
         self.log_scale = True
+        # what the bars show: time, pct-bandwidth or pct-bound (kernels.roofline.percent); not "metric",
+        # which would hide QPaintDevice.metric() (rendering the widget into an SVG crashed)
+        self.bar_metric = "time"
+        self.percents: list[tuple[float | None, bool, str | None]] = []   # (value, above the roof, why none)
         self.records: list[dict] = []
         self.pool: list[dict] | None = None
         self.baseline: str | None = None
@@ -178,7 +193,15 @@ class TimingChart(HoverLayoutWidget):
 
     def set_log_scale(self, on: bool) -> None:
         self.log_scale = bool(on)
-        self.set_records(self.records, self.baseline)
+        self.set_records(self.records, self.baseline, self.pool)
+
+    def set_metric(self, metric: str) -> None:
+        """``time`` (the default), or ``pct-bandwidth`` / ``pct-bound``: the bars show each run's
+        fraction of its device's measured copy bandwidth or roofline bound."""
+        if metric not in ("time", *PERCENT_TITLES):
+            raise ValueError(f"unknown metric {metric!r}")
+        self.bar_metric = metric
+        self.set_records(self.records, self.baseline, self.pool)
 
     def set_records(self, records: list[dict], baseline: str | None = None, pool: list[dict] | None = None) -> None:
         """Draw ``records`` (runs without a kernel time are left out); speedups against the
@@ -201,12 +224,18 @@ class TimingChart(HoverLayoutWidget):
             self.speedups = []
             self.speedup_notes = []
             return
-        self._draw_times()
+        if self.bar_metric == "time":
+            self._draw_times()
+        else:
+            self._draw_percentages()
         self._draw_speedups(pool if pool is not None else self.records)
         families = sorted({r.get("family", "?") for r in self.records})
         inputs = sorted({str((r.get("input") or {}).get("name", "?")) for r in self.records})
         targets = sorted({r.get("target", "?") for r in self.records})
-        notes = [f"median kernel time, min–max bars, {'log' if self.log_scale else 'linear'} scale"]
+        notes = ([f"median kernel time, min–max bars, {'log' if self.log_scale else 'linear'} scale"]
+                 if self.bar_metric == "time" else
+                 [f"{PERCENT_TITLES[self.bar_metric][0]} (docs/roofline.md); "
+                  "L2: above the roof, the input stayed in L2"])
         common = {k: v for k, v in common_params(self.records).items() if k not in HIDDEN_PARAMS}
         if common:
             notes.append("all runs: " + params_text(common))
@@ -224,6 +253,7 @@ class TimingChart(HoverLayoutWidget):
         """A new chart showing the same runs (exports draw it at a fixed size, offscreen)."""
         copy = TimingChart()
         copy.log_scale = self.log_scale
+        copy.bar_metric = self.bar_metric
         copy.set_records(self.records, self.baseline, self.pool)
         return copy
 
@@ -371,6 +401,50 @@ class TimingChart(HoverLayoutWidget):
         self._y_extent = (float(base.min()), float(hi.max()), top_pad)
         self.time_plot.setYRange(float(base.min()), float(hi.max()) + top_pad, padding=0)
 
+    def _draw_percentages(self) -> None:
+        """Bars of each run's percentage of its device's measured limit (see the module)."""
+        from kernels.roofline.percent import metric_value
+
+        self.percents = [metric_value(r, self.bar_metric) for r in self.records]
+        self.time_axis.set_percent(PERCENT_TITLES[self.bar_metric])
+        x = np.arange(len(self.records), dtype=float)
+        font = QFont()
+        font.setPointSizeF(8.5)
+        shown, brushes, pens, l2 = [], [], [], []
+        for i, (r, (value, above, _why)) in enumerate(zip(self.records, self.percents, strict=True)):
+            if above:
+                l2.append(i)
+                continue
+            if value is None:
+                continue
+            colour = KIND_COLOURS.get(r.get("kind"), QColor(90, 90, 90))
+            wrong = r.get("verified") is False
+            shown.append((i, value))
+            brushes.append(QBrush(WRONG_COLOUR, Qt.BrushStyle.BDiagPattern) if wrong else QBrush(colour))
+            pens.append(pg.mkPen(WRONG_COLOUR if wrong else colour.darker(130), width=1))
+        if shown:
+            xs, ys = zip(*shown, strict=True)
+            self.time_plot.addItem(pg.BarGraphItem(x=np.array(xs), y0=np.zeros(len(ys)), y1=np.array(ys),
+                                                   width=BAR_WIDTH, brushes=brushes, pens=pens))
+        if l2:          # above the roof: the input stayed in L2; a full pale bar, never a number over 100 %
+            dotted = QBrush(L2_COLOUR, Qt.BrushStyle.Dense5Pattern)
+            self.time_plot.addItem(pg.BarGraphItem(x=x[l2], y0=np.zeros(len(l2)), y1=np.full(len(l2), 100.0),
+                                                   width=BAR_WIDTH, brush=dotted,
+                                                   pen=pg.mkPen(L2_COLOUR.darker(150), width=1)))
+        for i, (value, above, _why) in enumerate(self.percents):
+            text = "L2" if above else (f"{value:.0f} %" if value is not None else "–")
+            label = pg.TextItem(text, color=(31, 58, 147) if above else (30, 30, 30), anchor=(0.5, 1.0))
+            label.setFont(font)
+            label.setPos(x[i], 100.0 if above else (value if value is not None else 0.0))
+            self.time_plot.addItem(label)
+            self._value_labels.append(label)
+        self.time_plot.addItem(pg.InfiniteLine(100.0, angle=0, pen=pg.mkPen((60, 60, 60), width=1,
+                                                                            style=Qt.PenStyle.DashLine)))
+        self._set_x_ticks(self.time_plot)
+        self.time_plot.setXRange(-0.6, len(self.records) - 0.4, padding=0)
+        self._y_extent = (0.0, 100.0, 4.0)
+        self.time_plot.setYRange(0.0, 104.0, padding=0)
+
     def _draw_speedups(self, pool: list[dict]) -> None:
         self.speedups = []
         self.speedup_notes = []
@@ -438,6 +512,10 @@ class TimingChart(HoverLayoutWidget):
         pad = max(0.4, (hi - lo) * 0.3)                      # room for the labels beyond the bars
         self.speed_plot.setYRange(lo - pad, hi + pad, padding=0)
 
+    def value_texts(self) -> list[str]:
+        """The numbers (and words) drawn at the bars and speedups, in drawing order."""
+        return [item.toPlainText() for item in self._value_labels]
+
     def bar_labels(self) -> list[str]:
         """The label under each bar (variant, parameters; its launch mode when the runs' differ)."""
         return list(getattr(self, "_bar_labels", []))
@@ -463,6 +541,10 @@ class TimingChart(HoverLayoutWidget):
                 f"min {format_seconds(lo)}, max {format_seconds(hi)}, {DESCRIPTIONS[launch_mode(r)]}")
         if r.get("verified") is False:
             text += " — VERIFICATION FAILED"
+        if self.bar_metric != "time" and i < len(self.percents):
+            value, above, why = self.percents[i]
+            text += ("; above the roof: the input stayed in L2" if above else
+                     f"; {value:.1f} {PERCENT_TITLES[self.bar_metric][0]}" if value is not None else f"; {why}")
         if self.speedups and self.speedups[i] is not None:
             text += f"; {self.speedups[i]:.3g}× vs {self.baseline}"
             if self.speedup_notes[i]:

@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "kernels.cli.cluster",
     "kernels.cli.selftest",
     "kernels.cli.cache",
+    "kernels.cli.device_peaks",
     "kernels.compute.local.worker",
 )
 

@@ -1,4 +1,5 @@
-"""``graph-kernels heatmap SWEEP.json [--out FILE.png|.svg] [--csv FILE.csv]``."""
+"""``graph-kernels heatmap SWEEP.json [--metric time|pct-bandwidth|pct-bound|energy] [--out FILE.png|.svg]
+[--csv FILE.csv]``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,10 @@ def register(sub) -> None:
     p.add_argument("--cols", help="parameter along the columns (default: the second)")
     p.add_argument("--out", metavar="FILE.png|FILE.svg", help="write an image")
     p.add_argument("--csv", metavar="FILE.csv", help="write the table as CSV")
+    p.add_argument("--metric", default="time", choices=("time", "pct-bandwidth", "pct-bound", "energy"),
+                   help="what the cells show: median time (default); %% of the measured copy bandwidth or of the "
+                        "roofline bound (the device's peaks from 'graph-kernels device-peaks'; a cell above the "
+                        "roofline reads L2); energy per launch (a sweep made with --energy)")
     p.set_defaults(func=run)
 
 
@@ -19,7 +24,7 @@ def run(args) -> int:
     from kernels.results import load_sweep
 
     sweep = load_sweep(args.sweep)          # checked against the sweep schema and the grid bounds
-    table = heatmap_table(sweep, args.rows, args.cols)
+    table = heatmap_table(sweep, args.rows, args.cols, args.metric)
     print(to_text(table))
     if args.out and not args.out.lower().endswith((".svg", ".png")):
         raise GraphKernelsError(f"--out {args.out}: use a .png or .svg file name")

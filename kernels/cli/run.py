@@ -71,6 +71,7 @@ def format_record(rec: dict) -> str:
     for metric in rec.get("metrics", [m]):
         if metric["value"] is not None:
             lines.append(f"  metric    {metric['value']:.4g} {metric['unit']} ({metric['name']})")
+    lines.extend(_roofline_and_energy_lines(rec))
     flags = [f for f, on in (("launch-bound", t["launch_bound"]), ("fits in L2", t["fits_in_l2"])) if on]
     if flags:
         lines.append(f"  flags     {', '.join(flags)}")
@@ -78,6 +79,38 @@ def format_record(rec: dict) -> str:
     for n in rec.get("notices", []):
         lines.append(f"  note      {n}")
     return "\n".join(lines)
+
+
+def _roofline_and_energy_lines(rec: dict) -> list[str]:
+    """The work model's figures and where the run sits against the device's measured limits
+    (kernels/roofline); the energy window's figures (kernels/measure/energy.py)."""
+    from kernels.roofline.percent import roofline_point, why_not_on_roofline
+
+    lines = []
+    roof = rec.get("roofline")
+    if isinstance(roof, dict):
+        from kernels.memory import format_bytes
+
+        lines.append(f"  work      {format_bytes(roof['bytes'])}, {roof['ops']:,.4g} {roof['op']} operations "
+                     f"(intensity {roof['ops'] / roof['bytes']:.3g} per byte; docs/roofline.md)" if roof["bytes"] else
+                     f"  work      {roof['ops']:,.4g} {roof['op']} operations")
+        point = roofline_point(rec)
+        if point is None:
+            lines.append(f"  roofline  {why_not_on_roofline(rec)}")
+        elif point.above:
+            lines.append("  roofline  above the measured roof: the input stayed in L2 between the timed launches")
+        else:
+            lines.append(f"  roofline  {point.pct_bandwidth:.0f} % of the measured bandwidth, "
+                         f"{point.pct_bound:.0f} % of the {'memory' if point.memory_bound else point.op} bound")
+    e = rec.get("energy")
+    if isinstance(e, dict):
+        clocks = f"SM {e['sm_clock_mhz']} MHz"
+        if "sm_clock_min_mhz" in e and e["sm_clock_min_mhz"] != e["sm_clock_max_mhz"]:
+            clocks = f"SM {e['sm_clock_min_mhz']}-{e['sm_clock_max_mhz']} MHz"
+        reasons = ", ".join(e.get("throttle_reasons") or []) or "none"
+        lines.append(f"  energy    {e['joules_per_launch'] * 1e3:.4g} mJ per launch, {e['watts']:.0f} W over "
+                     f"{e['window_s']:.2f} s; {clocks}, memory {e['memory_clock_mhz']} MHz; throttle: {reasons}")
+    return lines
 
 
 def collect_params(args) -> dict:

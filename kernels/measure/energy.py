@@ -7,14 +7,22 @@ energy of a run is measured over a window of its own: the timed launch (a CUDA g
 queued or direct launches, as the run's timing used) repeated for at least :data:`WINDOW_S`,
 the counter read before and after. The record's ``energy`` gives joules per launch, the mean
 power over the window, the window and the launches, and what NVML says of the clocks then: the
-SM and memory clocks and the throttle reasons (power cap, thermal, ...) seen at the window's
-end. Where NVML is absent or the GPU has no energy counter, the run says so once, in a notice.
+SM and memory clocks at the window's end, the lowest and highest SM clock sampled during it,
+and every throttle reason (power cap, thermal, ...) seen in any sample (NVML reports the reasons
+active *now*, so they are read at each of the window's synchronisations, about every 16 launches,
+not only at its end). Where NVML is absent or the GPU has no energy counter, the run says so
+once, in a notice.
+
+Rates per watt: every rate metric of the family over the mean power (GTEPS/W, GFLOP/s per W,
+edges/s per W: :func:`per_watt`), and what a run counts per joule (triangles/J, cliques/J:
+:func:`per_joule`).
 
 The GPU is found by its UUID (``CUDA_VISIBLE_DEVICES`` renumbers devices for CUDA, not for NVML).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 
@@ -54,12 +62,37 @@ def _handle(nvml, uuid: str | None):
     return nvml.nvmlDeviceGetHandleByIndex(0)
 
 
-def _throttles(nvml, handle) -> list[str]:
-    try:
-        bits = int(nvml.nvmlDeviceGetCurrentClocksThrottleReasons(handle))
-    except Exception:  # noqa: BLE001 - an older driver: no reasons
-        return []
+def _reason_bits(nvml, handle) -> int:
+    """The active clock-event (throttle) reasons: the current name first
+    (``nvmlDeviceGetCurrentClocksEventReasons``, drivers 535+), the older one where it is missing."""
+    for name in ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"):
+        read = getattr(nvml, name, None)
+        if read is None:
+            continue
+        try:
+            return int(read(handle))
+        except Exception:  # noqa: BLE001 - not supported by this driver: try the other name
+            continue
+    return 0
+
+
+def _reason_names(bits: int) -> list[str]:
     return [name for bit, name in THROTTLE_REASONS.items() if bits & bit and bit != 0x1]
+
+
+class _ClockSamples:
+    """SM clock range and the union of reasons over the window's samples."""
+
+    def __init__(self, nvml, handle):
+        self.nvml, self.handle = nvml, handle
+        self.bits, self.sm, self.count = 0, [], 0
+
+    def take(self) -> None:
+        self.count += 1
+        self.bits |= _reason_bits(self.nvml, self.handle)
+        # a clock NVML cannot read: the range has fewer samples
+        with contextlib.suppress(Exception):
+            self.sm.append(int(self.nvml.nvmlDeviceGetClockInfo(self.handle, self.nvml.NVML_CLOCK_SM)))
 
 
 def measure_energy(launch, synchronize, uuid: str | None = None, window_s: float = WINDOW_S) -> tuple[dict | None,
@@ -71,6 +104,7 @@ def measure_energy(launch, synchronize, uuid: str | None = None, window_s: float
         return None, why
     try:
         handle = _handle(nvml, uuid)
+        samples = _ClockSamples(nvml, handle)
         synchronize()
         e0 = nvml.nvmlDeviceGetTotalEnergyConsumption(handle)
         t0 = time.perf_counter()
@@ -80,6 +114,7 @@ def measure_energy(launch, synchronize, uuid: str | None = None, window_s: float
             launches += 1
             if launches & 15 == 0 or launches < 16:
                 synchronize()
+                samples.take()          # while the GPU is busy with the window's work
                 if time.perf_counter() - t0 >= window_s:
                     break
         synchronize()
@@ -87,15 +122,19 @@ def measure_energy(launch, synchronize, uuid: str | None = None, window_s: float
         e1 = nvml.nvmlDeviceGetTotalEnergyConsumption(handle)
         sm = nvml.nvmlDeviceGetClockInfo(handle, nvml.NVML_CLOCK_SM)
         mem = nvml.nvmlDeviceGetClockInfo(handle, nvml.NVML_CLOCK_MEM)
-        throttles = _throttles(nvml, handle)
+        samples.take()
     except Exception as exc:  # noqa: BLE001 - a GPU without an energy counter (pre-Volta), a lost handle
         return None, f"NVML could not read the energy ({type(exc).__name__}: {exc})"
     joules = (e1 - e0) / 1e3
     if joules <= 0:
         return None, f"NVML's energy counter did not move in {seconds:.2f} s: no energy figures"
-    return {"joules_per_launch": joules / launches, "watts": joules / seconds, "window_s": seconds,
-            "launches": launches, "sm_clock_mhz": int(sm), "memory_clock_mhz": int(mem),
-            "throttle_reasons": throttles, "method": "NVML total energy counter around repeated launches"}, None
+    out = {"joules_per_launch": joules / launches, "watts": joules / seconds, "window_s": seconds,
+           "launches": launches, "sm_clock_mhz": int(sm), "memory_clock_mhz": int(mem),
+           "throttle_reasons": _reason_names(samples.bits), "clock_samples": samples.count,
+           "method": "NVML total energy counter around repeated launches"}
+    if samples.sm:
+        out["sm_clock_min_mhz"], out["sm_clock_max_mhz"] = min(samples.sm), max(samples.sm)
+    return out, None
 
 
 def per_watt(metrics: list[dict], energy: dict) -> list[dict]:
@@ -104,4 +143,19 @@ def per_watt(metrics: list[dict], energy: dict) -> list[dict]:
     for m in metrics:
         if isinstance(m.get("value"), (int, float)) and energy.get("watts"):
             out.append({"name": f"{m['name']}/W", "unit": f"{m['unit']}/W", "value": m["value"] / energy["watts"]})
+    return out
+
+
+#: what a run's result counts, per joule: result key -> metric name
+PER_JOULE = {"triangles": "triangles/J", "cliques": "cliques/J"}
+
+
+def per_joule(result: dict, energy: dict) -> list[dict]:
+    """The run's counted objects per joule of one launch (triangles/J, cliques/J)."""
+    j = energy.get("joules_per_launch")
+    out = []
+    for key, name in PER_JOULE.items():
+        value = (result or {}).get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and j:
+            out.append({"name": name, "unit": name, "value": value / j})
     return out

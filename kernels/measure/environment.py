@@ -52,7 +52,7 @@ def device_description(target: str) -> dict:
             return {"target": "cuda", "name": gpu.name, "memory_bytes": gpu.total_memory_bytes,
                     "compute_capability": f"{gpu.compute_capability[0]}.{gpu.compute_capability[1]}",
                     "driver": gpu.driver_version, "multiprocessors": gpu.multiprocessors,
-                    "l2_cache_bytes": gpu.l2_cache_bytes}
+                    "l2_cache_bytes": gpu.l2_cache_bytes, **({"uuid": gpu.uuid} if gpu.uuid else {})}
         return {"target": "cuda", "name": "no CUDA device"}
     if target == "sim":
         return {"target": "sim", "name": "CUDA simulator", "host": cpu_name(), "cores": os.cpu_count()}

@@ -137,6 +137,29 @@ def _energy_of(launch, reset, notices: list) -> dict | None:
     return figures
 
 
+def _roofline_of(fam: Family, var: Variant, problem, params: dict, record: dict) -> dict | None:
+    """The run's work model (bytes, operations: :mod:`kernels.roofline`) and, on a real GPU whose
+    peaks were measured before (``graph-kernels device-peaks``), those peaks: never measured here,
+    a probe would load the GPU between two timed runs. A model that fails is a notice, not a
+    failed run."""
+    from kernels.roofline import work_of
+    from kernels.roofline.peaks import stored_peaks
+
+    try:
+        work = work_of(fam.name, var.name, problem, params, record.get("result") or {})
+    except Exception as exc:  # noqa: BLE001 - the run's own figures stand without it
+        record["notices"].append(f"roofline model failed ({type(exc).__name__}: {exc})")
+        return None
+    if work is None:
+        return None
+    out = work.to_json()
+    if record.get("target") == "cuda":
+        peaks = stored_peaks(record["environment"]["device"])
+        if peaks is not None:
+            out["peaks"] = peaks
+    return out
+
+
 def compile_variant(graph, family: str, variant: str, params: dict | None = None, *, target: str = "cuda",
                     seed: int = 0) -> dict:
     """Run a cell up to its compile stage and stop: every kernel it needs is compiled into the
@@ -323,11 +346,16 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         notices=list(problem.notices), result=fam.summarize(output, problem), verified=bool(verification.ok),
         verification=verification.to_json(), timing=timing.to_json(), metrics=metrics, environment=env,
     ).to_json()
+    if var.kind in ("gpu", "vendor") and target in ("cuda", "sim"):
+        roofline = _roofline_of(fam, var, problem, resolved, record)
+        if roofline is not None:
+            record["roofline"] = roofline
     if energy_figures is not None:
-        from kernels.measure.energy import per_watt
+        from kernels.measure.energy import per_joule, per_watt
 
         record["energy"] = energy_figures
-        record["metrics"] = [*record["metrics"], *per_watt(record["metrics"], energy_figures)]
+        record["metrics"] = [*record["metrics"], *per_watt(record["metrics"], energy_figures),
+                             *per_joule(record["result"], energy_figures)]
     if live is not None:
         record["structure"] = (live.record_json() if problem.live is not None else
                                {"live": False, "reason": f"{var.name} runs on the CSR snapshot of the pages"})

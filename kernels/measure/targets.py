@@ -39,6 +39,7 @@ class GpuInfo:
     multiprocessors: int
     l2_cache_bytes: int
     index: int = 0
+    uuid: str | None = None     # "GPU-xxxxxxxx-...", as nvidia-smi and NVML write it
 
 
 @lru_cache(maxsize=1)
@@ -69,7 +70,13 @@ def probe_gpu() -> GpuInfo | None:
         drv = ctypes.c_int(0)
         lib.cuDriverGetVersion(ctypes.byref(drv))
         # CU_DEVICE_ATTRIBUTE_* codes: 75/76 compute capability, 16 SM count, 38 L2 size
+        raw = ctypes.create_string_buffer(16)
+        uuid = None
+        if getattr(lib, "cuDeviceGetUuid", None) is not None and lib.cuDeviceGetUuid(raw, dev) == 0:
+            h = raw.raw.hex()
+            uuid = f"GPU-{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
         return GpuInfo(
+            uuid=uuid,
             name=name.value.decode(errors="replace"),
             compute_capability=(attr(75), attr(76)),
             total_memory_bytes=int(mem.value),
