@@ -94,12 +94,12 @@ def bucket_of(d, delta):
 
 def nearfar_relax_functor(kind: str, weighted: bool):
     """``state = (dist, dist_bits, stamp, level, pending, far, counters, far_counter, far_offset, delta,
-    bucket)``: ``far_counter`` the counter of the far buffer being filled, ``far_offset`` where
-    that buffer starts in ``far``.
+    bucket)`` (the far entries are the caller's: ``far`` ... ``far_offset`` ride along unused).
 
     An improvement (one native ``atomicMin`` on the bit patterns, as the device loop's SSSP) in
-    the current bucket or below joins the next near frontier (once a level: the stamp);
-    beyond it, the vertex joins the far pile unless it is pending there already."""
+    the current bucket or below joins the next near frontier (once a level: the stamp): returns
+    1; beyond it, the vertex joins the far pile unless it is pending there already: returns 2
+    (the caller appends it, block-aggregated); otherwise 0."""
     weight = functions(kind).weight
 
     @cuda.jit(device=True)
@@ -112,11 +112,10 @@ def nearfar_relax_functor(kind: str, weighted: bool):
             if bucket_of(d, state[9]) <= state[10]:
                 if pending[dst] != 0:
                     pending[dst] = 0          # its far entry is stale now
-                return cuda.atomic.max(state[2], dst, state[3]) < state[3]
+                return int64(1) if cuda.atomic.max(state[2], dst, state[3]) < state[3] else int64(0)
             if cuda.atomic.cas(pending, dst, 0, 1) == 0:
-                k = cuda.atomic.add(state[6], state[7], 1)
-                state[5][state[8] + k] = dst
-        return False
+                return int64(2)
+        return int64(0)
 
     return relax
 
@@ -163,10 +162,14 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
         return (degree + chunk - 1) // chunk
 
     @cuda.jit(device=True)
-    def publish(mine, fv, fl, fd, sh, sd, half, counters, slot, small, chunks, parity):
+    def publish(mine, fv, fl, fd, nfar, ff, sh, sd, half, counters, slot, small, chunks, parity, far, far_counter,
+                far_offset):
         """Append this thread's ``mine`` claimed vertices to queue ``parity`` and counter ``slot``,
-        block-aggregated (as :mod:`.device_loop`'s). Every thread of the block calls it the same
-        number of times; returns whether the block claimed anything."""
+        and its ``nfar`` far-pile entries ``ff`` to ``far[far_offset + ...]`` counted in
+        ``counters[far_counter]``, block-aggregated (as :mod:`.device_loop`'s: one shared atomic per
+        thread, one global atomic per block and counter -- a far push per thread on one global
+        counter would serialise at L2). Every thread of the block calls it the same number of
+        times; returns whether the block appended anything."""
         t = cuda.threadIdx.x
         n_small = int32(0)
         n_chunks = int32(0)
@@ -179,25 +182,32 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                 n_chunks += int32(c)
             degrees += fd[i]
         h = half * 4
-        hd = half * 3
+        hd = half * 4
         my_small = cuda.atomic.add(sh, h, n_small) if n_small > 0 else int32(0)
         my_chunks = cuda.atomic.add(sh, h + 1, n_chunks) if n_chunks > 0 else int32(0)
+        my_far = cuda.atomic.add(sh, h + 3, int32(nfar)) if nfar > 0 else int32(0)
         if mine > 0:
             cuda.atomic.add(sh, h + 2, int32(mine))
             cuda.atomic.add(sd, hd, degrees)
-        claimed = cuda.syncthreads_count(int32(1) if mine > 0 else int32(0))
+        claimed = cuda.syncthreads_count(int32(1) if mine + nfar > 0 else int32(0))
         if claimed == 0:
             return False
         if t == 0:
-            sd[hd + 1] = cuda.atomic.add(counters, slot * FIELDS, int64(sh[h]))
-            sd[hd + 2] = cuda.atomic.add(counters, slot * FIELDS + 1, int64(sh[h + 1]))
-            cuda.atomic.add(counters, slot * FIELDS + 2, int64(sh[h + 2]))
-            cuda.atomic.add(counters, slot * FIELDS + 3, sd[hd])
+            if sh[h + 2] > 0:
+                sd[hd + 1] = cuda.atomic.add(counters, slot * FIELDS, int64(sh[h]))
+                sd[hd + 2] = cuda.atomic.add(counters, slot * FIELDS + 1, int64(sh[h + 1]))
+                cuda.atomic.add(counters, slot * FIELDS + 2, int64(sh[h + 2]))
+                cuda.atomic.add(counters, slot * FIELDS + 3, sd[hd])
+            if sh[h + 3] > 0:
+                sd[hd + 3] = cuda.atomic.add(counters, far_counter, int64(sh[h + 3]))
             o = (1 - half) * 4
-            for k in range(3):
+            for k in range(4):
                 sh[o + k] = 0
-            sd[(1 - half) * 3] = 0
+            sd[o] = 0
         cuda.syncthreads()
+        f0 = sd[hd + 3] + my_far
+        for i in range(nfar):
+            far[far_offset + f0 + i] = ff[i]
         s = sd[hd + 1] + my_small
         c0 = sd[hd + 2] + my_chunks
         for i in range(mine):
@@ -337,18 +347,19 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
         nthreads = cuda.gridsize(1)
         first_thread = int64(cuda.blockIdx.x) * block
         sh = cuda.shared.array(8, int32)
-        sd = cuda.shared.array(6, int64)
-        sc = cuda.shared.array(2, int64)        # a bottom-up step's block counts
+        sd = cuda.shared.array(8, int64)        # two halves: degree sum, queue bases (small, chunks, far)
+        sc = cuda.shared.array(2, int64)        # a bottom-up step's block counts, the far pile's smallest bucket
         ex = cuda.shared.array(ex_size, int64)
         fv = cuda.local.array(PER_LANE, int32)
         fl = cuda.local.array(PER_LANE, int64)
         fd = cuda.local.array(PER_LANE, int64)
+        ff = cuda.local.array(PER_LANE, int32)  # far-pile entries of this virtual thread (near-far)
         alpha = tune[0]
         beta = tune[1]
         delta = tune[2]
         if t < 8:
             sh[t] = 0
-        if t < 6:
+        if t < 8:
             sd[t] = 0
         for v in range(tid, n, nthreads):
             if bfs:
@@ -422,10 +433,19 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
             if grown == 0:
                 # near-far: the near frontier is empty, the far pile is not -> the next bucket
                 min_slot = MIN_BUCKET + (advances & 1)
+                if t == 0:
+                    sc[0] = NO_BUCKET
+                cuda.syncthreads()
+                lowest = int64(NO_BUCKET)
                 for i in range(tid, far_count, nthreads):
                     u = far[far_side * n + i]
                     if pending[u] == 1:
-                        cuda.atomic.min(counters, min_slot, bucket_of(a[u], delta))
+                        lowest = min(lowest, bucket_of(a[u], delta))
+                if lowest < NO_BUCKET:
+                    cuda.atomic.min(sc, 0, lowest)
+                cuda.syncthreads()
+                if t == 0 and sc[0] < NO_BUCKET:
+                    cuda.atomic.min(counters, min_slot, sc[0])   # one global atomic per block
                 grid.sync()
                 bucket = counters[min_slot]
                 advances += 1
@@ -436,6 +456,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                 for base in range(first_thread, far_count, nthreads):
                     i = base + t
                     mine = 0
+                    nfar = 0
                     if i < far_count:
                         u = far[far_side * n + i]
                         if pending[u] == 1:
@@ -448,9 +469,10 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                                     fd[0] = degree
                                     mine = 1
                             elif cuda.atomic.max(fstamp, u, advances) < advances:
-                                k = cuda.atomic.add(counters, FAR + other, 1)
-                                far[other * n + k] = u
-                    if publish(mine, fv, fl, fd, sh, sd, rnd & 1, counters, nxt, small, chunks, 1 - parity):
+                                ff[0] = u                # still later: kept, once (the epoch stamp)
+                                nfar = 1
+                    if publish(mine, fv, fl, fd, nfar, ff, sh, sd, rnd & 1, counters, nxt, small, chunks, 1 - parity,
+                               far, FAR + other, other * n):
                         rnd += 1
                 far_side = other
             else:
@@ -486,7 +508,8 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                                     fl[mine] = where
                                     fd[mine] = degree
                                     mine += 1
-                            if publish(mine, fv, fl, fd, sh, sd, rnd & 1, counters, slot, small, chunks, parity):
+                            if publish(mine, fv, fl, fd, 0, ff, sh, sd, rnd & 1, counters, slot, small, chunks,
+                                       parity, far, FAR, 0):
                                 rnd += 1
                         grid.sync()
                         n_small = counters[slot * FIELDS]
@@ -506,6 +529,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                     for base in range(first_thread, total, nthreads):
                         k = base + t
                         mine = 0
+                        nfar = 0
                         src = int64(-1)
                         loc = int64(0)
                         j0 = int64(0)
@@ -530,16 +554,21 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                         for j in range(j0, j1, step):
                             e = edge_at(g, loc, j)
                             u = target(g, e)
-                            if functor(src, u, e, g, state):
+                            outcome = functor(src, u, e, g, state)
+                            if outcome == 1:
                                 fv[mine] = u
                                 mine += 1
                                 if bitmaps:
                                     cuda.atomic.or_(fb, (nxt, u >> 5), uint32(1) << uint32(u & 31))
+                            elif outcome == 2:
+                                ff[nfar] = u
+                                nfar += 1
                         for i in range(mine):
                             where, degree = locate(g, fv[i])
                             fl[i] = where
                             fd[i] = degree
-                        if publish(mine, fv, fl, fd, sh, sd, rnd & 1, counters, nxt, small, chunks, 1 - parity):
+                        if publish(mine, fv, fl, fd, nfar, ff, sh, sd, rnd & 1, counters, nxt, small, chunks,
+                                   1 - parity, far, FAR + far_side, far_side * n):
                             rnd += 1
                 was_bottom_up = bottom_up
             if bitmaps:
