@@ -443,7 +443,8 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="small inputs: a smoke test")
     ap.add_argument("--simulate", action="store_true", help="dry run on the CUDA simulator with tiny inputs "
                     "(no GPU needed; timings meaningless)")
-    ap.add_argument("--no-dynamic", action="store_true", help="--thesis: skip the dynamic experiment")
+    ap.add_argument("--no-dynamic", action="store_true",
+                    help="the earlier suite (--thesis) without its dynamic experiment")
     ap.add_argument("--loop-only", action="store_true", help="only the device loop vs host loop section")
     ap.add_argument("--thesis", action="store_true", help="the earlier suite (gpu-csr vs gpu-slotted page sizes, "
                     "device vs host loop, the dynamic experiment) instead of the frontier suite")
@@ -451,7 +452,7 @@ def main(argv=None) -> int:
                     "the frontier suite, benchmarks/results for --thesis)")
     args = ap.parse_args(argv)
     mode = "simulate" if args.simulate else "quick" if args.quick else "full"
-    if not (args.thesis or args.loop_only):
+    if not (args.thesis or args.loop_only or args.no_dynamic):
         from traversal_frontier import run_suite
 
         return run_suite(mode, make_graph, Path(args.out_dir or ROOT / "benchmarks" / "results" / "traversal"))

@@ -7,7 +7,7 @@ and equal weights, a ``delta`` far too small and far too large, and thresholds t
 bottom-up steps and the return to top-down (the record's ``last_steps`` says which levels went
 bottom-up). Relaxation counts are checked where they are known exactly (a tree: each vertex
 relaxed once). Bad ``alpha``/``beta``/``delta`` are refused naming the parameter and the allowed
-values. GPU tests (``-m gpu``): real graphs and a generated R-MAT.
+values. GPU tests (``GRAPH_KERNELS_TARGET=cuda pytest -m gpu``): real graphs and a generated R-MAT.
 
 Under the simulator the kernel runs one block of one warp, so inputs stay at tens of vertices."""
 
@@ -21,7 +21,6 @@ from kernels.errors import ParameterError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
 from kernels.measure.runner import run_variant
-from kernels.measure.targets import simulator_enabled
 from tests.conftest import data_path
 
 BFS_VARIANTS = [("gpu-do", {}), ("gpu-do-slotted", {"page_size": 16})]
@@ -214,11 +213,7 @@ def test_a_sweep_grid_of_the_thresholds_is_seven_by_seven():
 
 # ---- on a GPU -------------------------------------------------------------------------------
 
-gpu = pytest.mark.skipif(simulator_enabled(), reason="needs a real GPU")
-
-
 @pytest.mark.gpu
-@gpu
 @pytest.mark.parametrize("name", ["delaunay_n15.mtx", "as-caida20071105.mtx", "power.mtx", "ca-HepTh.mtx"])
 @pytest.mark.parametrize("variant,extra", [("gpu-do", {}), ("gpu-do-slotted", {})], ids=IDS)
 @pytest.mark.parametrize("thresholds", [{}, ALWAYS_BOTTOM_UP, BACK_AND_FORTH, {"alpha": 0.0}])
@@ -227,7 +222,6 @@ def test_do_bfs_on_the_gpu(name, variant, extra, thresholds):
 
 
 @pytest.mark.gpu
-@gpu
 @pytest.mark.parametrize("name", ["delaunay_n15.mtx", "as-caida20071105.mtx", "USAir97.mtx"])
 @pytest.mark.parametrize("variant", ["gpu-nearfar", "gpu-nearfar-slotted"])
 @pytest.mark.parametrize("delta", ["auto", 1e-6, 1.0, 1e12])
@@ -239,7 +233,6 @@ def test_nearfar_on_the_gpu(name, variant, delta):
 
 
 @pytest.mark.gpu
-@gpu
 @pytest.mark.parametrize("family,variant", [("bfs", "gpu-do"), ("bfs", "gpu-do-slotted"), ("sssp", "gpu-nearfar"),
                                             ("sssp", "gpu-nearfar-slotted")])
 def test_generated_rmat_on_the_gpu(family, variant):
