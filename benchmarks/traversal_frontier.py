@@ -185,23 +185,43 @@ def bf_relaxations(graph, weights, source: int) -> tuple[int, int]:
 
 # ---- sweeps -----------------------------------------------------------------------------------
 
+class Sweeper:
+    """Sweeps through ``run_sweep`` in one worker process (as ``graph-kernels sweep``), which
+    outlives them (its CUDA context and compiled kernels stay), each saved with its CSV and
+    heatmap SVG."""
+
+    def __init__(self, target: str):
+        self.target = target
+        self._client = None
+
+    def client(self):
+        if self._client is None:
+            from kernels.compute.local.client import WorkerClient
+
+            pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+            self._client = WorkerClient(target=self.target, env={"PYTHONPATH": pythonpath})
+        return self._client
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def __call__(self, graph, family, variant, grid, fixed, *, repeat, out_base, title):
+        return sweep(graph, family, variant, grid, fixed, target=self.target, repeat=repeat, out_base=out_base,
+                     title=title, client=self.client())
+
+
 def sweep(graph, family: str, variant: str, grid: dict, fixed: dict, *, target: str, repeat: int, out_base: Path,
-          title: str) -> dict:
-    """One sweep through ``run_sweep`` in a worker process (as ``graph-kernels sweep``), saved with
-    its CSV and heatmap SVG."""
-    from kernels.compute.local.client import WorkerClient
+          title: str, client) -> dict:
+    """One sweep through ``run_sweep`` on ``client``'s worker, saved with its CSV and heatmap SVG."""
     from kernels.compute.sweep import run_sweep
     from kernels.heatmap import heatmap_table, to_text, write_svg
     from kernels.results import save_sweep, sweep_to_csv
 
-    pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-    client = WorkerClient(target=target, env={"PYTHONPATH": pythonpath})
     t0 = time.perf_counter()
-    try:
-        result = run_sweep(graph, family, variant, grid, fixed=fixed, target=target, repeat=repeat, warmup=1,
-                           time_limit=240, client=client)
-    finally:
-        client.close()
+    result = run_sweep(graph, family, variant, grid, fixed=fixed, target=target, repeat=repeat, warmup=1,
+                       time_limit=240, client=client)
     result["wall_s"] = time.perf_counter() - t0
     save_sweep(result, out_base.with_suffix(".json"))
     sweep_to_csv(result, out_base.with_suffix(".csv"))
@@ -235,7 +255,6 @@ def run_suite(mode: str, make_graph, out_dir: Path) -> int:
 
     from kernels.measure.environment import environment
     from kernels.measure.targets import activate
-    from kernels.results import write_json_atomic
 
     activate(target)
     env = environment(target)
@@ -247,6 +266,18 @@ def run_suite(mode: str, make_graph, out_dir: Path) -> int:
     skipped: list[str] = []
     sweeps: dict = {}
     block = cfg["block"]
+    sweeper = Sweeper(target)
+    try:
+        return _run_sections(cfg, mode, target, env, device, tag, out_dir, rows, skipped, sweeps, block, sweeper,
+                             make_graph, started)
+    finally:
+        sweeper.close()
+
+
+def _run_sections(cfg, mode, target, env, device, tag, out_dir, rows, skipped, sweeps, block, sweeper, make_graph,
+                  started) -> int:
+    from kernels.results import write_json_atomic
+
     say(f"BFS / SSSP frontier benchmark (issue 26) on {device} ({mode}); budget {cfg['budget_s']} s")
 
     def over_budget(what: str) -> bool:
@@ -283,9 +314,9 @@ def run_suite(mode: str, make_graph, out_dir: Path) -> int:
         say(f"[3/5] gpu-do alpha x beta sweep ({len(cfg['alphas'])} x {len(cfg['betas'])}) on {rmat.name}, "
             f"root {roots[0]}")
         try:
-            ab = sweep(rmat, "bfs", "gpu-do", {"alpha": cfg["alphas"], "beta": cfg["betas"]},
-                       {"source": roots[0], "block": block}, target=target, repeat=cfg["sweep_repeat"],
-                       out_base=out_dir / f"alpha-beta-{tag}", title="alpha x beta")
+            ab = sweeper(rmat, "bfs", "gpu-do", {"alpha": cfg["alphas"], "beta": cfg["betas"]},
+                         {"source": roots[0], "block": block}, repeat=cfg["sweep_repeat"],
+                         out_base=out_dir / f"alpha-beta-{tag}", title="alpha x beta")
         except Exception as exc:  # noqa: BLE001 - reported, the benchmark goes on
             say(f"    alpha/beta sweep FAILED: {type(exc).__name__}: {exc}")
     auto_row = next((r for r in rows if r["section"] == "bfs-rmat" and r["variant"] == "gpu-do"
@@ -354,9 +385,9 @@ def run_suite(mode: str, make_graph, out_dir: Path) -> int:
         auto = next(p for p in var.params if p.name == "delta").auto(problem, params, target).value
         grid = {"delta": ["auto"] + [float(f"{auto * f:.4g}") for f in DELTA_FACTORS]}
         try:
-            res = sweep(g, "sssp", "gpu-nearfar", grid, {"source": root, "block": block}, target=target,
-                        repeat=cfg["sweep_repeat"], out_base=out_dir / f"delta-{slug(g.name)}-{tag}",
-                        title=f"delta on {g.name}")
+            res = sweeper(g, "sssp", "gpu-nearfar", grid, {"source": root, "block": block},
+                          repeat=cfg["sweep_repeat"], out_base=out_dir / f"delta-{slug(g.name)}-{tag}",
+                          title=f"delta on {g.name}")
         except Exception as exc:  # noqa: BLE001 - reported, the benchmark goes on
             say(f"    delta sweep FAILED: {type(exc).__name__}: {exc}")
             continue
