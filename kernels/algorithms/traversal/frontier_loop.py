@@ -8,10 +8,12 @@ at claim time, block-aggregated appends, three rotating counter slots). What is 
 **BFS (``gpu-do``, ``gpu-do-slotted``).** Beamer's thresholds ``alpha`` and ``beta`` are
 *kernel arguments* (``tune``), not compile-time constants, so sweeping them compiles nothing.
 
-* Frontiers are also bitmaps (``fb``: three uint32 bitmaps rotating by level, as the counter
-  slots do: level ``L`` reads ``L % 3``, writes ``(L + 1) % 3`` and clears ``(L + 2) % 3``, the
-  one level ``L - 1`` read before the sync that began ``L``). A top-down claim sets its bit with
-  one ``atomicOr``.
+* Bottom-up steps read and write bitmap frontiers (``fb``: three uint32 bitmaps rotating by
+  level, as the counter slots do: a bottom-up level ``L`` reads ``L % 3``, writes ``(L + 1) % 3``
+  and clears ``(L + 2) % 3``, the next bottom-up step's output). Top-down steps do no bitmap work
+  (a long-diameter graph that never goes bottom-up pays nothing for it): switching to bottom-up
+  first writes the queued frontier into the bitmap (one ``atomicOr`` per queue entry, after
+  clearing the two bitmaps; two grid syncs, once per switch).
 * A bottom-up step reads only the current bitmap (512 KB for 4 M vertices: L2-resident) to ask
   "is this neighbour in the frontier". On CSR a warp takes 32 consecutive vertices (one bitmap
   word), on slotted pages a warp takes a page and its lanes its slots (the page says which
@@ -148,7 +150,6 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
     make_state = _bfs_state if bfs else _sssp_state
     chunk = group * PER_LANE
     bottom_up_allowed = bool(optimizing and bfs)
-    bitmaps = bottom_up_allowed
     slotted = kind == "slotted"
     ballot, shfl, warp_sum = warp_ops(hardware)
     ex_size = exchange_size(hardware)
@@ -369,10 +370,6 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                 stamp[v] = -1
                 pending[v] = 0
                 fstamp[v] = 0
-        if bitmaps:
-            words = fb.shape[1]
-            for k in range(tid, 3 * words, nthreads):
-                fb[k // words, k % words] = 0
         if tid == 0:
             for k in range(COUNTERS):
                 counters[k] = 0
@@ -485,11 +482,25 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                         bottom_up = grown_edges * alpha > m - explored
                 previous = grown
                 if bottom_up:
+                    words = fb.shape[1]
+                    if not was_bottom_up:
+                        # the frontier is only a queue: write it as a bitmap (and clear the next one)
+                        for k in range(tid, words, nthreads):
+                            fb[slot, k] = 0
+                            fb[nxt, k] = 0
+                        grid.sync()
+                        for k in range(tid, n_small + n_chunks, nthreads):
+                            v = small[parity, 0, k] if k < n_small else chunks[parity, 0, k - n_small]
+                            cuda.atomic.or_(fb, (slot, v >> 5), uint32(1) << uint32(v & 31))
+                        grid.sync()
                     bottom_steps += 1
                     if level < TRACED_LEVELS:
                         directions |= int64(1) << level
                     bottom_up_step(g, n, a, fb, slot, nxt, level, first_thread, nthreads, lane, ex, sc, counters,
                                    nxt)
+                    clear = (level + 2) % SLOTS          # the next bottom-up step's output, unread now
+                    for k in range(tid, words, nthreads):
+                        fb[clear, k] = 0
                 else:
                     if was_bottom_up:
                         # the frontier is only a bitmap: queue it (a thread per byte: <= 8 claims)
@@ -558,8 +569,6 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                             if outcome == 1:
                                 fv[mine] = u
                                 mine += 1
-                                if bitmaps:
-                                    cuda.atomic.or_(fb, (nxt, u >> 5), uint32(1) << uint32(u & 31))
                             elif outcome == 2:
                                 ff[nfar] = u
                                 nfar += 1
@@ -571,11 +580,6 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                                    1 - parity, far, FAR + far_side, far_side * n):
                             rnd += 1
                 was_bottom_up = bottom_up
-            if bitmaps:
-                clear = (level + 2) % SLOTS
-                words = fb.shape[1]
-                for k in range(tid, words, nthreads):
-                    fb[clear, k] = 0
             grid.sync()
             level += 1
         if tid == 0:
