@@ -15,9 +15,14 @@ at claim time, block-aggregated appends, three rotating counter slots). What is 
   first writes the queued frontier into the bitmap (one ``atomicOr`` per queue entry, after
   clearing the two bitmaps; two grid syncs, once per switch).
 * A bottom-up step reads only the current bitmap (512 KB for 4 M vertices: L2-resident) to ask
-  "is this neighbour in the frontier". On CSR a warp takes 32 consecutive vertices (one bitmap
-  word), on slotted pages a warp takes a page and its lanes its slots (the page says which
-  vertices it holds: no search). Each lane scans the first :data:`SERIAL` neighbours of its own
+  "is this neighbour in the frontier". On CSR a fourth bitmap marks the *settled* vertices
+  (labelled, or without edges: never candidates again; kept lazily by the bottom-up steps, which
+  meet vertices labelled top-down since): the lanes of a warp read 32 of its words at once (1024
+  vertices a round trip), then the warp takes the words still holding unsettled vertices one at a
+  time, a lane per vertex (coalesced), and owns each such word in the step -- so the later
+  bottom-up steps, where few vertices are left, skip the rest 1024 at a time. On slotted pages a
+  warp takes a page and its lanes its slots (the page says which vertices it holds: no search).
+  Each lane scans the first :data:`SERIAL` neighbours of its own
   unvisited vertex and stops at the first frontier parent; lanes whose vertex has a longer list
   and no parent yet are then served one at a time by the whole warp, 32 neighbours a round, a
   ``ballot`` ending the scan at the first parent (warp-cooperative: a hub costs the warp
@@ -75,6 +80,8 @@ from kernels.operators.views import DeviceGraphView, functions
 from kernels.operators.warp import WARP, exchange_size, lowest_lane, warp_ops
 
 SERIAL = 8                     # neighbours a lane scans alone before the warp helps (bottom-up)
+SETTLED = 3                    # fb[SETTLED]: vertices known labelled or without edges (CSR bottom-up)
+FULL_WORD = 0xFFFFFFFF
 FAR = SLOTS * FIELDS           # counters[FAR + k]: entries of far buffer k (near-far)
 MIN_BUCKET = FAR + 2           # counters[MIN_BUCKET + e % 2]: smallest pending far bucket of advance e
 COUNTERS = FAR + 4
@@ -140,9 +147,10 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
 
     ``a``: BFS levels int32 / SSSP distances float64; ``bits`` their int64 view (SSSP); ``stamp``
     int32[n] (SSSP); ``small`` int64[2, 3, cap], ``chunks`` int64[2, 4, cap] (the queues);
-    ``counters`` int64[COUNTERS]; ``result`` int64[RESULT]; ``fb`` uint32[3, words] (BFS bitmaps);
-    ``far`` int32[2 n], ``pending`` and ``fstamp`` int32[n] (near-far); ``tune`` float64[3] =
-    (alpha, beta, delta). Unused arrays may be one-element stand-ins of the same type."""
+    ``counters`` int64[COUNTERS]; ``result`` int64[RESULT]; ``fb`` uint32[4, words] (BFS bitmaps:
+    three frontiers and the settled vertices); ``far`` int32[2 n], ``pending`` and ``fstamp``
+    int32[n] (near-far); ``tune`` float64[3] = (alpha, beta, delta). Unused arrays may be
+    one-element stand-ins of the same type."""
     f = functions(kind)
     locate, edge_at, target = f.locate, f.edge_at, f.target
     bfs = algorithm == "bfs"
@@ -322,22 +330,49 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                         mine += 1
                         degrees += degree
         else:
-            for base in range(first_thread, n, nthreads):     # a warp: 32 vertices, one bitmap word
-                v = base + t
-                loc = int64(0)
-                degree = int64(0)
-                candidate = False
-                if v < n and a[v] == -1:
-                    loc, degree = locate(g, v)
-                    candidate = True
-                found = find_parent(g, fb, cur, candidate, loc, degree, lane, ex)
-                if found:
-                    a[v] = level + 1
-                    mine += 1
-                    degrees += degree
-                word = ballot(ex, lane, found)
-                if lane == 0 and word != 0:
-                    fb[nb, v >> 5] = word         # this warp owns the word in this step
+            # lanes scan 32 words of the settled bitmap at once (1024 vertices a round trip); the
+            # warp then takes the words that still hold unsettled vertices one at a time, a lane
+            # per vertex (coalesced), and owns each such word in this step
+            words = fb.shape[1]
+            warp = (first_thread + t) >> 5
+            for wbase in range(warp * WARP, words, (nthreads >> 5) * WARP):
+                w = wbase + lane
+                open_bits = int64(0)
+                if w < words:
+                    open_bits = ~int64(fb[SETTLED, w]) & FULL_WORD
+                    if w * WARP + WARP > n:
+                        open_bits &= (int64(1) << (n - w * WARP)) - 1
+                busy = ballot(ex, lane, open_bits != 0)
+                while busy != 0:
+                    k = lowest_lane(busy)
+                    busy &= busy - uint32(1)
+                    ww = wbase + k
+                    todo = shfl(ex, lane, open_bits, k)
+                    v = ww * WARP + lane
+                    loc = int64(0)
+                    degree = int64(0)
+                    candidate = False
+                    settled = False
+                    if (todo >> lane) & 1 != 0:
+                        if a[v] != -1:
+                            settled = True            # labelled by a top-down step since
+                        else:
+                            loc, degree = locate(g, v)
+                            if degree == 0:
+                                settled = True        # no edges: never a candidate again
+                            else:
+                                candidate = True
+                    found = find_parent(g, fb, cur, candidate, loc, degree, lane, ex)
+                    if found:
+                        a[v] = level + 1
+                        mine += 1
+                        degrees += degree
+                    word = ballot(ex, lane, found)
+                    newly = ballot(ex, lane, settled or found)
+                    if lane == 0:
+                        fb[SETTLED, ww] = (~todo & FULL_WORD) | int64(newly)
+                        if word != 0:
+                            fb[nb, ww] = word          # this warp owns the word in this step
         count_block(mine, degrees, lane, ex, sc, counters, nxt)
 
     def kernel(g, n, m, source, a, bits, stamp, small, chunks, counters, result, fb, far, pending, fstamp, tune):
@@ -484,10 +519,13 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                 if bottom_up:
                     words = fb.shape[1]
                     if not was_bottom_up:
-                        # the frontier is only a queue: write it as a bitmap (and clear the next one)
+                        # the frontier is only a queue: write it as a bitmap (and clear the next one;
+                        # the settled bitmap at the first switch: it is kept up to date lazily)
                         for k in range(tid, words, nthreads):
                             fb[slot, k] = 0
                             fb[nxt, k] = 0
+                            if bottom_steps == 0:
+                                fb[SETTLED, k] = 0
                         grid.sync()
                         for k in range(tid, n_small + n_chunks, nthreads):
                             v = small[parity, 0, k] if k < n_small else chunks[parity, 0, k - n_small]
@@ -662,10 +700,10 @@ class FrontierLoopTraversal:
         counters = ws.get("frontier.counters", np.int64, COUNTERS)
         self._result = result = ws.get("frontier.result", np.int64, RESULT)
         words = (n + 31) // 32 if optimizing else 1
-        fb_flat = ws.get("frontier.bitmaps", np.uint32, 3 * words)
+        fb_flat = ws.get("frontier.bitmaps", np.uint32, 4 * words)
         fb_key = (id(fb_flat), words)
         if self._bitmaps is None or self._bitmaps[0] != fb_key:
-            self._bitmaps = (fb_key, fb_flat[: 3 * words].reshape(3, words))   # reshaping costs host time
+            self._bitmaps = (fb_key, fb_flat[: 4 * words].reshape(4, words))   # reshaping costs host time
         fb = self._bitmaps[1]
         per_vertex = n if not bfs else 1
         stamp = ws.get("frontier.stamp", np.int32, per_vertex)
