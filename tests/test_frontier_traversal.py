@@ -253,3 +253,30 @@ def test_the_command_line_shows_gteps_with_its_edge_count_and_time(capsys):
     assert code == 0
     line = next(x for x in out.splitlines() if "(GTEPS)" in x)
     assert "78 input edges of the reached component (undirected edges once) / " in line and line.endswith(" ms")
+
+
+@pytest.mark.parametrize("family,variant", [("bfs", "gpu-do-slotted"), ("sssp", "gpu-nearfar-slotted")])
+def test_live_pages_after_a_split_and_a_vertex_removal(family, variant):
+    """A document's live pages after edits (a page split, a removed vertex: an id no page holds,
+    lists moved between pages): the bottom-up page filter and the near-far pile still agree with
+    SciPy on the edited graph."""
+    from kernels.compute.live import LiveDocument
+    from tests.test_live_documents import Editor, check_run, edit_rounds, expected_dirty, karate
+
+    ed = Editor(karate())
+    arrays, revision = ed.journal.snapshot()
+    doc = LiveDocument("doc", arrays, revision, name="karate", verify_deltas=True)
+    params = {"source": 0, **(ALWAYS_BOTTOM_UP if family == "bfs" else {"delta": 0.7})}
+    doc.run(family, variant, params, target="sim", repeat=1, warmup=0)
+    ed.graph.mark_synced()
+    rounds = edit_rounds(ed)
+    for _ in range(2):                      # the split, then the removal of vertex 5 and a re-weighting
+        _, edit = next(rounds)
+        edit()
+    expected = expected_dirty(ed.unsynced, ed.graph)
+    doc.apply(ed.unsynced, ed.journal.revision)
+    result = doc.run(family, variant, params, target="sim", repeat=1, warmup=0)
+    assert result.record["verified"], result.record["verification"]
+    check_run(result.record, result.output, ed, family, 0, expected)
+    if family == "bfs":
+        assert "B" in result.record["input"]["last_steps"]

@@ -20,8 +20,10 @@ at claim time, block-aggregated appends, three rotating counter slots). What is 
   meet vertices labelled top-down since): the lanes of a warp read 32 of its words at once (1024
   vertices a round trip), then the warp takes the words still holding unsettled vertices one at a
   time, a lane per vertex (coalesced), and owns each such word in the step -- so the later
-  bottom-up steps, where few vertices are left, skip the rest 1024 at a time. On slotted pages a
-  warp takes a page and its lanes its slots (the page says which vertices it holds: no search).
+  bottom-up steps, where few vertices are left, skip the rest 1024 at a time. On slotted pages
+  the lanes test 32 pages at once against the same bitmap (a page's ids lie between its first id
+  and the next page's), and the warp takes a page that may hold unsettled vertices, its lanes the
+  page's slots (the page says which vertices it holds: no search).
   Each lane scans the first :data:`SERIAL` neighbours of its own
   unvisited vertex and stops at the first frontier parent; lanes whose vertex has a longer list
   and no parent yet are then served one at a time by the whole warp, 32 neighbours a round, a
@@ -80,7 +82,7 @@ from kernels.operators.views import DeviceGraphView, functions
 from kernels.operators.warp import WARP, exchange_size, lowest_lane, warp_ops
 
 SERIAL = 8                     # neighbours a lane scans alone before the warp helps (bottom-up)
-SETTLED = 3                    # fb[SETTLED]: vertices known labelled or without edges (CSR bottom-up)
+SETTLED = 3                    # fb[SETTLED]: vertices known labelled or without edges (bottom-up)
 FULL_WORD = 0xFFFFFFFF
 FAR = SLOTS * FIELDS           # counters[FAR + k]: entries of far buffer k (near-far)
 MIN_BUCKET = FAR + 2           # counters[MIN_BUCKET + e % 2]: smallest pending far bucket of advance e
@@ -302,33 +304,65 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
             num_pages = g[3]
             P = g[4]
             warp = (first_thread + t) >> 5
-            for col in range(warp, num_pages, nthreads >> 5):
-                if index[1, col] > 0:
-                    continue                     # a continuation page of a large list
-                base = int64(index[3, col]) * P
-                large = index[2, col] > 0
-                count = int64(1) if large else int64(pool[base])
-                for s0 in range(0, count, WARP):
-                    s = s0 + lane
-                    v = int64(-1)
-                    loc = int64(0)
-                    degree = int64(0)
-                    if s < count:
-                        if large:
-                            v = int64(pool[base + P - 1])
-                            loc = -(col + 1)
-                            degree = int64(pool[base + 3])
-                        else:
-                            v = int64(pool[base + P - 1 - 2 * s])
-                            off = int64(pool[base + P - 2 - 2 * s])
-                            degree = int64(pool[base + off])
-                            loc = base + off + 1
-                    candidate = v >= 0 and v < n and a[v] == -1
-                    if find_parent(g, fb, cur, candidate, loc, degree, lane, ex):
-                        a[v] = level + 1
-                        cuda.atomic.or_(fb, (nb, v >> 5), uint32(1) << uint32(v & 31))
-                        mine += 1
-                        degrees += degree
+            # lanes test 32 pages at once against the settled bitmap (a page's vertex ids lie in
+            # [its first id, the next page's first id), or its one vertex for a large list); the
+            # warp then takes the pages that may still hold unsettled vertices one at a time
+            for cbase in range(warp * WARP, num_pages, (nthreads >> 5) * WARP):
+                c = cbase + lane
+                open_page = False
+                if c < num_pages and index[1, c] <= 0:       # not a continuation page of a large list
+                    first = int64(index[0, c])
+                    end = n
+                    if index[2, c] > 0:
+                        end = first + 1
+                    elif c + 1 < num_pages:
+                        end = min(int64(index[0, c + 1]), n)
+                    wv = first >> 5
+                    while not open_page and wv * WARP < end:
+                        lo = max(first - wv * WARP, int64(0))
+                        hi = min(end - wv * WARP, int64(WARP))
+                        span = ((int64(1) << hi) - 1) & ~((int64(1) << lo) - 1)
+                        if ~int64(fb[SETTLED, wv]) & span != 0:
+                            open_page = True
+                        wv += 1
+                busy = ballot(ex, lane, open_page)
+                while busy != 0:
+                    k = lowest_lane(busy)
+                    busy &= busy - uint32(1)
+                    col = cbase + k
+                    base = int64(index[3, col]) * P
+                    large = index[2, col] > 0
+                    count = int64(1) if large else int64(pool[base])
+                    for s0 in range(0, count, WARP):
+                        s = s0 + lane
+                        v = int64(-1)
+                        loc = int64(0)
+                        degree = int64(0)
+                        if s < count:
+                            if large:
+                                v = int64(pool[base + P - 1])
+                                loc = -(col + 1)
+                                degree = int64(pool[base + 3])
+                            else:
+                                v = int64(pool[base + P - 1 - 2 * s])
+                                off = int64(pool[base + P - 2 - 2 * s])
+                                degree = int64(pool[base + off])
+                                loc = base + off + 1
+                        candidate = False
+                        if v >= 0 and v < n:
+                            if a[v] != -1 or degree == 0:
+                                # settled: labelled (top-down since) or without edges; pages may
+                                # share bitmap words, hence the atomics
+                                cuda.atomic.or_(fb, (SETTLED, v >> 5), uint32(1) << uint32(v & 31))
+                            else:
+                                candidate = True
+                        if find_parent(g, fb, cur, candidate, loc, degree, lane, ex):
+                            a[v] = level + 1
+                            bit = uint32(1) << uint32(v & 31)
+                            cuda.atomic.or_(fb, (nb, v >> 5), bit)
+                            cuda.atomic.or_(fb, (SETTLED, v >> 5), bit)
+                            mine += 1
+                            degrees += degree
         else:
             # lanes scan 32 words of the settled bitmap at once (1024 vertices a round trip); the
             # warp then takes the words that still hold unsettled vertices one at a time, a lane
