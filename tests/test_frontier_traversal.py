@@ -280,3 +280,11 @@ def test_live_pages_after_a_split_and_a_vertex_removal(family, variant):
     check_run(result.record, result.output, ed, family, 0, expected)
     if family == "bfs":
         assert "B" in result.record["input"]["last_steps"]
+
+
+@pytest.mark.parametrize("variant,extra", BFS_VARIANTS, ids=IDS)
+def test_thread_per_vertex_balance_too(variant, extra):
+    """balance=tpv: chunks of 8 neighbours a thread instead of a group's (the top-down steps)."""
+    run(read_graph(data_path("dolphins.mtx")), "bfs", variant, source=3, balance="tpv", **BACK_AND_FORTH, **extra)
+    far = SSSP_VARIANTS[IDS.index("slotted" if "slotted" in variant else "csr")]
+    run(read_graph(data_path("USAir97.mtx")), "sssp", far[0], source=3, balance="tpv", delta=0.05, **far[1])
