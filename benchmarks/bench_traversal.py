@@ -1,5 +1,20 @@
 #!/usr/bin/env python3
-"""BFS and SSSP on the GPU machine: gpu-csr against gpu-slotted (page sizes 256..2048) on
+"""BFS and SSSP on the GPU machine.
+
+**Default: the frontier suite** (issue 26, ``benchmarks/traversal_frontier.py``): BFS on R-MAT
+22 with Graph500 roots (median over 8) and on a 2^20-point Delaunay graph, ``gpu-csr`` /
+``gpu-slotted`` against the direction-optimizing ``gpu-do`` / ``gpu-do-slotted``; ``gpu-do``'s
+7 x 7 alpha x beta sweep and heatmap (best vs auto); SSSP on a weighted 2^20 Delaunay graph and
+a weighted R-MAT 20, frontier Bellman-Ford against near-far (``gpu-nearfar``), relaxations per
+edge; a delta sweep on five graphs (auto vs the swept best). Outputs in
+``benchmarks/results/traversal/``. About 4-5 minutes on an H100 (``--quick``: about 2).
+
+    python3 benchmarks/bench_traversal.py              # the frontier suite
+    python3 benchmarks/bench_traversal.py --quick      # small inputs, a smoke test
+    python3 benchmarks/bench_traversal.py --simulate   # dry run on the CUDA simulator (tiny inputs)
+    python3 benchmarks/bench_traversal.py --thesis     # the earlier suite below (about 4-5 minutes)
+
+**``--thesis``: the earlier suite**: gpu-csr against gpu-slotted (page sizes 256..2048) on
 graphs shaped like the thesis' (R-MAT, road-like grid and Delaunay, collaboration-like
 Chung–Lu), CPU and SciPy baselines, the dynamic experiment (sync + rerun against rebuild +
 upload + rerun) at edit batches of 0.01 %, 0.1 %, 1 % and 10 % of the edges, then SSSP. A time
@@ -13,10 +28,10 @@ levels, µs per level, levels per second, GTEPS, and per graph the claim line "B
 10 µs per level" (best top-down device-loop row). The later sections run the default loop
 (device).
 
-    python3 benchmarks/bench_traversal.py              # full run, about 4-5 minutes on an H100/H200
-    python3 benchmarks/bench_traversal.py --quick      # small inputs, a smoke test (under two minutes)
-    python3 benchmarks/bench_traversal.py --loop-only  # only the device loop vs host loop section
-    python3 benchmarks/bench_traversal.py --simulate   # dry run on the CUDA simulator (no GPU; tiny inputs)
+    python3 benchmarks/bench_traversal.py --thesis             # full run, about 4-5 minutes on an H100/H200
+    python3 benchmarks/bench_traversal.py --thesis --quick     # small inputs, a smoke test (under two minutes)
+    python3 benchmarks/bench_traversal.py --loop-only          # only the device loop vs host loop section
+    python3 benchmarks/bench_traversal.py --thesis --simulate  # dry run on the CUDA simulator (tiny inputs)
 
 Every BFS/SSSP timing is the project's own (``kernels.measure.runner.run_variant``: CUDA events over
 repeated whole traversals after a warm-up, compilation timed apart) and every result is
@@ -428,12 +443,21 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="small inputs: a smoke test")
     ap.add_argument("--simulate", action="store_true", help="dry run on the CUDA simulator with tiny inputs "
                     "(no GPU needed; timings meaningless)")
-    ap.add_argument("--no-dynamic", action="store_true", help="skip the dynamic experiment")
+    ap.add_argument("--no-dynamic", action="store_true",
+                    help="the earlier suite (--thesis) without its dynamic experiment")
     ap.add_argument("--loop-only", action="store_true", help="only the device loop vs host loop section")
-    ap.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results"))
+    ap.add_argument("--thesis", action="store_true", help="the earlier suite (gpu-csr vs gpu-slotted page sizes, "
+                    "device vs host loop, the dynamic experiment) instead of the frontier suite")
+    ap.add_argument("--out-dir", default=None, help="where results go (default: benchmarks/results/traversal for "
+                    "the frontier suite, benchmarks/results for --thesis)")
     args = ap.parse_args(argv)
-    cfg = SIMULATE if args.simulate else QUICK if args.quick else FULL
     mode = "simulate" if args.simulate else "quick" if args.quick else "full"
+    if not (args.thesis or args.loop_only or args.no_dynamic):
+        from traversal_frontier import run_suite
+
+        return run_suite(mode, make_graph, Path(args.out_dir or ROOT / "benchmarks" / "results" / "traversal"))
+    args.out_dir = args.out_dir or str(ROOT / "benchmarks" / "results")
+    cfg = SIMULATE if args.simulate else QUICK if args.quick else FULL
     gpu_target = "sim" if args.simulate else "cuda"
     started = time.perf_counter()
 

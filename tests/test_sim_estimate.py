@@ -92,3 +92,21 @@ def test_the_launch_models_know_the_simulators_grid_caps():
     assert sim_estimate.SPMV_SIM_THREADS == gpu_common.SIM_THREAD_BUDGET
     assert sim_estimate.OPERATOR_SIM_THREADS == launch.SIM_THREAD_BUDGET
     assert gpu_balanced.PARTITION_THREADS["sim"] == sim_estimate.MERGE_PARTITION_THREADS
+    from kernels.operators import warp
+
+    assert sim_estimate.FRONTIER_SIM_THREADS == warp.WARP
+
+
+def test_every_gpu_traversal_variant_has_a_launch_model():
+    from kernels.algorithms.registry import families
+    from kernels.measure.sim_estimate import LAUNCH_MODELS
+
+    for family in ("bfs", "sssp"):
+        for var in families()[family].variants.values():
+            if var.kind == "gpu":
+                assert (family, var.name) in LAUNCH_MODELS, var.name
+    g = path_graph(20)
+    do = estimate("bfs", "gpu-do", g, {"source": 0, "block": 256, "alpha": 14.0, "beta": 24.0})
+    assert do.threads == 32 and do.counts["vertex-levels"] == 21 * 20
+    far = estimate("sssp", "gpu-nearfar", g, {"source": 0, "block": 256, "delta": 1.0})
+    assert far.counts["thread-levels"] == 2 * 21 * 64

@@ -293,3 +293,65 @@ def slotted_page_size_rule(problem: Problem, params: dict, target: str) -> AutoC
     from kernels.graph.page_size import PAGE_SIZE_DEFAULT_TEXT, page_size_for
 
     return AutoChoice(page_size_for(problem.graph), f"{problem.graph.nnz:,} stored entries; {PAGE_SIZE_DEFAULT_TEXT}")
+
+
+# ---- bfs gpu-do: Beamer's switching thresholds ---------------------------------------------
+
+#: Beamer, Asanović and Patterson (SC'12): top-down -> bottom-up when the frontier's edges exceed
+#: 1/alpha of the unexplored vertices' edges; back when the frontier is under 1/beta of the vertices
+BEAMER_ALPHA = 14.0
+BEAMER_BETA = 24.0
+
+
+def bfs_direction_thresholds(directed: bool) -> tuple[AutoChoice, AutoChoice]:
+    """``(alpha, beta)``: Beamer's published values. They are ratios of work (edges a top-down step
+    would examine against edges a bottom-up step could), so they carry over between graphs better
+    than a frontier size would; no measurement of ours argues for others yet -- the 7 x 7 sweep of
+    ``benchmarks/bench_traversal.py`` is where that is to be seen (docs/defaults.md). A directed
+    input runs top-down only (no in-neighbour lists), so there the values are unused."""
+    if directed:
+        why = "directed input: top-down only, the threshold is unused"
+        return AutoChoice(BEAMER_ALPHA, why), AutoChoice(BEAMER_BETA, why)
+    return (AutoChoice(BEAMER_ALPHA, f"Beamer et al.'s alpha = {BEAMER_ALPHA:g}: bottom-up once the frontier's "
+                                     f"edges exceed 1/{BEAMER_ALPHA:g} of the unexplored edges"),
+            AutoChoice(BEAMER_BETA, f"Beamer et al.'s beta = {BEAMER_BETA:g}: back to top-down once the frontier "
+                                    f"holds under 1/{BEAMER_BETA:g} of the vertices"))
+
+
+def bfs_alpha_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    return bfs_direction_thresholds(bool(problem.data["graph"].directed))[0]
+
+
+def bfs_beta_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    return bfs_direction_thresholds(bool(problem.data["graph"].directed))[1]
+
+
+# ---- sssp gpu-nearfar: the bucket width delta ---------------------------------------------
+
+#: lanes of a warp: the bucket should hold about a warp's worth of a vertex's edges (see below)
+DELTA_WARP = 32
+
+
+def sssp_delta(weights: np.ndarray, n_with_edges: int) -> AutoChoice:
+    """``delta`` = mean weight x 32 / mean out-degree (of the vertices that have edges), at least
+    the smallest positive weight. Meyer and Sanders' delta-stepping takes delta ~ (max weight) /
+    (mean degree) so that a bucket re-relaxes each vertex O(1) times; a GPU pays for every bucket
+    with at least two grid syncs and a level per hop inside it, so the bucket is widened by a
+    warp's width (32): on a road-like mesh (degree 6, weights 1-10) about ten hops a bucket, on
+    a power-law graph (degree 30) about one mean weight. Zero weights only: 1 (everything is in
+    the first bucket). Not yet fitted on measurements (docs/defaults.md)."""
+    w = np.asarray(weights, dtype=np.float64)
+    positive = w[w > 0]
+    if len(positive) == 0:
+        return AutoChoice(1.0, "no positive weight: every distance is 0, one bucket")
+    mean_w = float(positive.mean())
+    degree = len(w) / max(n_with_edges, 1)
+    value = max(mean_w * DELTA_WARP / max(degree, 1.0), float(positive.min()))
+    return AutoChoice(float(f"{value:.4g}"), f"mean positive weight {mean_w:.3g} x {DELTA_WARP} / mean out-degree "
+                                              f"{degree:.1f} (at least the smallest weight {positive.min():.3g})")
+
+
+def sssp_delta_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    g = problem.data["graph"]
+    n_with_edges = int(np.count_nonzero(np.diff(g.indptr)))
+    return sssp_delta(problem.data["weights"], n_with_edges)

@@ -137,6 +137,8 @@ class Param:
             value = int(value)
         if self.type is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
+        if self.type is float and isinstance(value, float) and not math.isfinite(value):
+            raise ParameterError(self.name, value, self.allowed_text())     # nan passes every comparison
         if self.type is int and (not isinstance(value, int) or isinstance(value, bool)):
             raise ParameterError(self.name, value, self.allowed_text())
         if self.type is bool and not isinstance(value, bool):

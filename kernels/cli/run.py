@@ -68,9 +68,15 @@ def format_record(rec: dict) -> str:
         f"  stages    compile {t['compile_s'] * 1e3:.4g} ms, host->device {t['h2d_s'] * 1e3:.4g} ms, "
         f"device->host {t['d2h_s'] * 1e3:.4g} ms",
     ]
+    edges = rec["input"].get("traversed_edges")
     for metric in rec.get("metrics", [m]):
         if metric["value"] is not None:
-            lines.append(f"  metric    {metric['value']:.4g} {metric['unit']} ({metric['name']})")
+            line = f"  metric    {metric['value']:.4g} {metric['unit']} ({metric['name']})"
+            if metric["name"] == "GTEPS" and edges is not None:
+                # Graph500's count, with the time it is divided by beside it (docs/traversal.md, Metrics)
+                line += (f": {edges:,} input edges of the reached component (undirected edges once) / "
+                         f"{k['median_s'] * 1e3:.4g} ms")
+            lines.append(line)
     lines.extend(_roofline_and_energy_lines(rec))
     flags = [f for f, on in (("launch-bound", t["launch_bound"]), ("fits in L2", t["fits_in_l2"])) if on]
     if flags:

@@ -49,6 +49,7 @@ OPERATOR_SIM_THREADS = 64           # kernels.operators.launch.SIM_THREAD_BUDGET
 MERGE_PARTITION_THREADS = 32        # kernels.algorithms.spmv.gpu_balanced.PARTITION_THREADS["sim"]
 DEPTH_BFS_LIMIT = 5_000_000         # entries above which the traversal depth is not measured but assumed
 ASSUMED_LEVELS = 64
+FRONTIER_SIM_THREADS = 32           # kernels.operators.warp.WARP: gpu-do / gpu-nearfar run one warp there
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,19 @@ def _traversal(graph, p: dict) -> SimWork:
         return SimWork(block, {"thread-levels": levels * (block + 32), "entries": entries, **scans})
     threads = min(block, OPERATOR_SIM_THREADS)
     return SimWork(threads, {"launch-levels": levels * threads, "entries": entries, **scans})
+
+
+def _frontier_loop(graph, p: dict) -> SimWork:
+    """``gpu-do`` / ``gpu-nearfar`` (:mod:`kernels.algorithms.traversal.frontier_loop`): one block
+    of one warp on the simulator whatever ``block`` says (its warp votes are block-wide exchanges
+    there); a bottom-up step visits every vertex. Near-far's buckets add levels the BFS depth does
+    not show: counted as twice the depth, an estimate high rather than low."""
+    levels, entries = traversal_reach(graph, p.get("source", 0))
+    if "delta" in p:
+        levels *= 2
+    scans = {"vertex-levels": levels * graph.n_rows} if "alpha" in p else {}
+    return SimWork(FRONTIER_SIM_THREADS, {"thread-levels": levels * (FRONTIER_SIM_THREADS + 32), "entries": entries,
+                                          **scans})
 
 
 def _spmv_naive(g, p) -> SimWork:
@@ -296,6 +310,11 @@ SIM_COSTS: dict[tuple[str, str], SimCost] = {
                                          "entries": 4.2e-4}),
     ("sssp", "gpu-slotted"): SimCost(0.0065, {"thread-levels": 4.6e-4, "launch-levels": 8.7e-3,  # 0.55-1.73
                                               "entries": 3.2e-4}),
+    # not fitted yet: the device loop's costs of the same view (the same kind of level loop)
+    ("bfs", "gpu-do"): SimCost(0.039, {"thread-levels": 4.6e-4, "vertex-levels": 2.5e-5, "entries": 1.0e-3}),
+    ("bfs", "gpu-do-slotted"): SimCost(0.063, {"thread-levels": 4.0e-4, "vertex-levels": 2.0e-4, "entries": 5.2e-5}),
+    ("sssp", "gpu-nearfar"): SimCost(0.094, {"thread-levels": 5.8e-4, "entries": 4.2e-4}),
+    ("sssp", "gpu-nearfar-slotted"): SimCost(0.0065, {"thread-levels": 4.6e-4, "entries": 3.2e-4}),
 }
 
 WORK_MODELS: dict[tuple[str, str], Callable] = {
@@ -319,6 +338,10 @@ WORK_MODELS: dict[tuple[str, str], Callable] = {
     ("bfs", "gpu-slotted"): _traversal,
     ("sssp", "gpu-csr"): _traversal,
     ("sssp", "gpu-slotted"): _traversal,
+    ("bfs", "gpu-do"): _frontier_loop,
+    ("bfs", "gpu-do-slotted"): _frontier_loop,
+    ("sssp", "gpu-nearfar"): _frontier_loop,
+    ("sssp", "gpu-nearfar-slotted"): _frontier_loop,
 }
 
 LAUNCH_MODELS: dict[tuple[str, str], LaunchModel] = {

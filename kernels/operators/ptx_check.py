@@ -5,7 +5,8 @@ The CUDA simulator runs kernels as Python, so it cannot catch what only numba's 
 compiler sees (typing of tuples, atomics on each dtype, local/shared array shapes). This
 compiles each kernel for the argument types the traversals really pass -- both views, both
 balances, both output modes, BFS and SSSP functors, weighted and not, the device-loop
-kernels (:mod:`kernels.algorithms.traversal.device_loop`) and the triangle family's device
+kernels (:mod:`kernels.algorithms.traversal.device_loop`), the frontier-loop kernels
+(:mod:`kernels.algorithms.traversal.frontier_loop`, with the hardware warp intrinsics) and the triangle family's device
 preprocessing (``gpu-oriented``, ``preprocess=gpu``) -- with
 ``numba.cuda.compile_ptx``, which needs NVVM and NVRTC but no device. Exit status: 0 when
 every kernel compiles, 1 when one fails (each failure printed), 77 when the CUDA compiler
@@ -99,6 +100,7 @@ def kernels_to_check():
             out.append((f"device loop[{tag}]",
                         device_loop.device_loop_kernel(kind, algorithm, weighted, 256, group, optimizing),
                         (g, n, n, n, output, i64, i32, i64_3d, i64_3d, i64, i64, i64_3d)))
+    out.extend(frontier_loop_kernels(t))
     out.append(("scan[array]", scan.scan_pass(scan.load_array, 1024, 4), (types.UniTuple(i64, 1), n, i64, i64, i64)))
     out.append(("add pass", scan.add_pass(2048), (i64, n, i64)))
     out.append(("partition", advance.partition_kernel(), (i64, n, i64, n, i64, n)))
@@ -113,6 +115,32 @@ def kernels_to_check():
     out.append(("compute[sssp start]", compute.compute_kernel(gpu_sssp.start_distances, True),
                 (i32, n, types.Tuple((f64, i32, n, i32, i64)))))
     out.extend(triangle_preprocessing_kernels(t))
+    return out
+
+
+def frontier_loop_kernels(t: dict):
+    """gpu-do / gpu-nearfar (kernels/algorithms/traversal/frontier_loop.py) with the hardware warp
+    intrinsics, for the argument types ``FrontierLoopTraversal.run`` passes."""
+    import numba
+
+    from kernels.algorithms.traversal import frontier_loop
+
+    i32, i64, f64, n = t["i32"], t["i64"], t["f64"], t["int"]
+    i64_3d = _types_3d()
+    u32_2d = numba.typeof(np.zeros((2, 2), dtype=np.uint32))
+    out = []
+    for view_name, g in t["views"].items():
+        kind = "csr" if view_name == "csr" else "slotted"
+        for algorithm, weighted, group, optimizing, output in (("bfs", False, 32, True, i32),
+                                                               ("bfs", False, 1, False, i32),
+                                                               ("sssp", True, 32, False, f64),
+                                                               ("sssp", False, 1, False, f64)):
+            tag = (f"{view_name} {algorithm}{' weighted' if weighted else ''} group={group}"
+                   f"{' optimizing' if optimizing else ''}")
+            # (g, n, m, source, out, bits, stamp, small, chunks, counters, result, fb, far, pending, fstamp, tune)
+            out.append((f"frontier loop[{tag}]",
+                        frontier_loop.frontier_loop_kernel(kind, algorithm, weighted, 256, group, optimizing, True),
+                        (g, n, n, n, output, i64, i32, i64_3d, i64_3d, i64, i64, u32_2d, i32, i32, i32, f64)))
     return out
 
 

@@ -7,7 +7,8 @@ see :mod:`.common`) and the time.
 
 Variants: ``cpu-serial`` (queue), ``cpu-parallel`` (level-synchronous, numba prange),
 ``scipy`` (the reference), ``graphblas`` (SuiteSparse:GraphBLAS, the CPU baseline;
-optional), ``gpu-csr`` and ``gpu-slotted`` (operators from
+optional), ``gpu-do`` / ``gpu-do-slotted`` (direction-optimizing with bitmap frontiers and
+``alpha``/``beta`` parameters, :mod:`.frontier_loop`), ``gpu-csr`` and ``gpu-slotted`` (operators from
 :mod:`kernels.operators`; load balancing, direction and block size are parameters; the
 slotted variant runs on the device page pool of a slotted graph with the given page size, or
 on a document's live pages, see :mod:`kernels.graph.live_pages`).
@@ -29,7 +30,16 @@ from kernels.algorithms.registry import (
     register_family,
 )
 from kernels.algorithms.traversal.common import SOURCE_PARAM, gteps, milliseconds, prepare_traversal
-from kernels.algorithms.traversal.variants import BALANCE, BLOCK, DIRECTION, LOOP, PAGE_SIZE, gpu_maker
+from kernels.algorithms.traversal.variants import (
+    ALPHA,
+    BALANCE,
+    BETA,
+    BLOCK,
+    DIRECTION,
+    LOOP,
+    PAGE_SIZE,
+    gpu_maker,
+)
 
 
 def _prepare(graph, params, seed) -> Problem:
@@ -109,6 +119,15 @@ FAMILY.add(Variant(
     "gpu-slotted", "gpu", "the same operators on the device page pool of a slotted graph: each frontier vertex "
     "found by binary search over the page index and its page's slots; bottom-up steps walk the pages",
     gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, BALANCE, DIRECTION, BLOCK, LOOP), live_pages=True))
+FAMILY.add(Variant(
+    "gpu-do", "gpu", "direction-optimizing BFS (Beamer et al.) in one cooperative launch on a CSR snapshot: bitmap "
+    "frontiers, bottom-up steps scanned warp-cooperatively up to the first parent, Beamer's alpha/beta as run-time "
+    "arguments (a sweep over them compiles nothing)",
+    gpu_maker("bfs", "csr"), params=(ALPHA, BETA, BALANCE, BLOCK)))
+FAMILY.add(Variant(
+    "gpu-do-slotted", "gpu", "gpu-do on the device page pool of a slotted graph: a bottom-up step gives each warp a "
+    "page, whose slots name its vertices (no search)",
+    gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, ALPHA, BETA, BALANCE, BLOCK), live_pages=True))
 FAMILY.add(Variant(
     "graphblas", "library", "SuiteSparse:GraphBLAS through python-graphblas, the CPU baseline: level-synchronous push "
     "(LAGraph's LAGr_BreadthFirstSearch push step): q⟨¬visited⟩ = q·A over any_pair",

@@ -27,8 +27,10 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
+from kernels.algorithms.auto_rules import BEAMER_ALPHA, BEAMER_BETA
 from kernels.algorithms.execution import Execution
 from kernels.algorithms.traversal.device_loop import DeviceLoopTraversal
+from kernels.algorithms.traversal.frontier_loop import FrontierLoopTraversal
 from kernels.algorithms.traversal.gpu_bfs import GpuBfs
 from kernels.algorithms.traversal.gpu_sssp import GpuSssp
 from kernels.operators.launch import Workspace
@@ -36,9 +38,15 @@ from kernels.operators.views import slotted_view, upload_csr
 
 
 def traversal(algorithm: str, kind: str, params: dict, *, weighted: bool, workspace: Workspace | None = None):
-    """A :class:`DeviceLoopTraversal` for ``loop="device"`` (the families' default), else a
+    """A :class:`FrontierLoopTraversal` for the variants with ``alpha`` (``gpu-do``) or ``delta``
+    (``gpu-nearfar``), a :class:`DeviceLoopTraversal` for ``loop="device"`` (the default), else a
     :class:`GpuBfs` or :class:`GpuSssp` (the host loop; also when ``params`` has no ``loop``, as
     the dynamic experiment's)."""
+    if "alpha" in params or "delta" in params:
+        return FrontierLoopTraversal(algorithm, kind, weighted=weighted, balance=params["balance"],
+                                     block=params["block"], alpha=params.get("alpha", BEAMER_ALPHA),
+                                     beta=params.get("beta", BEAMER_BETA), delta=params.get("delta", 1.0),
+                                     workspace=workspace)
     if params.get("loop", "host") == "device":
         return DeviceLoopTraversal(algorithm, kind, weighted=weighted, balance=params["balance"],
                                    direction=params.get("direction", "push"), block=params["block"],
@@ -93,7 +101,8 @@ class GpuTraversalExecution(Execution):
         self.weighted = algorithm == "sssp" and self.graph.weights is not None
         self.slotted = None
         self.live = problem.live if kind == "slotted" else None
-        if algorithm == "bfs" and params.get("direction") == "optimizing" and self.graph.directed:
+        optimizing = params.get("direction") == "optimizing" or "alpha" in params
+        if algorithm == "bfs" and optimizing and self.graph.directed:
             problem.notices.append("direction-optimizing BFS needs an undirected graph (the bottom-up step "
                                    "reads a vertex's own list as its in-neighbours): ran top-down only")
         if algorithm == "sssp" and self.graph.weights is None:
@@ -113,6 +122,9 @@ class GpuTraversalExecution(Execution):
             self.slotted = SlottedGraph.from_csr(csr, page_size=params["page_size"])
         self.workspace = Workspace()
         self.runner = traversal(algorithm, kind, params, weighted=self.weighted, workspace=self.workspace)
+        if isinstance(self.runner, FrontierLoopTraversal) and target == "sim":
+            problem.notices.append("simulator: one block of one warp ran (its warp votes are block-wide exchanges "
+                                   f"there); block={params['block']} applies on a GPU")
         self.view = self.mirror = self.out = None
         n, m = self.graph.n_rows, self.graph.nnz
         item = 4 if algorithm == "bfs" else 8
@@ -150,10 +162,10 @@ class GpuTraversalExecution(Execution):
         """The device loop is one cooperative launch on ``self.stream`` that reads nothing back:
         a CUDA graph may hold it (its ~50 µs of numba dispatch is most of a 15-level traversal).
         The host loop reads the frontier's size back every level."""
-        return isinstance(self.runner, DeviceLoopTraversal)
+        return isinstance(self.runner, DeviceLoopTraversal | FrontierLoopTraversal)
 
     def launch(self) -> None:
-        if isinstance(self.runner, DeviceLoopTraversal):
+        if isinstance(self.runner, DeviceLoopTraversal | FrontierLoopTraversal):
             self.runner.run(self.view, self.source, self.out, stream=self.stream)
         else:
             self.runner.run(self.view, self.source, self.out)

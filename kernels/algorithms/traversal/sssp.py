@@ -8,7 +8,8 @@ within a relative 1e-9 (sums in a different order may round differently). Metric
 
 Variants: ``cpu-serial`` (Dijkstra, binary heap), ``cpu-parallel`` (frontier Bellman–Ford,
 numba prange), ``scipy`` (the reference), ``graphblas`` (SuiteSparse:GraphBLAS, the CPU
-baseline; optional), ``gpu-csr`` and ``gpu-slotted`` (frontier
+baseline; optional), ``gpu-nearfar`` / ``gpu-nearfar-slotted`` (near-far buckets with a ``delta``
+parameter, :mod:`.frontier_loop`), ``gpu-csr`` and ``gpu-slotted`` (frontier
 Bellman–Ford with atomic min, built from :mod:`kernels.operators`).
 """
 
@@ -28,7 +29,7 @@ from kernels.algorithms.registry import (
     register_family,
 )
 from kernels.algorithms.traversal.common import SOURCE_PARAM, gteps, milliseconds, prepare_traversal
-from kernels.algorithms.traversal.variants import BALANCE, BLOCK, LOOP, PAGE_SIZE, gpu_maker
+from kernels.algorithms.traversal.variants import BALANCE, BLOCK, DELTA, LOOP, PAGE_SIZE, gpu_maker
 
 RELATIVE_TOLERANCE = 1e-9
 
@@ -120,6 +121,14 @@ FAMILY.add(Variant(
 FAMILY.add(Variant(
     "gpu-slotted", "gpu", "frontier Bellman-Ford on the device page pool of a slotted graph (weights in the "
     "parallel weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, BALANCE, BLOCK, LOOP), live_pages=True))
+FAMILY.add(Variant(
+    "gpu-nearfar", "gpu", "near-far SSSP (Davidson et al.; delta-stepping's GPU form) in one cooperative launch on a "
+    "CSR snapshot: the current bucket's vertices relaxed level by level, later ones parked in a far pile; delta a "
+    "run-time argument; the record counts relaxations per edge",
+    gpu_maker("sssp", "csr"), params=(DELTA, BALANCE, BLOCK)))
+FAMILY.add(Variant(
+    "gpu-nearfar-slotted", "gpu", "gpu-nearfar on the device page pool of a slotted graph (weights in the parallel "
+    "weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, DELTA, BALANCE, BLOCK), live_pages=True))
 FAMILY.add(Variant(
     "graphblas", "library", "SuiteSparse:GraphBLAS through python-graphblas, the CPU baseline: frontier Bellman-Ford "
     "over "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kernels.algorithms.auto_rules import slotted_page_size_rule
+from kernels.algorithms.auto_rules import bfs_alpha_rule, bfs_beta_rule, slotted_page_size_rule, sssp_delta_rule
 from kernels.algorithms.registry import AUTO, Param
 
 BLOCK_SIZES = (32, 64, 128, 256, 512, 1024)
@@ -24,6 +24,18 @@ DIRECTION = Param("direction", str, "optimizing", "'push' (top-down only) or 'op
 LOOP = Param("loop", str, "device", "'device' (the whole traversal in one cooperative launch: a persistent grid "
              "loops over the levels, synchronising with a grid sync) or 'host' (a host loop: several launches and "
              "one counter read-back per level)", choices=("host", "device"))
+
+# gpu-do / gpu-nearfar: run-time arguments of the kernel (a sweep over them compiles nothing)
+ALPHA = Param("alpha", float, AUTO, "Beamer's alpha: go bottom-up once the next frontier's edges exceed 1/alpha of "
+              "the edges of the vertices not yet reached (larger: earlier; 0: never)", minimum=0.0, maximum=1e6,
+              sweep_values=(2.0, 4.0, 8.0, 14.0, 32.0, 64.0, 128.0), auto=bfs_alpha_rule)
+BETA = Param("beta", float, AUTO, "Beamer's beta: back to top-down once a shrinking frontier holds fewer than "
+             "1/beta of the vertices (larger: later)", minimum=0.0, maximum=1e6,
+             sweep_values=(3.0, 6.0, 12.0, 24.0, 48.0, 96.0, 192.0), auto=bfs_beta_rule)
+DELTA = Param("delta", float, AUTO, "near-far bucket width (delta-stepping's delta): vertices whose distance is in "
+              "the current bucket are relaxed level by level, the others wait in the far pile (large: Bellman-Ford; "
+              "small: Dijkstra-like, more buckets)", minimum=1e-9, maximum=1e15,
+              sweep_values=(1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0), auto=sssp_delta_rule)
 
 
 def gpu_maker(algorithm: str, kind: str):

@@ -1,0 +1,290 @@
+"""Direction-optimizing BFS (``gpu-do``, ``gpu-do-slotted``) and near-far SSSP (``gpu-nearfar``,
+``gpu-nearfar-slotted``): :mod:`kernels.algorithms.traversal.frontier_loop`.
+
+Every run is verified against SciPy by the runner (levels equal; distances within 1e-9) on real
+graphs of tests/data, generated disconnected / directed / weighted graphs, isolated sources, zero
+and equal weights, a ``delta`` far too small and far too large, and thresholds that force
+bottom-up steps and the return to top-down (the record's ``last_steps`` says which levels went
+bottom-up). Relaxation counts are checked where they are known exactly (a tree: each vertex
+relaxed once). Bad ``alpha``/``beta``/``delta`` are refused naming the parameter and the allowed
+values. GPU tests (``GRAPH_KERNELS_TARGET=cuda pytest -m gpu``): real graphs and a generated R-MAT.
+
+Under the simulator the kernel runs one block of one warp, so inputs stay at tens of vertices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernels.algorithms.auto_rules import BEAMER_ALPHA, BEAMER_BETA, bfs_direction_thresholds, sssp_delta
+from kernels.errors import ParameterError
+from kernels.graph.csr import CSRGraph
+from kernels.graph.io import read_graph
+from kernels.measure.runner import run_variant
+from tests.conftest import data_path
+
+BFS_VARIANTS = [("gpu-do", {}), ("gpu-do-slotted", {"page_size": 16})]
+SSSP_VARIANTS = [("gpu-nearfar", {}), ("gpu-nearfar-slotted", {"page_size": 16})]
+IDS = ["csr", "slotted"]
+ALWAYS_BOTTOM_UP = {"alpha": 1e6, "beta": 1e6}      # bottom-up from level 1 on, never back
+BACK_AND_FORTH = {"alpha": 1e6, "beta": 0.0}        # bottom-up, then top-down as soon as a frontier shrinks
+
+
+def run(graph, family, variant, **params):
+    result = run_variant(graph, family, variant, params, repeat=1, warmup=0)
+    assert result.record["verified"], result.record["verification"]
+    return result.record
+
+
+def undirected(n, src, dst, w=None, name="g"):
+    return CSRGraph.from_edges(n, np.asarray(src), np.asarray(dst), None if w is None else np.asarray(w, float),
+                               directed=False, both_directions=True, name=name)
+
+
+def two_components_and_isolated() -> CSRGraph:
+    """A hub (0) with 12 leaves, leaf 5 leading on to a path of 6; a separate triangle 30-31-32;
+    vertices 20-29 isolated."""
+    src = np.concatenate([np.zeros(12, np.int64), [5, 13, 14, 15, 16, 17], [30, 31, 32]])
+    dst = np.concatenate([np.arange(1, 13), [13, 14, 15, 16, 17, 18], [31, 32, 30]])
+    rng = np.random.default_rng(5)
+    return undirected(33, src, dst, rng.uniform(1, 10, len(src)), name="two-components")
+
+
+# ---- BFS ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant,extra", BFS_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("name", ["karate.mtx", "dolphins.mtx", "LFAT5.mtx"])
+def test_do_bfs_equals_scipy_on_real_graphs_with_auto_thresholds(variant, extra, name):
+    rec = run(read_graph(data_path(name)), "bfs", variant, source=1, **extra)
+    assert rec["params"]["alpha"] == rec["params"]["beta"] == "auto"
+    assert (rec["resolved_params"]["alpha"], rec["resolved_params"]["beta"]) == (BEAMER_ALPHA, BEAMER_BETA)
+    assert (rec["input"]["last_alpha"], rec["input"]["last_beta"]) == (BEAMER_ALPHA, BEAMER_BETA)
+
+
+@pytest.mark.parametrize("variant,extra", BFS_VARIANTS, ids=IDS)
+def test_forced_bottom_up_steps_are_taken_and_recorded(variant, extra):
+    rec = run(read_graph(data_path("dolphins.mtx")), "bfs", variant, source=0, **ALWAYS_BOTTOM_UP, **extra)
+    steps = rec["input"]["last_steps"]
+    assert steps[0] == "T" and set(steps[1:]) == {"B"}, steps
+    assert rec["input"]["last_bottom_up_steps"] == len(steps) - 1
+
+
+@pytest.mark.parametrize("variant,extra", BFS_VARIANTS, ids=IDS)
+def test_switching_back_and_forth_converts_between_queue_and_bitmap(variant, extra):
+    """Bottom-up -> top-down queues the bitmap frontier; top-down -> bottom-up writes the queue
+    into a freshly cleared bitmap, again and again."""
+    rec = run(read_graph(data_path("dolphins.mtx")), "bfs", variant, source=0, **BACK_AND_FORTH, **extra)
+    steps = rec["input"]["last_steps"]
+    assert "BTB" in steps, steps
+
+
+@pytest.mark.parametrize("variant,extra", BFS_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("thresholds", [{}, ALWAYS_BOTTOM_UP, BACK_AND_FORTH, {"alpha": 0.0}])
+def test_do_bfs_on_a_disconnected_graph_leaves_the_rest_unreached(variant, extra, thresholds):
+    g = two_components_and_isolated()
+    rec = run(g, "bfs", variant, source=5, **thresholds, **extra)
+    assert rec["result"]["reached"] == 19
+    if thresholds.get("alpha") == 0.0:
+        assert "B" not in rec["input"]["last_steps"]
+
+
+@pytest.mark.parametrize("variant,extra", BFS_VARIANTS, ids=IDS)
+def test_an_isolated_source_reaches_itself_only(variant, extra):
+    rec = run(two_components_and_isolated(), "bfs", variant, source=25, **ALWAYS_BOTTOM_UP, **extra)
+    assert rec["result"]["reached"] == 1 and rec["input"]["last_levels"] == 1
+
+
+@pytest.mark.parametrize("variant,extra", BFS_VARIANTS, ids=IDS)
+def test_a_directed_graph_runs_top_down_with_a_notice(variant, extra):
+    g = read_graph(data_path("rMatGraph_J_5_100.mtx"))
+    assert g.directed
+    rec = run(g, "bfs", variant, source=0, **ALWAYS_BOTTOM_UP, **extra)
+    assert rec["input"]["last_bottom_up_steps"] == 0
+    assert any("top-down only" in n for n in rec["notices"])
+
+
+@pytest.mark.parametrize("variant,extra", BFS_VARIANTS, ids=IDS)
+def test_a_hub_whose_list_spans_pages_is_scanned_by_the_whole_warp(variant, extra):
+    """Vertex 0's 40 neighbours 1..40 are reached through vertex 41 only, at level 2, by a
+    bottom-up step: 0 finds its parent 41 past the first SERIAL entries of its list."""
+    src = np.concatenate([np.zeros(40, np.int64), [0, 41], np.arange(1, 40)])
+    dst = np.concatenate([np.arange(1, 41), [41, 42], np.arange(2, 41)])
+    g = undirected(43, src, dst, name="late-parent")
+    rec = run(g, "bfs", variant, source=42, **ALWAYS_BOTTOM_UP, **extra)
+    assert rec["input"]["last_steps"].startswith("TB")
+
+
+# ---- SSSP -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant,extra", SSSP_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("name", ["USAir97.mtx", "chesapeake.mtx"])
+def test_nearfar_equals_scipy_on_real_graphs_with_auto_delta(variant, extra, name):
+    rec = run(read_graph(data_path(name)), "sssp", variant, source=2, **extra)
+    assert rec["params"]["delta"] == "auto"
+    assert rec["input"]["last_delta"] == rec["resolved_params"]["delta"] > 0
+    assert rec["input"]["last_relaxations"] > 0
+
+
+@pytest.mark.parametrize("variant,extra", SSSP_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("delta", [1e-9, 0.3, 3.0, 1e15])
+def test_nearfar_is_exact_whatever_delta(variant, extra, delta):
+    g = two_components_and_isolated()
+    rec = run(g, "sssp", variant, source=5, delta=delta, **extra)
+    assert rec["result"]["reached"] == 19
+    advances = rec["input"]["last_bucket_advances"]
+    if delta == 1e15:
+        assert advances == 0                      # one bucket: Bellman-Ford
+    if delta == 1e-9:
+        assert advances >= 10                     # about a bucket per distinct distance
+
+
+@pytest.mark.parametrize("variant,extra", SSSP_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("weights", ["zero", "equal", "none"])
+def test_zero_equal_and_missing_weights(variant, extra, weights):
+    g = two_components_and_isolated()
+    w = {"zero": np.zeros(g.nnz), "equal": np.full(g.nnz, 2.5), "none": None}[weights]
+    g = g.with_(weights=w)
+    run(g, "sssp", variant, source=0, **extra)
+    run(g, "sssp", variant, source=0, delta=0.5, **extra)
+
+
+@pytest.mark.parametrize("variant,extra", SSSP_VARIANTS, ids=IDS)
+def test_an_isolated_source_and_a_directed_graph(variant, extra):
+    rec = run(two_components_and_isolated(), "sssp", variant, source=22, **extra)
+    assert rec["result"]["reached"] == 1
+    g = read_graph(data_path("rMatGraph_J_5_100.mtx"))
+    rng = np.random.default_rng(2)
+    run(g.with_(weights=rng.uniform(0, 3, g.nnz)), "sssp", variant, source=0, delta=0.7, **extra)
+
+
+@pytest.mark.parametrize("variant,extra", SSSP_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("delta", [0.5, 1e15])
+def test_on_a_tree_every_reached_vertex_is_relaxed_once(variant, extra, delta):
+    """Unique shortest paths and near-far's buckets: every reached vertex is in exactly one
+    frontier, so the relaxations are exactly the degrees of the reached vertices."""
+    rng = np.random.default_rng(11)
+    n = 25
+    parent = np.array([rng.integers(0, v) for v in range(1, n)])
+    g = undirected(n + 3, parent, np.arange(1, n), rng.uniform(1, 4, n - 1), name="tree")   # 3 isolated
+    rec = run(g, "sssp", variant, source=0, delta=delta, **extra)
+    degrees = np.diff(g.indptr)[:n]
+    assert rec["input"]["last_relaxations"] == int(degrees.sum())
+    assert rec["input"]["last_relaxations_per_edge"] == pytest.approx(degrees.sum() / g.nnz)
+
+
+# ---- parameters and auto rules ----------------------------------------------------------
+
+@pytest.mark.parametrize("family,variant,name,bad", [
+    ("bfs", "gpu-do", "alpha", -1.0), ("bfs", "gpu-do", "beta", "many"), ("bfs", "gpu-do", "alpha", float("nan")),
+    ("sssp", "gpu-nearfar", "delta", 0.0), ("sssp", "gpu-nearfar", "delta", float("inf")),
+    ("sssp", "gpu-nearfar-slotted", "delta", "-3")])
+def test_a_bad_threshold_or_delta_is_refused_naming_it_and_what_is_allowed(family, variant, name, bad):
+    g = read_graph(data_path("karate.mtx"))
+    with pytest.raises(ParameterError) as err:
+        run_variant(g, family, variant, {name: bad}, repeat=1, warmup=0)
+    text = str(err.value)
+    assert name in text and "auto" in text and "a number" in text
+
+
+def test_the_direction_rule_is_beamers_and_says_so():
+    alpha, beta = bfs_direction_thresholds(directed=False)
+    assert (alpha.value, beta.value) == (14.0, 24.0)
+    assert "Beamer" in alpha.reason and "1/14" in alpha.reason
+    assert "unused" in bfs_direction_thresholds(directed=True)[0].reason
+
+
+def test_the_delta_rule_widens_buckets_on_sparse_graphs_and_follows_the_weights():
+    rng = np.random.default_rng(0)
+    mesh = sssp_delta(rng.uniform(1, 10, 6000), n_with_edges=1000)      # degree 6, mean weight 5.5
+    power_law = sssp_delta(rng.uniform(1, 10, 32000), n_with_edges=1000)  # degree 32
+    assert mesh.value == pytest.approx(5.5 * 32 / 6, rel=0.05)
+    assert power_law.value == pytest.approx(5.5, rel=0.05)
+    assert sssp_delta(np.full(100, 7.0), n_with_edges=1).value == 7.0    # never under the smallest weight
+    assert sssp_delta(np.zeros(10), n_with_edges=5).value == 1.0
+    assert "mean positive weight" in mesh.reason
+
+
+def test_a_sweep_grid_of_the_thresholds_is_seven_by_seven():
+    from kernels.algorithms.registry import families
+
+    var = families()["bfs"].variants["gpu-do"]
+    params = {p.name: p for p in var.params}
+    assert len(params["alpha"].grid_values()) == 7 and len(params["beta"].grid_values()) == 7
+    assert BEAMER_ALPHA in params["alpha"].grid_values() and BEAMER_BETA in params["beta"].grid_values()
+
+
+# ---- on a GPU -------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["delaunay_n15.mtx", "as-caida20071105.mtx", "power.mtx", "ca-HepTh.mtx"])
+@pytest.mark.parametrize("variant,extra", [("gpu-do", {}), ("gpu-do-slotted", {})], ids=IDS)
+@pytest.mark.parametrize("thresholds", [{}, ALWAYS_BOTTOM_UP, BACK_AND_FORTH, {"alpha": 0.0}])
+def test_do_bfs_on_the_gpu(name, variant, extra, thresholds):
+    run(read_graph(data_path(name)), "bfs", variant, source=3, **thresholds, **extra)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["delaunay_n15.mtx", "as-caida20071105.mtx", "USAir97.mtx"])
+@pytest.mark.parametrize("variant", ["gpu-nearfar", "gpu-nearfar-slotted"])
+@pytest.mark.parametrize("delta", ["auto", 1e-6, 1.0, 1e12])
+def test_nearfar_on_the_gpu(name, variant, delta):
+    g = read_graph(data_path(name))
+    if g.weights is None:
+        g = g.with_(weights=np.random.default_rng(1).uniform(1, 10, g.nnz))
+    run(g, "sssp", variant, source=3, delta=delta)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("family,variant", [("bfs", "gpu-do"), ("bfs", "gpu-do-slotted"), ("sssp", "gpu-nearfar"),
+                                            ("sssp", "gpu-nearfar-slotted")])
+def test_generated_rmat_on_the_gpu(family, variant):
+    from kernels.inputs import load_input
+
+    g = load_input("gen:rmat:scale=14,weights=uniform")
+    run(g, family, variant, source=int(np.argmax(np.diff(g.indptr))))
+
+
+def test_the_command_line_shows_gteps_with_its_edge_count_and_time(capsys):
+    from kernels.cli import main
+
+    code = main(["run", "bfs", "gpu-do", str(data_path("karate.mtx")), "--target", "sim", "--repeat", "1",
+                 "--warmup", "0", "--param", "source=0"])
+    out = capsys.readouterr().out
+    assert code == 0
+    line = next(x for x in out.splitlines() if "(GTEPS)" in x)
+    assert "78 input edges of the reached component (undirected edges once) / " in line and line.endswith(" ms")
+
+
+@pytest.mark.parametrize("family,variant", [("bfs", "gpu-do-slotted"), ("sssp", "gpu-nearfar-slotted")])
+def test_live_pages_after_a_split_and_a_vertex_removal(family, variant):
+    """A document's live pages after edits (a page split, a removed vertex: an id no page holds,
+    lists moved between pages): the bottom-up page filter and the near-far pile still agree with
+    SciPy on the edited graph."""
+    from kernels.compute.live import LiveDocument
+    from tests.test_live_documents import Editor, check_run, edit_rounds, expected_dirty, karate
+
+    ed = Editor(karate())
+    arrays, revision = ed.journal.snapshot()
+    doc = LiveDocument("doc", arrays, revision, name="karate", verify_deltas=True)
+    params = {"source": 0, **(ALWAYS_BOTTOM_UP if family == "bfs" else {"delta": 0.7})}
+    doc.run(family, variant, params, target="sim", repeat=1, warmup=0)
+    ed.graph.mark_synced()
+    rounds = edit_rounds(ed)
+    for _ in range(2):                      # the split, then the removal of vertex 5 and a re-weighting
+        _, edit = next(rounds)
+        edit()
+    expected = expected_dirty(ed.unsynced, ed.graph)
+    doc.apply(ed.unsynced, ed.journal.revision)
+    result = doc.run(family, variant, params, target="sim", repeat=1, warmup=0)
+    assert result.record["verified"], result.record["verification"]
+    check_run(result.record, result.output, ed, family, 0, expected)
+    if family == "bfs":
+        assert "B" in result.record["input"]["last_steps"]
+
+
+@pytest.mark.parametrize("variant,extra", BFS_VARIANTS, ids=IDS)
+def test_thread_per_vertex_balance_too(variant, extra):
+    """balance=tpv: chunks of 8 neighbours a thread instead of a group's (the top-down steps)."""
+    run(read_graph(data_path("dolphins.mtx")), "bfs", variant, source=3, balance="tpv", **BACK_AND_FORTH, **extra)
+    far = SSSP_VARIANTS[IDS.index("slotted" if "slotted" in variant else "csr")]
+    run(read_graph(data_path("USAir97.mtx")), "sssp", far[0], source=3, balance="tpv", delta=0.05, **far[1])
