@@ -48,5 +48,21 @@ def _model(weighted: bool):
     return model
 
 
+def _direction_optimizing(problem, params, result) -> Work:
+    """``gpu-do``: bottom-up steps stop at a vertex's first visited parent, so the entries a run
+    scans depend on the run; the model is what any BFS must do: per reached vertex its row
+    pointers, its level written and one entry (column and the neighbour's level) read, plus the
+    frontier bitmap once. A lower bound: a point far below the roof is scanning it could skip."""
+    g = problem.data["graph"]
+    reached, _ = scanned(g, problem.data["source"])
+    nbytes = reached * (16 + 4 + 4 + 4) + (int(g.n_rows) + 7) // 8
+    return Work(int(nbytes), float(reached), "int32",
+                "per reached vertex: row pointers, its level and one scanned entry (column, the neighbour's "
+                "level); the frontier bitmap once; one compare per reached vertex (a lower bound: bottom-up "
+                "steps stop at the first parent)")
+
+
 register("bfs", ("gpu-csr", "gpu-slotted"), _model(False))
-register("sssp", ("gpu-csr", "gpu-slotted"), _model(True))
+register("bfs", ("gpu-do", "gpu-do-slotted"), _direction_optimizing)
+# near-far relaxes an edge at least once, as frontier Bellman-Ford does: the same lower bound
+register("sssp", ("gpu-csr", "gpu-slotted", "gpu-nearfar", "gpu-nearfar-slotted"), _model(True))
