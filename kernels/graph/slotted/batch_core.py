@@ -106,7 +106,7 @@ def build(compile_function):
 
     emit = compile_function(emit)
 
-    def pack(pool, pagemap, lcount, P, c0, dcnt, icnt, write, q0, desc, newoff):
+    def pack(pool, pagemap, lcount, P, c0, dstart, istart, write, q0, desc, newoff):
         """Pack the unit at old column c0 into pages; returns how many. With ``write``, fills
         ``desc[:, q0 ...]`` and each ordinary vertex's new degree-word offset ``newoff[x]``."""
         base = pagemap[c0] * P
@@ -118,7 +118,7 @@ def build(compile_function):
         used = 3
         for s in range(n):
             x = pool[base + P - 1 - 2 * s]
-            d = degree(pool, pagemap, P, c0, s) - dcnt[x] + icnt[x]
+            d = degree(pool, pagemap, P, c0, s) - (dstart[x + 1] - dstart[x]) + (istart[x + 1] - istart[x])
             if d > per:
                 if cur_n > 0:
                     if write:
@@ -194,12 +194,12 @@ def build(compile_function):
     deleted = compile_function(deleted)
     contains = compile_function(contains)
 
-    def entry_value(scratch, wscratch, scrmap, lcount, P, c0, s, x, j, od, dcnt, dstart, dkey, n1,
+    def entry_value(scratch, wscratch, scrmap, lcount, P, c0, s, x, j, od, dstart, dkey, n1,
                     istart, itgt, iw, weighted, pool, wpool, word):
         """Write entry j of vertex x's new list (x at old column c0, slot s) to ``word``."""
-        sv = od - dcnt[x]
+        sv = od - (dstart[x + 1] - dstart[x])
         if j < sv:
-            o = survivor(dkey, dstart[x], dcnt[x], n1, j)
+            o = survivor(dkey, dstart[x], dstart[x + 1] - dstart[x], n1, j)
             src = entry_word(scratch, scrmap, lcount, P, c0, s, o)
             pool[word] = scratch[src]
             if weighted:
@@ -212,8 +212,8 @@ def build(compile_function):
 
     entry_value = compile_function(entry_value)
 
-    def write_page(q, desc, phys, scratch, wscratch, scrmap, lcount, P, dcnt, dstart, dkey, n1,
-                   icnt, istart, itgt, iw, newoff, weighted, pool, wpool, lane, lanes):
+    def write_page(q, desc, phys, scratch, wscratch, scrmap, lcount, P, dstart, dkey, n1,
+                   istart, itgt, iw, newoff, weighted, pool, wpool, lane, lanes):
         """Write output page q into physical page ``phys``; every word is written once, by
         lanes ``lane, lane + lanes, ...`` (one host thread: lane 0 of 1; a block on a GPU)."""
         c0 = desc[0, q]
@@ -227,7 +227,7 @@ def build(compile_function):
             per = P - 6
             x = scratch[sb + P - 1 - 2 * first]
             od = degree(scratch, scrmap, P, c0, first)
-            nd = od - dcnt[x] + icnt[x]
+            nd = od - (dstart[x + 1] - dstart[x]) + (istart[x + 1] - istart[x])
             here = end - 4
             for w in range(lane, P, lanes):
                 if w == 0:
@@ -240,7 +240,7 @@ def build(compile_function):
                     pool[base + 3] = nd if lpos == 0 else here
                 elif w < end:
                     entry_value(scratch, wscratch, scrmap, lcount, P, c0, first, x, lpos * per + w - 4,
-                                od, dcnt, dstart, dkey, n1, istart, itgt, iw, weighted, pool, wpool,
+                                od, dstart, dkey, n1, istart, itgt, iw, weighted, pool, wpool,
                                 base + w)
                     continue
                 elif w == P - 2:
@@ -263,7 +263,7 @@ def build(compile_function):
         for t in range(lane, count, lanes):                   # degree words and slots
             s = first + t
             x = scratch[sb + P - 1 - 2 * s]
-            nd = degree(scratch, scrmap, P, c0, s) - dcnt[x] + icnt[x]
+            nd = degree(scratch, scrmap, P, c0, s) - (dstart[x + 1] - dstart[x]) + (istart[x + 1] - istart[x])
             off = newoff[x]
             pool[base + off] = nd
             pool[base + P - 2 - 2 * t] = off
@@ -276,10 +276,10 @@ def build(compile_function):
             s = first + t
             x = scratch[sb + P - 1 - 2 * s]
             od = degree(scratch, scrmap, P, c0, s)
-            nd = od - dcnt[x] + icnt[x]
+            nd = od - (dstart[x + 1] - dstart[x]) + (istart[x + 1] - istart[x])
             off = newoff[x]
             for j in range(lane, nd, lanes):
-                entry_value(scratch, wscratch, scrmap, lcount, P, c0, s, x, j, od, dcnt, dstart, dkey,
+                entry_value(scratch, wscratch, scrmap, lcount, P, c0, s, x, j, od, dstart, dkey,
                             n1, istart, itgt, iw, weighted, pool, wpool, base + off + 1 + j)
 
     write_page = compile_function(write_page)

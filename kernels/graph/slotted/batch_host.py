@@ -79,8 +79,8 @@ def positions(pool, index, n_pages, P, src, dst):
 
 
 @njit(nogil=True)
-def check(pool, index, n_pages, P, n1, dkey, dtag, dsrc, dcnt, dstart, itgt, itag, isrc, icnt, istart,
-          rtgt, rtag, rsrc, rcnt, rstart):
+def check(pool, index, n_pages, P, n1, dkey, dtag, dsrc, dstart, itgt, itag, isrc, istart,
+          rtgt, rtag, rsrc):
     """Smallest failing batch position per category 1..4 (categories of batch_rules)."""
     fail = np.full(5, NO_FAILURE, np.int64)
     for k in range(dkey.shape[0] - 1):                 # duplicates: neighbours after the sort
@@ -97,23 +97,24 @@ def check(pool, index, n_pages, P, n1, dkey, dtag, dsrc, dcnt, dstart, itgt, ita
         u = isrc[k]
         c, s = _locate(pool, index, n_pages, P, u)
         pos = _find(pool, index[3], index[2], P, c, s, itgt[k])
-        if pos >= 0 and not _deleted(dkey, dstart[u], dcnt[u], n1, pos):
+        if pos >= 0 and not _deleted(dkey, dstart[u], dstart[u + 1] - dstart[u], n1, pos):
             fail[3] = min(fail[3], itag[k])
     for k in range(rtgt.shape[0]):
         u = rsrc[k]
         c, s = _locate(pool, index, n_pages, P, u)
         pos = _find(pool, index[3], index[2], P, c, s, rtgt[k])
-        if pos < 0 or _deleted(dkey, dstart[u], dcnt[u], n1, pos) or _contains(itgt, istart[u], icnt[u], rtgt[k]):
+        gone = pos < 0 or _deleted(dkey, dstart[u], dstart[u + 1] - dstart[u], n1, pos)
+        if gone or _contains(itgt, istart[u], istart[u + 1] - istart[u], rtgt[k]):
             fail[4] = min(fail[4], rtag[k])
     return fail
 
 
 @njit(nogil=True)
-def plan(pool, index, n_pages, P, dcnt, icnt):
+def plan(pool, index, n_pages, P, dstart, istart):
     """Touched units and, per column, (touched, pages out at a unit's first column)."""
     touched = np.zeros(n_pages, np.uint8)
-    for x in range(dcnt.shape[0]):
-        if dcnt[x] + icnt[x] > 0:
+    for x in range(dstart.shape[0] - 1):
+        if dstart[x + 1] - dstart[x] + istart[x + 1] - istart[x] > 0:
             c, s = _locate(pool, index, n_pages, P, x)
             touched[c] = 1
     k_out = np.zeros(n_pages, np.int64)
@@ -121,7 +122,7 @@ def plan(pool, index, n_pages, P, dcnt, icnt):
     dummy_off = np.zeros(1, np.int32)
     for c in range(n_pages):
         if touched[c]:
-            k_out[c] = _pack(pool, index[3], index[2], P, c, dcnt, icnt, False, 0, dummy_desc, dummy_off)
+            k_out[c] = _pack(pool, index[3], index[2], P, c, dstart, istart, False, 0, dummy_desc, dummy_off)
     return touched, k_out
 
 
@@ -154,7 +155,7 @@ def column_sums(index, n_pages, touched, k_out):
 
 @njit(nogil=True)
 def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
-            dcnt, dstart, dkey, n1, icnt, istart, itgt, iw, n_ids):
+            dstart, dkey, n1, istart, itgt, iw, n_ids):
     """Write the touched units' new pages, free what they no longer need, rewrite the index.
     Returns the physical pages written."""
     n_scr = sums[4, n_pages]
@@ -177,7 +178,7 @@ def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched
     newoff = np.zeros(n_ids, np.int32)
     for c in range(n_pages):
         if touched[c]:
-            _pack(scratch, scrmap, index[2], P, c, dcnt, icnt, True, sums[1, c], desc, newoff)
+            _pack(scratch, scrmap, index[2], P, c, dstart, istart, True, sums[1, c], desc, newoff)
     n_free = meta[M_FREE]
     high = meta[M_HIGH_WATER]
     phys_out = np.empty(n_q, np.int64)
@@ -191,8 +192,8 @@ def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched
             e = sums[2, c0] + r - m                  # the e-th page opened by this batch
             phys_out[q] = free[n_free - 1 - e] if e < n_free else high + e - n_free
     for q in range(n_q):
-        _write_page(q, desc, phys_out[q], scratch, wscratch, scrmap, index[2], P, dcnt, dstart, dkey,
-                    n1, icnt, istart, itgt, iw, newoff, weighted, pool, wpool, 0, 1)
+        _write_page(q, desc, phys_out[q], scratch, wscratch, scrmap, index[2], P, dstart, dkey,
+                    n1, istart, itgt, iw, newoff, weighted, pool, wpool, 0, 1)
         dirty[phys_out[q]] = 1
     kept = n_free - min(n_free, n_open)
     for c in range(n_pages):                          # pages a unit no longer needs
@@ -258,13 +259,13 @@ def apply(g, batch: batch_rules.Batch) -> batch_rules.BatchReport:
     weighted = bool(meta[M_WEIGHTED])
     n_pages = int(meta[M_PAGES])
     d, i = plan_arrays["delete"], plan_arrays["insert"]
-    touched, k_out = plan(pool, index, n_pages, P, d["cnt"], i["cnt"])
+    touched, k_out = plan(pool, index, n_pages, P, d["start"], i["start"])
     sums = column_sums(index, n_pages, touched, k_out)
     g.reserve_pages(int(sums[2, n_pages]))
     st = g.engine_state()
     pool, wpool, index, meta, free, dirty = st[0], st[1], st[2], st[3], st[4], st[5]
     written = rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
-                      d["cnt"], d["start"], d["key"], plan_arrays["n1"], i["cnt"], i["start"], i["key"],
+                      d["start"], d["key"], plan_arrays["n1"], i["start"], i["key"],
                       i["w"], g.next_vertex_id)
     meta[M_ENTRIES] += len(i["key"]) - len(d["key"])
     meta[M_SELF_LOOPS] += plan_arrays["loops_in"] - plan_arrays["loops_out"]
@@ -309,7 +310,7 @@ def grouped(g, batch: batch_rules.Batch) -> dict:
         else:
             keys = dst.astype(np.int64)
         cnt, start, perm = group(src, keys, n_ids)
-        part = {"cnt": cnt, "start": start, "src": src[perm], "tag": tags[perm]}
+        part = {"start": start, "src": src[perm], "tag": tags[perm]}
         part["key"] = keys[perm] if name == "delete" else dst[perm]
         part["w"] = (w[edge[perm]] if w is not None else np.zeros(1, g.weight_dtype))
         out[name] = part
@@ -318,8 +319,8 @@ def grouped(g, batch: batch_rules.Batch) -> dict:
         if name == "insert":
             out["loops_in"] = int(np.count_nonzero(src == dst))
     d, i, r = out["delete"], out["insert"], out["reweight"]
-    failures = check(pool, index, n_pages, P, n1, d["key"], d["tag"], d["src"], d["cnt"], d["start"],
-                     i["key"], i["tag"], i["src"], i["cnt"], i["start"],
-                     r["key"], r["tag"], r["src"], r["cnt"], r["start"])
+    failures = check(pool, index, n_pages, P, n1, d["key"], d["tag"], d["src"], d["start"],
+                     i["key"], i["tag"], i["src"], i["start"],
+                     r["key"], r["tag"], r["src"])
     out["failure"] = batch_rules.first_failure(failures)
     return out
