@@ -37,7 +37,7 @@ from kernels.graph.slotted.layout import (
 
 _core = batch_core.build(njit(nogil=True))
 _locate, _find, _pack, _write_page = _core.locate, _core.find, _core.pack, _core.write_page
-_deleted, _contains = _core.deleted, _core.contains
+_deleted, _contains, _entry_word = _core.deleted, _core.contains, _core.entry_word
 NO_FAILURE = batch_rules.NO_FAILURE
 
 
@@ -239,7 +239,7 @@ def reweigh(pool, wpool, index, n_pages, P, dirty, src, dst, w):
     for e in range(src.shape[0]):
         c, s = _locate(pool, index, n_pages, P, src[e])
         j = _find(pool, index[3], index[2], P, c, s, dst[e])
-        word = _core.entry_word(pool, index[3], index[2], P, c, s, j)
+        word = _entry_word(pool, index[3], index[2], P, c, s, j)
         wpool[word] = w[e]
         pages[e] = word // P
         dirty[word // P] = 1
