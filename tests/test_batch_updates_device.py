@@ -165,3 +165,14 @@ def test_real_gpu_batches_agree_with_the_host_on_a_bigger_graph():
     rng = np.random.default_rng(11)
     for size in (10, 1000, 20000):
         _apply_both(g, updater, twin, **random_batch(g, size, size // 2, rng))
+
+
+def test_the_page_check_sees_a_wrong_word():
+    g, mirror, updater = _pair(random_graph(20, 30, 9), page_size=16)
+    result = updater.apply(insert=([0], [next(v for v in range(1, 20) if not g.has_edge(0, v))]))
+    page = int(result.report.pages_touched[0])
+    words = mirror.pool.copy_to_host()
+    words[page * 16 + 3] += 1
+    mirror.pool.copy_to_device(words)
+    problems = updater.differences(result.report.pages_touched, result.host.pages_touched)
+    assert problems == [f"physical page {page}"]

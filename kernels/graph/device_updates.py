@@ -286,6 +286,13 @@ def _kernels():
                     new_index[2, col] = desc[4, q]
                     new_index[3, col] = phys_out[q]
 
+    def gather_pages(pool, pages, n, P, out):
+        """Block k copies physical page pages[k] to slot k of ``out`` (for the check's read-back)."""
+        for k in range(cuda.blockIdx.x, n, cuda.gridDim.x):
+            src = int64(pages[k]) * P
+            for w in range(cuda.threadIdx.x, P, cuda.blockDim.x):
+                out[int64(k) * P + w] = pool[src + w]
+
     def reweigh(S, n_ids, ssrc, skey, sw, pool, index, n_pages, P, wpool, pages):
         first = S[2 * n_ids]
         for k in range(first + cuda.grid(1), S[3 * n_ids], cuda.gridsize(1)):
@@ -300,7 +307,7 @@ def _kernels():
 
     ns = Kernels()
     for fn in (zero, expand, scatter, sort_groups, gather, check, mark_touched, count_pages, totals,
-               copy_old, describe, choose_pages, write_pages, free_pages, rewrite_index, reweigh):
+               copy_old, describe, choose_pages, write_pages, free_pages, rewrite_index, reweigh, gather_pages):
         setattr(ns, fn.__name__, kernel_jit(fn))
     ns.column_sums_load = cuda.jit(device=True)(column_sums_load)
     ns.cuda = cuda
@@ -367,16 +374,24 @@ class DeviceUpdater:
             problems.append("index")
         P = g.page_size
         pages = np.unique(np.concatenate([device_pages, host_pages])).astype(np.int64)
+        pages = pages[pages < g.physical_pages_used]
         if len(pages):
-            d_pool = mirror.pool.copy_to_host().reshape(-1, P)
-            h_pool = pool.reshape(-1, P)
-            for p in pages[np.any(d_pool[pages] != h_pool[pages], axis=1)][:10]:
-                problems.append(f"physical page {int(p)}")
-            if wpool is not None:
-                d_w = mirror.weights.copy_to_host().reshape(-1, P)
-                for p in pages[np.any(d_w[pages] != wpool.reshape(-1, P)[pages], axis=1)][:10]:
-                    problems.append(f"weights of physical page {int(p)}")
+            for name, device, host in (("", mirror.pool, pool), ("weights of ", mirror.weights, wpool)):
+                if host is None:
+                    continue
+                got = self._read_pages(device, pages)
+                for p in pages[np.any(got != host.reshape(-1, P)[pages], axis=1)][:10]:
+                    problems.append(f"{name}physical page {int(p)}")
         return problems
+
+    def _read_pages(self, device, pages: np.ndarray) -> np.ndarray:
+        """The listed physical pages of a device pool, gathered on the device, one copy back."""
+        k, P = _kernels(), self.graph.page_size
+        block = self._shape(PAGE_BLOCK)
+        d_pages = k.cuda.to_device(pages.astype(np.int64))
+        out = self.workspace.get(f"check.{device.dtype}", device.dtype, len(pages) * P)
+        k.gather_pages[self._grid(len(pages) * block, block), block](device, d_pages, len(pages), P, out)
+        return out[:len(pages) * P].copy_to_host().reshape(len(pages), P)
 
     # ---- the device work -------------------------------------------------------------
     def _apply_on_device(self, batch: batch_rules.Batch) -> np.ndarray:
