@@ -167,11 +167,22 @@ class StructureDock(QDockWidget):
         self.batch_mode.setToolTip("add new random edges, remove random existing ones, or half of each")
         self.batch_seed = QSpinBox()
         self.batch_seed.setRange(0, 2**31 - 1)
+        self.batch_path = QComboBox()
+        self.batch_path.addItem("one edit at a time", "engine")
+        self.batch_path.addItem("vectorised batch", "host")
+        self.batch_path.setToolTip("one edit at a time: the thesis' edit rules, edge by edge; vectorised batch: the "
+                                   "whole batch at once (touched pages rebuilt, docs/updates.md), its rate and the "
+                                   "pages it wrote are shown below. Either is one undo step.")
         self.batch_button = QPushButton("Apply random batch")
+        self.batch_file_button = QPushButton("Apply batch file…")
+        self.batch_file_button.setToolTip("a text file of '+ u v [weight]', '- u v' and '= u v weight' lines, "
+                                          "applied as one vectorised batch (one undo step)")
         form.addRow("edits", self.batch_size)
         form.addRow("kind", self.batch_mode)
         form.addRow("seed", self.batch_seed)
+        form.addRow("applied as", self.batch_path)
         form.addRow(self.batch_button)
+        form.addRow(self.batch_file_button)
         layout.addWidget(batch)
 
         pages = QGroupBox("pages")
@@ -212,9 +223,11 @@ class StructureDock(QDockWidget):
         self.remove_edge_button.clicked.connect(self.remove_edge)
         self.edit_edge_button.clicked.connect(self.edit_edge)
         self.batch_button.clicked.connect(self.apply_batch)
+        self.batch_file_button.clicked.connect(lambda: self.apply_batch_file())
         self.rebuild_button.clicked.connect(self.rebuild)
         self._editors = [self.add_vertex_button, self.remove_vertex_button, self.add_edge_button,
                          self.remove_edge_button, self.edit_edge_button, self.batch_button,
+                         self.batch_file_button,
                          self.rebuild_button, self.page_size_box]
         self.shortcut_router = GraphShortcutRouter(self)
         for field in body.findChildren(QLineEdit) + body.findChildren(QSpinBox):
@@ -347,7 +360,20 @@ class StructureDock(QDockWidget):
 
     def apply_batch(self) -> None:
         self._request(lambda: commands.random_batch(self.document, self.batch_size.value(),
-                                                    self.batch_mode.currentText(), self.batch_seed.value()))
+                                                    self.batch_mode.currentText(), self.batch_seed.value(),
+                                                    path=self.batch_path.currentData()))
+
+    def apply_batch_file(self, path: str | None = None) -> None:
+        """Apply a batch file (asked for when ``path`` is None) as one vectorised batch."""
+        if self.document is None:
+            return
+        if path is None:
+            from PySide6.QtWidgets import QFileDialog
+
+            path, _ = QFileDialog.getOpenFileName(self, "Apply batch file", "", "Batch files (*.txt *.batch);;All (*)")
+            if not path:
+                return
+        self._request(lambda: commands.file_batch(self.document, path))
 
     def rebuild(self) -> None:
         if self.document is not None and self.document.editable:
