@@ -198,7 +198,9 @@ def _kernels():
                 k_out[c] = pack(pool, index[3], index[2], P, c, dstart, istart, False, 0, desc, newoff)
 
     def column_sums_load(i, args):
-        """The five per-column values the host's column_sums adds up (see batch_host)."""
+        """The per-column values the host's column_sums adds up (see batch_host), two to a word
+        so that three scans do the work of five: ``which`` 0 = new columns | output pages << 32,
+        1 = pages opened | pages freed << 32, 2 = scratch pages (each total < 2**31)."""
         index, touched, k_out, n_pages, which = args
         if i >= n_pages:
             return int64(0)
@@ -206,16 +208,26 @@ def _kernels():
         m = index[2, c0] if index[2, c0] > 0 else 1
         if not touched[c0]:
             return int64(1) if which == 0 else int64(0)
-        if which == 4:
+        if which == 2:
             return int64(1)
         if i != c0:
             return int64(0)
-        k = k_out[c0]
-        if which == 0 or which == 1:
-            return int64(k)
-        if which == 2:
-            return int64(max(0, k - m))
-        return int64(max(0, m - k))
+        k = int64(k_out[c0])
+        if which == 0:
+            return k + (k << 32)
+        return int64(max(0, k - m)) + (int64(max(0, m - k)) << 32)
+
+    def unpack_sums(packed, n, sums):
+        """The three packed scans as the five rows the other kernels read."""
+        low = int64(0xFFFFFFFF)
+        for c in range(cuda.grid(1), n, cuda.gridsize(1)):
+            a = packed[0, c]
+            b = packed[1, c]
+            sums[0, c] = a & low
+            sums[1, c] = a >> 32
+            sums[2, c] = b & low
+            sums[3, c] = b >> 32
+            sums[4, c] = packed[2, c]
 
     def totals(fail, sums, n_pages, out):
         if cuda.grid(1) == 0:
@@ -307,7 +319,8 @@ def _kernels():
 
     ns = Kernels()
     for fn in (zero, expand, scatter, sort_groups, gather, check, mark_touched, count_pages, totals,
-               copy_old, describe, choose_pages, write_pages, free_pages, rewrite_index, reweigh, gather_pages):
+               copy_old, describe, choose_pages, write_pages, free_pages, rewrite_index, reweigh, gather_pages,
+               unpack_sums):
         setattr(ns, fn.__name__, kernel_jit(fn))
     ns.column_sums_load = cuda.jit(device=True)(column_sums_load)
     ns.cuda = cuda
@@ -415,24 +428,28 @@ class DeviceUpdater:
         entry_off = np.array([0, per * n_edges[0], per * (n_edges[0] + n_edges[1]),
                               per * sum(n_edges)], dtype=np.int64)
         m_edges, m_entries = sum(n_edges), int(entry_off[3])
-        U = np.concatenate([u for u, _ in parts]).astype(np.int32)
-        V = np.concatenate([v for _, v in parts]).astype(np.int32)
         d_U = ws.get("U", np.int32, m_edges)
         d_V = ws.get("V", np.int32, m_edges)
-        if m_edges:
-            d_U[:m_edges].copy_to_device(U)
-            d_V[:m_edges].copy_to_device(V)
         wdtype = g.weight_dtype
         d_W = ws.get("W", wdtype, m_edges)
-        if weighted and m_edges:
-            W = np.concatenate([np.zeros(n_edges[0], dtype=wdtype), batch.insert_w, batch.reweight_w])
-            d_W[:m_edges].copy_to_device(W.astype(wdtype))
-        d_edge_off = cuda.to_device(edge_off)
-        d_entry_off = cuda.to_device(entry_off)
+        # each part straight into its slice of the device buffers (no host concatenation)
+        zeros = np.zeros(n_edges[0], dtype=wdtype) if weighted else None
+        for p, (u, v) in enumerate(parts):
+            a, b = int(edge_off[p]), int(edge_off[p]) + n_edges[p]
+            if b > a:
+                d_U[a:b].copy_to_device(np.ascontiguousarray(u, dtype=np.int32))
+                d_V[a:b].copy_to_device(np.ascontiguousarray(v, dtype=np.int32))
+                if weighted:
+                    w = (zeros, batch.insert_w, batch.reweight_w)[p]
+                    d_W[a:b].copy_to_device(np.ascontiguousarray(w, dtype=wdtype))
+        # offsets and the failure slots in one small copy
+        small = np.concatenate([edge_off, entry_off, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64)])
+        d_small = ws.get("small", np.int64, len(small))
+        d_small[:len(small)].copy_to_device(small)
+        d_edge_off, d_entry_off, fail = d_small[0:3], d_small[3:7], d_small[7:12]
         pool = mirror.pool
         wpool = mirror.weights if weighted else ws.get("wdummy", wdtype, 1)
         index = mirror.index
-        fail = cuda.to_device(np.full(5, batch_rules.NO_FAILURE, dtype=np.int64))
         esrc = ws.get("esrc", np.int32, m_entries)
         edst = ws.get("edst", np.int32, m_entries)
         etag = ws.get("etag", np.int64, m_entries)
@@ -473,11 +490,14 @@ class DeviceUpdater:
                                                    desc_dummy, newoff)
         from kernels.operators.scan import exclusive_scan
 
-        sums = ws.get("sums", np.int64, 5 * (n_pages + 1))[:5 * (n_pages + 1)].reshape(5, n_pages + 1)
+        cols = n_pages + 1
+        packed = ws.get("packed", np.int64, 3 * cols)[:3 * cols].reshape(3, cols)
+        sums = ws.get("sums", np.int64, 5 * cols)[:5 * cols].reshape(5, cols)
         sum_total = ws.get("sums.total", np.int64, 1)
-        for which in range(5):
-            exclusive_scan(k.column_sums_load, (index, touched, k_out, n_pages, which), n_pages + 1,
-                           sums[which], sum_total, ws)
+        for which in range(3):
+            exclusive_scan(k.column_sums_load, (index, touched, k_out, n_pages, which), cols,
+                           packed[which], sum_total, ws)
+        k.unpack_sums[grid(cols, block), block](packed, cols, sums)
         info = ws.get("info", np.int64, 10)
         k.totals[1, 1](fail, sums, n_pages, info)
         info = info[:10].copy_to_host()                       # the one read-back before writing

@@ -142,6 +142,7 @@ def batch_update_kernels(t: dict):
            ("updates scan[columns]", scan.scan_pass(k.column_sums_load, block, ipt),
             (types.Tuple((i32_2d, u8, i64, n, n)), n, i64, i64, i64)),
            ("updates totals", k.totals, (i64, i64_2d, n, i64)),
+           ("updates unpack sums", k.unpack_sums, (i64_2d, n, i64_2d)),
            ("updates describe", k.describe, (i32, i32, i32_2d, n, n, u8, i64, i64, i64_2d, i32_2d, i32)),
            ("updates choose pages", k.choose_pages, (i32_2d, n, i32_2d, i64_2d, i32, n, n, i64)),
            ("updates rewrite index", k.rewrite_index, (i32_2d, n, n, u8, i64, i64_2d, i32_2d, i64, i32, i32, i32_2d)),
