@@ -113,13 +113,13 @@ def bfs_verified(levels: np.ndarray, g) -> bool:
     return bool(get_family("bfs").verify(levels, bfs_levels(g.to_csr(), 0), None, {}).ok)
 
 
-def batches_for(csr, size: int, rng, keys) -> list[tuple[str, dict]]:
+def batches_for(csr, size: int, rng, keys, edges) -> list[tuple[str, dict]]:
     """The four batches of one size (see the module): insert, delete, mixed, mixed inverse."""
     from kernels.graph.update_batches import existing_edges, new_edges
 
     iu, iv = new_edges(csr, size, rng, keys=keys)
     half = size // 2
-    du, dv = existing_edges(csr, half, rng)
+    du, dv = existing_edges(csr, half, rng, edges=edges)
     excl = np.sort(iu * max(csr.n_rows, 1) + iv)
     mu, mv = new_edges(csr, size - half, rng, keys=keys, exclude=excl)
     return [("insert", {"insert": (iu, iv)}), ("delete", {"delete": (iu, iv)}),
@@ -144,7 +144,7 @@ def bench_graph(name: str, csr, cfg: dict, args, target: str) -> dict:
     from kernels.graph.device_updates import DeviceUpdater
     from kernels.graph.page_size import page_size_for
     from kernels.graph.slotted import SlottedGraph
-    from kernels.graph.update_batches import edge_keys
+    from kernels.graph.update_batches import edge_keys, stored_edges
 
     page_size = args.page_size or page_size_for(csr)
     t0 = time.perf_counter()
@@ -156,6 +156,7 @@ def bench_graph(name: str, csr, cfg: dict, args, target: str) -> dict:
     say(f"  built and uploaded {g_dev.num_pages:,} pages of {page_size} words in {time.perf_counter() - t0:.1f} s")
     rng = np.random.default_rng(7)
     keys = edge_keys(csr)
+    edges = stored_edges(csr)
     rows = []
     sizes = [s for s in cfg["sizes"] if s <= g_dev.num_edges]
     for size in sizes:
@@ -163,7 +164,7 @@ def bench_graph(name: str, csr, cfg: dict, args, target: str) -> dict:
         samples: dict[tuple[str, str], list] = {}
         bfs_ok = None
         for rep in range(reps):
-            for kind, batch in batches_for(csr, size, rng, keys):
+            for kind, batch in batches_for(csr, size, rng, keys, edges):
                 result = updater.apply(**batch)                      # device, replayed, checked
                 bfs_s, levels = bfs.run(mirror)
                 host = g_host.apply_updates(**batch)

@@ -18,16 +18,24 @@ def edge_keys(csr) -> np.ndarray:
     """Sorted int64 keys ``u * n + v`` of a CSR's stored entries (both directions if undirected)."""
     n = max(csr.n_rows, csr.n_cols)
     rows = np.repeat(np.arange(csr.n_rows, dtype=np.int64), np.diff(csr.indptr))
-    return np.sort(rows * n + csr.indices.astype(np.int64))
+    # already ascending when the columns are sorted within rows: a stable sort is then one pass
+    return np.sort(rows * n + csr.indices.astype(np.int64), kind="stable")
 
 
-def existing_edges(csr, count: int, rng, live=None) -> tuple[np.ndarray, np.ndarray]:
-    """``count`` distinct stored edges (an undirected edge once, as u <= v), drawn uniformly."""
+def stored_edges(csr) -> tuple[np.ndarray, np.ndarray]:
+    """Every stored edge once (an undirected edge as u <= v): what :func:`existing_edges` draws from."""
     rows = np.repeat(np.arange(csr.n_rows, dtype=np.int64), np.diff(csr.indptr))
     cols = csr.indices.astype(np.int64)
     if not csr.directed:
         keep = rows <= cols
         rows, cols = rows[keep], cols[keep]
+    return rows, cols
+
+
+def existing_edges(csr, count: int, rng, *, edges=None) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` distinct stored edges (an undirected edge once, as u <= v), drawn uniformly;
+    ``edges`` (from :func:`stored_edges`) saves building the list again."""
+    rows, cols = stored_edges(csr) if edges is None else edges
     if count > len(rows):
         raise ParameterError("deletions", count, f"at most the {len(rows)} edges stored")
     pick = rng.choice(len(rows), size=count, replace=False) if count else np.zeros(0, np.int64)

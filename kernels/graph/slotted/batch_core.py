@@ -26,6 +26,9 @@ output pages, one column each (rows ``D_*`` below).
 
 from __future__ import annotations
 
+# batch_host.py caches its compiled passes (numba keys the cache on that file alone) with these
+# functions inlined: touch batch_host.py whenever this file changes.
+
 # rows of the output-page descriptor array (int32 [DESC_ROWS, pages out])
 D_UNIT = 0       # the unit's first old column
 D_FIRST = 1      # first slot (in the unit's old first page) of the vertices this page holds

@@ -40,8 +40,10 @@ _locate, _find, _pack, _write_page = _core.locate, _core.find, _core.pack, _core
 _deleted, _contains, _entry_word = _core.deleted, _core.contains, _core.entry_word
 NO_FAILURE = batch_rules.NO_FAILURE
 # the passes run their loops on every core (numba prange: output pages, entries and sources are
-# independent); one core took ~1.3 s for a million undirected insertions on R-MAT scale 18
-_PARALLEL = dict(nogil=True, parallel=True)
+# independent); one core took ~1.3 s for a million undirected insertions on R-MAT scale 18.
+# cache=True: compiling them took 90 s on a loaded 2-core VM. numba keys the cache on this file
+# only, and batch_core's functions are inlined here: after changing batch_core.py, touch this file.
+_PARALLEL = dict(nogil=True, parallel=True, cache=True)
 SMALL_GROUP = 24          # groups up to this size are insertion-sorted in place (no allocation)
 
 
@@ -147,7 +149,7 @@ def plan(pool, index, n_pages, P, dstart, istart):
     return touched, k_out
 
 
-@njit(nogil=True)
+@njit(nogil=True, cache=True)
 def column_sums(index, n_pages, touched, k_out):
     """Exclusive prefix sums over old columns: new column, output page, page opened, page freed,
     scratch page; the last entry of each is the total."""
@@ -253,7 +255,7 @@ def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched
     return phys_out
 
 
-@njit(nogil=True)
+@njit(nogil=True, cache=True)
 def reweigh(pool, wpool, index, n_pages, P, dirty, src, dst, w):
     """Set the weight of each (present) entry src -> dst; returns the pages written."""
     pages = np.empty(src.shape[0], np.int64)
