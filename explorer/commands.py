@@ -280,6 +280,33 @@ def file_batch(document, path) -> StructureEdit:
                          describe_result=lambda report: f"batch file {name}: {_batch_text(report)}")
 
 
+def replayed_batch(document, text: str, report, page_delta: PageDelta, vertices) -> StructureEdit:
+    """A batch applied to a copy in the background (:func:`batch_on_copy`), replayed on the live
+    structure from its page delta (word for word), as one command."""
+    return StructureEdit(document, text, lambda g: (g.apply_delta(page_delta, forward=True), report)[1],
+                         vertices=vertices, describe_result=lambda r: f"{text}, vectorised: {_batch_text(r)}")
+
+
+def batch_on_copy(copy: SlottedGraph, size: int, mode: str, seed: int):
+    """Qt-free, for a worker thread: a random batch applied to ``copy`` with the host path.
+    Returns ``(text, report, page delta, vertices)``; :func:`replayed_batch` puts it on the
+    live structure."""
+    from kernels.graph.update_batches import existing_edges, new_edges
+
+    if mode not in BATCH_MODES:
+        raise ParameterError("mode", mode, "one of " + ", ".join(BATCH_MODES))
+    rng = np.random.default_rng(seed)
+    n_remove = {"add": 0, "remove": size, "mixed": size // 2}[mode]
+    csr = copy.to_csr()
+    r_us, r_vs = existing_edges(csr, min(n_remove, copy.num_edges), rng)
+    a_us, a_vs = new_edges(csr, size - n_remove, rng, vertices=copy.vertices())
+    vertices = np.unique(np.concatenate([r_us, r_vs, a_us, a_vs])).tolist()
+    report, page_delta = copy.record_edit(lambda g: g.apply_updates(insert=(a_us, a_vs), delete=(r_us, r_vs)),
+                                          vertices)
+    text = f"random batch of {len(a_us) + len(r_us)} edge edits ({len(a_us)} added, {len(r_us)} removed; seed {seed})"
+    return text, report, page_delta, vertices
+
+
 def change_page_size(document, new_structure: SlottedGraph) -> ReplaceStructure:
     old = document.page_size
     return ReplaceStructure(document, f"page size {old} -> {new_structure.page_size} (rebuild)", new_structure)

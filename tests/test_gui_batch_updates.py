@@ -53,3 +53,25 @@ def test_a_batch_file_is_applied_and_a_bad_one_reported(qtbot, window, tmp_path)
     qtbot.waitUntil(lambda: bool(errors) or window.statusBar().currentMessage() != "", timeout=5000)
     assert_same_structure(structure_state(g), state)
     assert doc.undo_stack.count() == 1
+
+
+def test_a_large_vectorised_batch_runs_off_the_gui_thread_and_is_one_undo_step(qtbot, window, monkeypatch):  # noqa: F811
+    import explorer.docks.structure_dock as structure_dock
+
+    monkeypatch.setattr(structure_dock, "BACKGROUND_BATCH", 10)    # "large" for a test graph
+    doc = open_graph(qtbot, window, data_path("dolphins.mtx"))
+    g = doc.slotted
+    before = structure_state(g)
+    dock = window.structure_dock
+    dock.batch_size.setValue(24)
+    dock.batch_mode.setCurrentText("add")
+    dock.batch_path.setCurrentIndex(dock.batch_path.findData("host"))
+    edges = g.num_edges
+    with qtbot.waitSignal(dock.backgroundBatchRequested, timeout=5000):
+        qtbot.mouseClick(dock.batch_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: doc.undo_stack.count() == 1, timeout=120_000)
+    g.check_invariants()
+    assert g.num_edges == edges + 24
+    assert "updates/s" in dock.last_edit_label.text()
+    doc.undo_stack.undo()
+    assert_same_structure(structure_state(g), before)

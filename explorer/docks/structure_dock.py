@@ -35,6 +35,8 @@ from explorer import commands
 from kernels.errors import GraphEditError, GraphKernelsError
 
 PAGE_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+# vectorised random batches of at least this many edits are drawn and applied off the GUI thread
+BACKGROUND_BATCH = 100_000
 ZERO_BASED = ("Vertex ids count from 0, as in the node-link view and the page inspector. Matrix Market "
               "(.mtx) files count from 1: vertex k of the file is id k − 1 here.")
 
@@ -94,6 +96,7 @@ class StructureDock(QDockWidget):
 
     editRequested = Signal(object)          # a command to push (explorer.commands)
     pageSizeRequested = Signal(int)         # rebuild the current graph with this page size
+    backgroundBatchRequested = Signal(int, str, int)   # size, mode, seed: a large vectorised batch
     errorRaised = Signal(str)
 
     def __init__(self, parent=None):
@@ -359,6 +362,11 @@ class StructureDock(QDockWidget):
                                                  self._value(self.new_v_edit, "new v"), self._weight()))
 
     def apply_batch(self) -> None:
+        if self.batch_path.currentData() == "host" and self.batch_size.value() >= BACKGROUND_BATCH:
+            if self.document is not None:
+                self.backgroundBatchRequested.emit(self.batch_size.value(), self.batch_mode.currentText(),
+                                                   self.batch_seed.value())
+            return
         self._request(lambda: commands.random_batch(self.document, self.batch_size.value(),
                                                     self.batch_mode.currentText(), self.batch_seed.value(),
                                                     path=self.batch_path.currentData()))
