@@ -171,8 +171,8 @@ class StructureDock(QDockWidget):
         self.batch_seed = QSpinBox()
         self.batch_seed.setRange(0, 2**31 - 1)
         self.batch_path = QComboBox()
-        self.batch_path.addItem("one edit at a time", "engine")
-        self.batch_path.addItem("vectorised batch", "host")
+        self.batch_path.addItem("one by one", "engine")
+        self.batch_path.addItem("vectorised", "host")
         self.batch_path.setToolTip("one edit at a time: the thesis' edit rules, edge by edge; vectorised batch: the "
                                    "whole batch at once (touched pages rebuilt, docs/updates.md), its rate and the "
                                    "pages it wrote are shown below. Either is one undo step.")
@@ -180,12 +180,18 @@ class StructureDock(QDockWidget):
         self.batch_file_button = QPushButton("Apply batch file…")
         self.batch_file_button.setToolTip("a text file of '+ u v [weight]', '- u v' and '= u v weight' lines, "
                                           "applied as one vectorised batch (one undo step)")
+        self.batch_file_button.setText("Batch file…")
+        # as many rows as before the batch paths came: the dock must still fit a small screen
+        kind_row = QHBoxLayout()
+        kind_row.addWidget(self.batch_mode)
+        kind_row.addWidget(self.batch_path, 1)
+        button_row = QHBoxLayout()
+        button_row.addWidget(self.batch_button, 1)
+        button_row.addWidget(self.batch_file_button)
         form.addRow("edits", self.batch_size)
-        form.addRow("kind", self.batch_mode)
+        form.addRow("kind", kind_row)
         form.addRow("seed", self.batch_seed)
-        form.addRow("applied as", self.batch_path)
-        form.addRow(self.batch_button)
-        form.addRow(self.batch_file_button)
+        form.addRow(button_row)
         layout.addWidget(batch)
 
         pages = QGroupBox("pages")
