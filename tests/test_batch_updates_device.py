@@ -158,15 +158,6 @@ def test_random_batches_agree_on_both_paths_page_for_page():
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
 
 
-@pytest.mark.gpu
-def test_real_gpu_batches_agree_with_the_host_on_a_bigger_graph():
-    g, _, updater = _pair(random_graph(5000, 40000, 11, weighted=True), page_size=256)
-    twin = g.copy()
-    rng = np.random.default_rng(11)
-    for size in (10, 1000, 20000):
-        _apply_both(g, updater, twin, **random_batch(g, size, size // 2, rng))
-
-
 def test_the_page_check_sees_a_wrong_word():
     g, mirror, updater = _pair(random_graph(20, 30, 9), page_size=16)
     result = updater.apply(insert=([0], [next(v for v in range(1, 20) if not g.has_edge(0, v))]))
