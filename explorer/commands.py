@@ -207,13 +207,26 @@ def edit_edge(document, u, old_v, new_v, weight: float | None = None) -> Structu
 
 
 BATCH_MODES = ("add", "remove", "mixed")
+# how a batch reaches the pages: the engine's one edit at a time, or one vectorised host batch
+# (SlottedGraph.apply_updates, the rules and layout of docs/updates.md)
+BATCH_PATHS = ("engine", "host")
 
 
-def random_batch(document, size: int, mode: str = "mixed", seed: int = 0) -> StructureEdit:
+def _batch_text(report) -> str:
+    """A vectorised batch's report in words: its rate and the pages it wrote."""
+    return (f"{report.updates:,} updates at {report.rate:,.0f} updates/s, "
+            f"{len(report.pages_touched):,} page(s) written, {report.pages_opened} opened, "
+            f"{report.pages_freed} freed")
+
+
+def random_batch(document, size: int, mode: str = "mixed", seed: int = 0, path: str = "engine") -> StructureEdit:
     """``size`` random edge edits as one command: new edges, existing edges removed, or half
-    of each. The same seed on the same graph picks the same edges."""
+    of each. The same seed on the same graph picks the same edges. ``path`` "host" applies
+    them as one vectorised batch (the command's text then gives its rate and pages)."""
     if mode not in BATCH_MODES:
         raise ParameterError("mode", mode, "one of " + ", ".join(BATCH_MODES))
+    if path not in BATCH_PATHS:
+        raise ParameterError("path", path, "one of " + ", ".join(BATCH_PATHS))
     size = int(size)
     if size < 1:
         raise ParameterError("size", size, "a whole number >= 1")
@@ -228,6 +241,8 @@ def random_batch(document, size: int, mode: str = "mixed", seed: int = 0) -> Str
     a_us, a_vs = random_new_edges(csr, g.vertices(), n_add, rng, exclude=(r_us, r_vs))
 
     def edit(g: SlottedGraph):
+        if path == "host":
+            return g.apply_updates(insert=(a_us, a_vs), delete=(r_us, r_vs))
         if len(r_us):
             g.remove_edges(r_us, r_vs)
         if len(a_us):
@@ -240,8 +255,56 @@ def random_batch(document, size: int, mode: str = "mixed", seed: int = 0) -> Str
     if n_remove:
         parts.append(f"{len(r_us)} removed")
     text = f"random batch of {len(a_us) + len(r_us)} edge edits ({', '.join(parts)}; seed {seed})"
+    describe = (lambda report: f"{text}, vectorised: {_batch_text(report)}") if path == "host" else None
     return StructureEdit(document, text, edit,
-                         vertices=np.unique(np.concatenate([r_us, r_vs, a_us, a_vs])).tolist())
+                         vertices=np.unique(np.concatenate([r_us, r_vs, a_us, a_vs])).tolist(),
+                         describe_result=describe)
+
+
+def file_batch(document, path) -> StructureEdit:
+    """The updates of a batch file (``+ u v [w]``, ``- u v``, ``= u v w`` lines:
+    :mod:`kernels.graph.update_batches`) as one vectorised batch, one command (one undo step)."""
+    from pathlib import Path
+
+    from kernels.graph.update_batches import read_batch_file
+
+    g = document.slotted
+    if g is None:
+        raise GraphEditError(f"'{document.name}' cannot be edited: {document.not_editable_reason}")
+    batch = read_batch_file(path)
+    ends = [np.asarray(part[i], dtype=np.int64) for part in batch.values() for i in (0, 1)]
+    vertices = np.unique(np.concatenate(ends)) if ends else np.zeros(0, np.int64)
+    vertices = vertices[(vertices >= 0) & (vertices < g.next_vertex_id)].tolist()
+    name = Path(path).name
+    return StructureEdit(document, f"batch file {name}", lambda s: s.apply_updates(**batch), vertices=vertices,
+                         describe_result=lambda report: f"batch file {name}: {_batch_text(report)}")
+
+
+def replayed_batch(document, text: str, report, page_delta: PageDelta, vertices) -> StructureEdit:
+    """A batch applied to a copy in the background (:func:`batch_on_copy`), replayed on the live
+    structure from its page delta (word for word), as one command."""
+    return StructureEdit(document, text, lambda g: (g.apply_delta(page_delta, forward=True), report)[1],
+                         vertices=vertices, describe_result=lambda r: f"{text}, vectorised: {_batch_text(r)}")
+
+
+def batch_on_copy(copy: SlottedGraph, size: int, mode: str, seed: int):
+    """Qt-free, for a worker thread: a random batch applied to ``copy`` with the host path.
+    Returns ``(text, report, page delta, vertices)``; :func:`replayed_batch` puts it on the
+    live structure."""
+    from kernels.graph.update_batches import existing_edges, new_edges
+
+    if mode not in BATCH_MODES:
+        raise ParameterError("mode", mode, "one of " + ", ".join(BATCH_MODES))
+    rng = np.random.default_rng(seed)
+    n_remove = {"add": 0, "remove": size, "mixed": size // 2}[mode]
+    csr = copy.to_csr()
+    r_us, r_vs = existing_edges(csr, min(n_remove, copy.num_edges), rng)
+    a_us, a_vs = new_edges(csr, size - n_remove, rng, vertices=copy.vertices())
+    vertices = np.unique(np.concatenate([r_us, r_vs, a_us, a_vs])).tolist()
+    report, page_delta = copy.record_edit(lambda g: g.apply_updates(insert=(a_us, a_vs), delete=(r_us, r_vs)),
+                                          vertices)
+    text = f"random batch of {len(a_us) + len(r_us)} edge edits ({len(a_us)} added, {len(r_us)} removed; seed {seed})"
+    return text, report, page_delta, vertices
 
 
 def change_page_size(document, new_structure: SlottedGraph) -> ReplaceStructure:

@@ -136,6 +136,7 @@ class MainWindow(QMainWindow):
         self.graph_dock.sampleRequested.connect(self.open_sample)
         self.structure_dock.editRequested.connect(self.push_command)
         self.structure_dock.pageSizeRequested.connect(self.change_page_size)
+        self.structure_dock.backgroundBatchRequested.connect(self.apply_batch_in_background)
         self.structure_dock.errorRaised.connect(lambda text: self.show_error("Edit refused", text))
 
         tabs = self.document_tabs
@@ -466,6 +467,33 @@ class MainWindow(QMainWindow):
             self.check_invariants(document)
             return False
         return True
+
+    def apply_batch_in_background(self, size: int, mode: str, seed: int,
+                                  document: GraphDocument | None = None) -> Task | None:
+        """A large vectorised random batch: drawn and applied to a copy of the structure in a
+        thread, then replayed on the live structure from its page delta; one undo step."""
+        document = document or self.current_document()
+        if document is None or not document.editable:
+            return None
+        copy = document.slotted.copy()
+        revision = document.revision
+
+        def job(control):
+            control.progress(None, f"applying a batch of {size:,} edits to {document.name}")
+            return commands.batch_on_copy(copy, size, mode, seed)
+
+        task = Task(f"batch of {size:,} edits on {document.name}", job, self)
+
+        def done(result):
+            if document.revision != revision:
+                self.show_warning(f"{document.name} changed while the batch was being applied: apply it again")
+                return
+            text, report, page_delta, vertices = result
+            self.push_command(commands.replayed_batch(document, text, report, page_delta, vertices))
+
+        task.finished.connect(done)
+        task.failed.connect(lambda message: self.show_error("Batch refused", f"{document.name}: {message}"))
+        return self.task_status.track(task)
 
     def change_page_size(self, page_size: int, document: GraphDocument | None = None) -> Task | None:
         """Rebuild a graph on pages of another size, in the background; one undo step."""

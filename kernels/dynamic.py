@@ -42,6 +42,10 @@ import numpy as np
 from kernels.errors import InputRequirementError, ParameterError
 
 ALGORITHMS = ("bfs", "sssp")
+# how a round's edits reach the pages: "engine" (the host's one-edge-at-a-time edits, then a
+# sync of the dirty pages), "host" (one vectorised host batch, then a sync) or "gpu" (kernels on
+# the device pages, replayed on the host and checked page for page: docs/updates.md)
+APPLY_PATHS = ("engine", "host", "gpu")
 
 
 @dataclass
@@ -58,6 +62,7 @@ class DynamicSettings:
     loop: str = "device"          # as the families' default: one cooperative launch (host: a launch a level)
     sync_strategy: str = "auto"
     repeat: int = 5               # timed reruns per path and round (after one warm-up)
+    apply: str = "engine"         # APPLY_PATHS
     notices: list = field(default_factory=list)
 
     def validate(self) -> None:
@@ -67,6 +72,8 @@ class DynamicSettings:
             raise ParameterError("batch", self.batch, "a fraction of the edges, 0 < batch <= 1")
         if int(self.rounds) < 1:
             raise ParameterError("rounds", self.rounds, "an integer >= 1")
+        if self.apply not in APPLY_PATHS:
+            raise ParameterError("apply", self.apply, ", ".join(APPLY_PATHS))
 
     def choose_page_size(self, graph) -> None:
         """The page size by the graph's size when none was given: the default of every command and the GUI."""
@@ -146,7 +153,7 @@ def _median(values) -> float | None:
 
 # ---- the experiment --------------------------------------------------------------------------
 
-def warm_up_host_paths(csr, page_size: int, weight_dtype) -> None:
+def warm_up_host_paths(csr, page_size: int, weight_dtype, apply: str = "engine") -> None:
     """Run the host paths of a round once on a tiny graph of the same kind, so that numba
     compiles them here and not inside a timed column (an edit round through a cluster once read
     10.9 s for 422 edits, the rebuild 6.5 s: compiling)."""
@@ -167,6 +174,13 @@ def warm_up_host_paths(csr, page_size: int, weight_dtype) -> None:
     mirror.sync()
     mirror.rebuild_csr_and_upload()
     g.to_csr()
+    if apply in ("host", "gpu"):             # the batch paths compile at their first batch too
+        w = (np.ones(1),) if weight_dtype is not None else ()
+        g.apply_updates(insert=(np.array([0]), np.array([1])) + w, delete=(np.array([0]), np.array([2])))
+    if apply == "gpu":
+        from kernels.graph.device_updates import DeviceUpdater
+
+        DeviceUpdater(mirror).apply(insert=(np.array([0]), np.array([2])) + w, delete=(np.array([0]), np.array([1])))
 
 class DynamicExperiment:
     """State of one experiment: the slotted graph, its mirror, the two GPU runners."""
@@ -206,12 +220,17 @@ class DynamicExperiment:
             for kind in ("slotted", "csr"):
                 compile_like(s.algorithm, kind, params, directed=csr.directed, weighted=self.weighted,
                              weight_dtype=self.graph.weight_dtype)
-        warm_up_host_paths(csr, s.page_size, self.graph.weight_dtype if self.weighted else None)
+        warm_up_host_paths(csr, s.page_size, self.graph.weight_dtype if self.weighted else None, s.apply)
         self.compile_s = time.perf_counter() - t0
         self.slotted_runner = traversal(s.algorithm, "slotted", params, weighted=self.weighted, workspace=Workspace())
         self.csr_runner = traversal(s.algorithm, "csr", params, weighted=self.weighted, workspace=Workspace())
         self._slotted_view = slotted_view
         self._output = output_array
+        self.updater = None
+        if s.apply == "gpu":
+            from kernels.graph.device_updates import DeviceUpdater
+
+            self.updater = DeviceUpdater(self.mirror)
 
     def sync(self) -> None:
         self.cuda.synchronize()
@@ -267,21 +286,35 @@ class DynamicExperiment:
         s, g, mirror = self.settings, self.graph, self.mirror
         removed = added = 0
         edit_s = 0.0
+        batch_record = None
+        sync_report = None
+        device_apply_s = 0.0
         if number > 0:
             count = max(1, int(round(s.batch * g.num_edges)))
             rem_u, rem_v, add_u, add_v = random_edit_batch(self.csr, count, self.rng)
             weights = self._new_weights(len(add_u))
+            insert = (add_u, add_v) + ((weights,) if weights is not None else ())
 
             def edit():
                 if len(rem_u):
                     g.remove_edges(rem_u, rem_v)
                 if len(add_u):
                     g.add_edges(add_u, add_v, weights)
-            edit_s, _ = _timed(edit, lambda: None)
             removed, added = len(rem_u), len(add_u)
-            sync_report = mirror.sync(strategy=s.sync_strategy)
-        else:
-            sync_report = None
+            if s.apply == "engine":
+                edit_s, _ = _timed(edit, lambda: None)
+            elif s.apply == "host":
+                edit_s, report = _timed(lambda: g.apply_updates(insert=insert, delete=(rem_u, rem_v)), lambda: None)
+                batch_record = report.as_dict()
+            if s.apply == "gpu":
+                # the device applies the batch (this is what brings it up to date: no sync), the
+                # host replays it (its time is the edit column) and both are compared
+                result = self.updater.apply(insert=insert, delete=(rem_u, rem_v))
+                device_apply_s = result.report.seconds
+                edit_s = result.host.seconds
+                batch_record = result.as_dict()
+            else:
+                sync_report = mirror.sync(strategy=s.sync_strategy)
         slotted_t, slotted_out = self._run(self.slotted_runner, self._slotted_view(mirror))
         slotted_s = slotted_t["run_s"]
 
@@ -297,18 +330,20 @@ class DynamicExperiment:
         slotted_ok, slotted_detail = self._verify(slotted_out, reference)
         csr_ok, csr_detail = self._verify(csr_out, reference)
 
-        sync_s = sync_report.seconds if sync_report else 0.0
+        sync_s = sync_report.seconds if sync_report else device_apply_s
         dynamic_total = sync_s + slotted_s
         upload_s = csr_report.seconds - csr_report.rebuild_seconds
         static_total = csr_report.seconds + csr_s
         return {
             "round": number, "algorithm": s.algorithm, "batch_fraction": s.batch if number else 0.0,
+            "apply": s.apply, "batch": batch_record,
             "edits": {"removed": removed, "added": added, "edges_after": g.num_edges, "entries_after": g.num_entries},
             "edit_s": edit_s,
             "dynamic": {"sync_s": sync_s, "sync_bytes": sync_report.bytes if sync_report else 0,
                         "sync_pages": sync_report.pages if sync_report else 0,
                         "sync_copies": sync_report.copies if sync_report else 0,
-                        "sync_strategy": sync_report.strategy if sync_report else "",
+                        "sync_strategy": sync_report.strategy if sync_report else ("device batch" if batch_record
+                                                                                   and s.apply == "gpu" else ""),
                         "reallocated": bool(sync_report.reallocated) if sync_report else False,
                         "run_s": slotted_s, "rerun": slotted_t, "total_s": dynamic_total, "verified": slotted_ok,
                         "detail": slotted_detail, "run": dict(self.slotted_runner.last_run)},

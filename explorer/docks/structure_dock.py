@@ -35,6 +35,8 @@ from explorer import commands
 from kernels.errors import GraphEditError, GraphKernelsError
 
 PAGE_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
+# vectorised random batches of at least this many edits are drawn and applied off the GUI thread
+BACKGROUND_BATCH = 100_000
 ZERO_BASED = ("Vertex ids count from 0, as in the node-link view and the page inspector. Matrix Market "
               "(.mtx) files count from 1: vertex k of the file is id k − 1 here.")
 
@@ -94,6 +96,7 @@ class StructureDock(QDockWidget):
 
     editRequested = Signal(object)          # a command to push (explorer.commands)
     pageSizeRequested = Signal(int)         # rebuild the current graph with this page size
+    backgroundBatchRequested = Signal(int, str, int)   # size, mode, seed: a large vectorised batch
     errorRaised = Signal(str)
 
     def __init__(self, parent=None):
@@ -167,11 +170,28 @@ class StructureDock(QDockWidget):
         self.batch_mode.setToolTip("add new random edges, remove random existing ones, or half of each")
         self.batch_seed = QSpinBox()
         self.batch_seed.setRange(0, 2**31 - 1)
+        self.batch_path = QComboBox()
+        self.batch_path.addItem("one by one", "engine")
+        self.batch_path.addItem("vectorised", "host")
+        self.batch_path.setToolTip("one edit at a time: the thesis' edit rules, edge by edge; vectorised batch: the "
+                                   "whole batch at once (touched pages rebuilt, docs/updates.md), its rate and the "
+                                   "pages it wrote are shown below. Either is one undo step.")
         self.batch_button = QPushButton("Apply random batch")
+        self.batch_file_button = QPushButton("Apply batch file…")
+        self.batch_file_button.setToolTip("a text file of '+ u v [weight]', '- u v' and '= u v weight' lines, "
+                                          "applied as one vectorised batch (one undo step)")
+        self.batch_file_button.setText("Batch file…")
+        # as many rows as before the batch paths came: the dock must still fit a small screen
+        kind_row = QHBoxLayout()
+        kind_row.addWidget(self.batch_mode)
+        kind_row.addWidget(self.batch_path, 1)
+        button_row = QHBoxLayout()
+        button_row.addWidget(self.batch_button, 1)
+        button_row.addWidget(self.batch_file_button)
         form.addRow("edits", self.batch_size)
-        form.addRow("kind", self.batch_mode)
+        form.addRow("kind", kind_row)
         form.addRow("seed", self.batch_seed)
-        form.addRow(self.batch_button)
+        form.addRow(button_row)
         layout.addWidget(batch)
 
         pages = QGroupBox("pages")
@@ -212,9 +232,11 @@ class StructureDock(QDockWidget):
         self.remove_edge_button.clicked.connect(self.remove_edge)
         self.edit_edge_button.clicked.connect(self.edit_edge)
         self.batch_button.clicked.connect(self.apply_batch)
+        self.batch_file_button.clicked.connect(lambda: self.apply_batch_file())
         self.rebuild_button.clicked.connect(self.rebuild)
         self._editors = [self.add_vertex_button, self.remove_vertex_button, self.add_edge_button,
                          self.remove_edge_button, self.edit_edge_button, self.batch_button,
+                         self.batch_file_button,
                          self.rebuild_button, self.page_size_box]
         self.shortcut_router = GraphShortcutRouter(self)
         for field in body.findChildren(QLineEdit) + body.findChildren(QSpinBox):
@@ -346,8 +368,26 @@ class StructureDock(QDockWidget):
                                                  self._value(self.new_v_edit, "new v"), self._weight()))
 
     def apply_batch(self) -> None:
+        if self.batch_path.currentData() == "host" and self.batch_size.value() >= BACKGROUND_BATCH:
+            if self.document is not None:
+                self.backgroundBatchRequested.emit(self.batch_size.value(), self.batch_mode.currentText(),
+                                                   self.batch_seed.value())
+            return
         self._request(lambda: commands.random_batch(self.document, self.batch_size.value(),
-                                                    self.batch_mode.currentText(), self.batch_seed.value()))
+                                                    self.batch_mode.currentText(), self.batch_seed.value(),
+                                                    path=self.batch_path.currentData()))
+
+    def apply_batch_file(self, path: str | None = None) -> None:
+        """Apply a batch file (asked for when ``path`` is None) as one vectorised batch."""
+        if self.document is None:
+            return
+        if path is None:
+            from PySide6.QtWidgets import QFileDialog
+
+            path, _ = QFileDialog.getOpenFileName(self, "Apply batch file", "", "Batch files (*.txt *.batch);;All (*)")
+            if not path:
+                return
+        self._request(lambda: commands.file_batch(self.document, path))
 
     def rebuild(self) -> None:
         if self.document is not None and self.document.editable:

@@ -72,7 +72,7 @@ def run_on_cluster(args, graph, params: dict):
 
 DYNAMIC_FORWARDED = (("algorithm", "--algorithm"), ("batch", "--batch"), ("rounds", "--rounds"),
                      ("source", "--source"), ("page_size", "--page-size"), ("sync_strategy", "--sync-strategy"),
-                     ("seed", "--seed"), ("repeat", "--repeat"))
+                     ("seed", "--seed"), ("repeat", "--repeat"), ("apply", "--apply"))
 
 
 def run_dynamic_on_cluster(args, graph) -> tuple[dict, str, str]:

@@ -27,6 +27,10 @@ def register(sub) -> None:
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="GPU parameter: balance=lb|tpv, block=N, direction=push|optimizing, loop=device|host "
                         "(repeatable)")
+    p.add_argument("--apply", choices=("engine", "host", "gpu"), default="engine",
+                   help="how each round's edits reach the pages: engine = the host's one-edge-at-a-time edits "
+                        "then a sync (default), host = one vectorised host batch then a sync, gpu = kernels on the "
+                        "device pages, replayed on the host and checked page for page (docs/updates.md)")
     p.add_argument("--sync-strategy", choices=("auto", "runs", "span", "staged"), default="auto",
                    help="how the mirror uploads dirty pages (default auto)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random edits (default 0)")
@@ -59,7 +63,7 @@ def _settings(args):
                            source=params["source"], seed=args.seed,
                            balance=params["balance"], direction=params.get("direction", "push"),
                            block=params["block"], loop=params.get("loop", "device"),
-                           sync_strategy=args.sync_strategy, repeat=args.repeat)
+                           sync_strategy=args.sync_strategy, repeat=args.repeat, apply=args.apply)
 
 
 def run(args) -> int:
@@ -87,7 +91,7 @@ def run(args) -> int:
                 print(format_round(rec))
     elif not args.json:
         print(f"dynamic experiment: {settings.algorithm} on {graph.name}, batch {settings.batch:.4%} of the edges, "
-              f"{settings.rounds} rounds, page size {settings.page_size} [{target}]")
+              f"{settings.rounds} rounds, page size {settings.page_size}, edits applied by {settings.apply} [{target}]")
         print(ROUND_HEADER)
 
     def progress(rec):

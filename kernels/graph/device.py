@@ -291,6 +291,13 @@ class DeviceMirror:
         self.history.append(report)
         return report
 
+    def ensure_pages(self, pages: int) -> int:
+        """Room for ``pages`` physical pages on the device (grown with headroom, old contents
+        copied device to device; the device batch updates open pages there). Returns bytes moved."""
+        if pages <= self.capacity_pages:
+            return 0
+        return self._grow_pool(self._with_headroom(pages))
+
     def _grow_pool(self, cap: int) -> int:
         """Larger device arrays holding the old contents (device -> device); returns bytes."""
         cuda = self._cuda

@@ -115,6 +115,49 @@ def kernels_to_check():
     out.append(("compute[sssp start]", compute.compute_kernel(gpu_sssp.start_distances, True),
                 (i32, n, types.Tuple((f64, i32, n, i32, i64)))))
     out.extend(triangle_preprocessing_kernels(t))
+    out.extend(batch_update_kernels(t))
+    return out
+
+
+def batch_update_kernels(t: dict):
+    """The device batch updates (kernels/graph/device_updates.py), for the argument types
+    ``DeviceUpdater`` passes, with float64 and float32 weight pools."""
+    import numba
+    from numba import types
+
+    from kernels.graph.device_updates import _kernels
+    from kernels.operators import scan
+
+    k = _kernels()
+    i32, i64, u8, n = t["i32"], t["i64"], t["u8"], t["int"]
+    i32_2d = numba.typeof(np.zeros((2, 2), dtype=np.int32))
+    i64_2d = numba.typeof(np.zeros((2, 2), dtype=np.int64))
+    block, ipt = scan.FIRST_LEVEL["cuda"]
+    out = [("updates zero[int64]", k.zero, (i64, n)), ("updates zero[uint8]", k.zero, (u8, n)),
+           ("updates expand", k.expand, (i32, i32, i64, i64, n, i32, i32_2d, n, n, n, n, i32, i32, i64, i64, i64,
+                                         i64, i64)),
+           ("updates scatter", k.scatter, (i32, i64, i64, n, i64, i64, i64, i64)),
+           ("updates sort groups", k.sort_groups, (i64, n, i64, i64, i64)),
+           ("updates check", k.check, (i64, n, n, i32, i64, i64, i64, i64)),
+           ("updates mark touched", k.mark_touched, (i64, n, i32, i32_2d, n, n, u8)),
+           ("updates count pages", k.count_pages, (i32, i32_2d, n, n, u8, i64, i64, i64, i32_2d, i32)),
+           ("updates scan[columns]", scan.scan_pass(k.column_sums_load, block, ipt),
+            (types.Tuple((i32_2d, u8, i64, n, n)), n, i64, i64, i64)),
+           ("updates totals", k.totals, (i64, i64_2d, n, i64)),
+           ("updates unpack sums", k.unpack_sums, (i64_2d, n, i64_2d)),
+           ("updates describe", k.describe, (i32, i32, i32_2d, n, n, u8, i64, i64, i64_2d, i32_2d, i32)),
+           ("updates choose pages", k.choose_pages, (i32_2d, n, i32_2d, i64_2d, i32, n, n, i64)),
+           ("updates rewrite index", k.rewrite_index, (i32_2d, n, n, u8, i64, i64_2d, i32_2d, i64, i32, i32, i32_2d)),
+           ("updates gather pages[int32]", k.gather_pages, (i32, i64, n, n, i32))]
+    for wname in ("f64", "f32"):
+        w = t["f64"] if wname == "f64" else numba.typeof(np.zeros(2, dtype=np.float32))
+        out += [(f"updates gather[{wname}]", k.gather, (i64, i64, n, i32, i64, i64, w, n, i32, i64, i64, w)),
+                (f"updates copy old[{wname}]", k.copy_old, (i32_2d, n, n, u8, i64_2d, i32, w, n, i32, i32, w)),
+                (f"updates write pages[{wname}]", k.write_pages, (i32_2d, n, i64, i32, w, i32, i32_2d, n, i64, i64, n,
+                                                                  i64, i64, w, i32, n, i32, w)),
+                (f"updates free pages[{wname}]", k.free_pages, (i32_2d, n, n, u8, i64, i32, w, n)),
+                (f"updates reweigh[{wname}]", k.reweigh, (i64, n, i32, i64, w, i32, i32_2d, n, n, w, i64)),
+                (f"updates gather pages[{wname}]", k.gather_pages, (w, i64, n, n, w))]
     return out
 
 

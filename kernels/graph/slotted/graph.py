@@ -287,6 +287,11 @@ class SlottedGraph:
             raise ParameterError("weights", float(ws[np.argmax(bad)]), WEIGHT_RULE + f" that fits {self._wdtype}")
         return ws
 
+    def checked_weights(self, weights, n: int) -> np.ndarray:
+        """``weights`` as float64, if they are ``n`` finite reals fitting the pool (else
+        ``ParameterError``): the one weight check of every batch edit."""
+        return self._weight_array(weights, n)
+
     def _edge_text(self, u: int, v: int) -> str:
         return f"{u} -> {v}" if self._directed else f"{u} -- {v}"
 
@@ -459,6 +464,39 @@ class SlottedGraph:
         if not self._directed and u != new_v:
             engine.add_entry(self._st, new_v, u, new_w)
         return old_w
+
+    def apply_updates(self, insert=None, delete=None, reweight=None):
+        """Apply a batch of edge updates in one step, vectorised: ``delete=(us, vs)``, then
+        ``insert=(us, vs[, weights])``, then ``reweight=(us, vs, weights)``. The batch follows
+        the rules of :meth:`remove_edges`/:meth:`add_edges` and is refused as a whole
+        (``GraphEditError`` naming the first offending edge); touched pages are rebuilt as
+        docs/updates.md describes, the same words the device path writes. Returns a
+        ``BatchReport`` (pages written, opened, freed; time and rate)."""
+        from kernels.graph.slotted import batch_host, batch_rules
+
+        return batch_host.apply(self, batch_rules.prepare(self, insert, delete, reweight))
+
+    # ---- what the batch paths read (kernels.graph.slotted.batch_host, device_updates) ----
+    def engine_state(self) -> tuple:
+        """The engine's arrays (pool, weights, index, meta, free stack, dirty flags, case
+        counts): live, for the batch-update paths only; they are replaced when capacity grows."""
+        return self._st
+
+    def reserve_pages(self, pages: int) -> None:
+        """Make room for ``pages`` new pages and index columns (capacity grows by doubling)."""
+        self._reserve(int(pages))
+
+    def live_flags(self) -> np.ndarray:
+        """Read-only view: ``live_flags()[v]`` for ids ``0 .. next_vertex_id - 1``."""
+        view = self._alive[:self._next_id].view()
+        view.flags.writeable = False
+        return view
+
+    def free_page_stack(self) -> np.ndarray:
+        """Read-only view of the freed physical pages, in stack order (the top is last)."""
+        view = self._free[:int(self._meta[M_FREE])].view()
+        view.flags.writeable = False
+        return view
 
     # ---- page deltas (exact undo) and snapshots ------------------------------------------
     def record_edit(self, edit, vertices=(), full_copy_limit: int = delta.FULL_COPY_LIMIT_BYTES):

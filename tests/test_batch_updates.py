@@ -1,0 +1,121 @@
+"""The host path of batch updates (``SlottedGraph.apply_updates``): checked against the
+one-edge-at-a-time engine (``remove_edges`` then ``add_edges`` on a copy) and an edge dict,
+with the layout invariants after every batch; refusals change nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kernels.errors import GraphEditError, GraphFormatError, ParameterError
+from kernels.graph.slotted import SlottedGraph
+from kernels.graph.update_batches import random_batch, read_batch_file
+from tests.batch_helpers import edge_dict, model_apply, random_graph
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("page_size", [16, 32, 64])
+def test_batches_equal_the_engine_edge_by_edge_with_valid_pages(directed, weighted, page_size):
+    g = SlottedGraph.from_csr(random_graph(40, 160, page_size, directed=directed, weighted=weighted),
+                              page_size=page_size, fill=0.9)
+    rng = np.random.default_rng(page_size)
+    opened = 0
+    for size in (5, 30, 80, 10):
+        reference = g.copy()
+        batch = random_batch(g, size, size // 2, rng)
+        report = g.apply_updates(**batch)
+        g.check_invariants()
+        reference.remove_edges(*batch["delete"])
+        reference.add_edges(*batch["insert"])
+        assert edge_dict(g) == edge_dict(reference)
+        assert report.entries_inserted == (1 if directed else 2) * size
+        opened += report.pages_opened
+        assert set(report.pages_touched) <= set(g.index.physical_page)
+    assert opened > 0, "no batch was larger than the free words of its pages"
+
+
+def test_a_batch_larger_than_the_free_slots_opens_overflow_pages_and_a_large_list():
+    g = SlottedGraph.from_csr(random_graph(30, 40, 1), page_size=16, fill=1.0)
+    pages = g.num_pages
+    hub_targets = np.array([v for v in range(1, 30) if not g.has_edge(0, v)])
+    report = g.apply_updates(insert=(np.zeros(len(hub_targets), np.int64), hub_targets))
+    g.check_invariants()
+    assert report.pages_opened > 0 and g.num_pages > pages
+    assert g.index.large_pages.max() >= 3                       # vertex 0 spans pages now
+    assert sorted(g.neighbors(0).tolist()) == sorted(set(g.neighbors(0).tolist()) | set(hub_targets.tolist()))
+    report = g.apply_updates(delete=(np.zeros(len(hub_targets), np.int64), hub_targets))
+    g.check_invariants()
+    assert report.pages_freed > 0
+    assert g.index.large_pages.max() == -1 or 0 not in g.index.first_vertex[g.index.large_pages > 0]
+
+
+def test_new_entries_follow_the_survivors_in_ascending_order():
+    g = SlottedGraph.from_csr(random_graph(20, 30, 2, directed=True), page_size=64)
+    before = g.neighbors(3).tolist()
+    gone = before[:1]
+    fresh = [v for v in (19, 7, 11) if v not in before]
+    g.apply_updates(delete=([3] * len(gone), gone), insert=([3] * len(fresh), fresh))
+    assert g.neighbors(3).tolist() == before[1:] + sorted(fresh)
+
+
+def test_an_edge_deleted_and_inserted_by_one_batch_is_reinserted_with_its_new_weight():
+    g = SlottedGraph.from_csr(random_graph(20, 40, 3, weighted=True), page_size=32)
+    u, v = 0, int(g.neighbors(0)[0])
+    g.apply_updates(delete=([u], [v]), insert=([u], [v], [42.0]))
+    assert g.edge_weight(u, v) == 42.0 and g.edge_weight(v, u) == 42.0
+    g.check_invariants()
+
+
+def test_weight_changes_set_both_directions():
+    g = SlottedGraph.from_csr(random_graph(20, 40, 4, weighted=True), page_size=32)
+    u, v = 5, int(g.neighbors(5)[0])
+    model = model_apply(edge_dict(g), False, reweight=([u], [v], [7.5]))
+    report = g.apply_updates(reweight=([u], [v], [7.5]))
+    assert edge_dict(g) == model and report.weights_changed == (1 if u == v else 2)
+    g.check_invariants()
+
+
+def _refused(g, match, **batch):
+    before = {k: v.copy() for k, v in g.to_arrays().items()}
+    with pytest.raises(GraphEditError, match=match):
+        g.apply_updates(**batch)
+    after = g.to_arrays()
+    assert all(np.array_equal(before[k], after[k]) for k in before), "a refused batch changed the structure"
+
+
+def test_refusals_follow_the_host_rules_and_change_nothing():
+    g = SlottedGraph.from_csr(random_graph(20, 40, 5), page_size=16)
+    u, v = 2, int(g.neighbors(2)[0])
+    absent = next(w for w in range(20) if w != u and not g.has_edge(u, w))
+    _refused(g, "appears twice", insert=([u, u], [absent, absent]))
+    _refused(g, "appears twice", insert=([u, absent], [absent, u]))          # one undirected edge
+    _refused(g, "appears twice", delete=([u, v], [v, u]))
+    _refused(g, "already exists", insert=([v], [u]))
+    _refused(g, "does not exist", delete=([u], [absent]))
+    g.remove_vertex(19)
+    _refused(g, "target 19 of insertion .* was removed", insert=([u], [19]))
+    with pytest.raises(GraphEditError, match="vertex 25 does not exist"):
+        g.apply_updates(insert=([u], [25]))
+    with pytest.raises(ParameterError, match="reweight"):
+        g.apply_updates(reweight=([u], [v], [1.0]))
+    # the first failing rule wins, then the first position in the batch
+    _refused(g, "appears twice", delete=([u, u], [absent, absent]), insert=([v], [u]))
+    _refused(g, f"edge {u} -- {absent} does not exist", delete=([u], [absent]), insert=([v], [u]))
+
+
+def test_weight_change_of_an_edge_the_batch_inserts_is_refused():
+    g = SlottedGraph.from_csr(random_graph(20, 40, 6, weighted=True), page_size=32)
+    absent = next(w for w in range(1, 20) if not g.has_edge(0, w))
+    _refused(g, "no weight to change", insert=([0], [absent], [1.0]), reweight=([0], [absent], [2.0]))
+
+
+def test_batch_files_are_read_and_bad_lines_named(tmp_path):
+    path = tmp_path / "edits.txt"
+    path.write_text("# a batch\n+ 1 2 3.5\n- 4 5\n= 6 7 2\n\n")
+    batch = read_batch_file(path)
+    assert batch["insert"][0].tolist() == [1] and batch["insert"][2].tolist() == [3.5]
+    assert batch["delete"][1].tolist() == [5] and batch["reweight"][2].tolist() == [2.0]
+    path.write_text("+ 1 x\n")
+    with pytest.raises(GraphFormatError, match="line 1"):
+        read_batch_file(path)

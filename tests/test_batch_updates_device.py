@@ -1,0 +1,169 @@
+"""Batch updates on the device pages (CUDA simulator; real GPU with ``-m gpu``): every batch
+is replayed on the host and the two compared page for page by the updater itself, and here
+again over the whole pool (``DeviceMirror.differences``) and edge for edge against an edge
+dict. Hornet's bug reports are tested as they were reported: updates landing on the wrong
+vertex (cuhornet #41), duplicates in a batch (cuhornet #64), a stale flag (hornet #17)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
+
+from kernels.errors import GraphEditError
+from kernels.graph.device import DeviceMirror
+from kernels.graph.device_updates import DeviceUpdater
+from kernels.graph.slotted import SlottedGraph
+from kernels.graph.update_batches import random_batch
+from tests.batch_helpers import edge_dict, model_apply, random_graph, same_state
+
+
+def _pair(csr, page_size=16, fill=0.9, headroom=1.5):
+    g = SlottedGraph.from_csr(csr, page_size=page_size, fill=fill)
+    mirror = DeviceMirror(g, headroom=headroom)
+    return g, mirror, DeviceUpdater(mirror)
+
+
+def _apply_both(g, updater, host_twin, **batch):
+    """The batch on the device (replayed on ``g``) and on the host path of a twin; both must
+    end word for word equal, the device pool equal to its host's."""
+    result = updater.apply(**batch)
+    host_twin.apply_updates(**batch)
+    assert result.verified
+    assert not updater.mirror.differences()
+    assert same_state(g, host_twin)
+    g.check_invariants()
+    return result
+
+
+def test_updates_land_on_their_own_vertex_cuhornet_41():
+    # cuhornet #41: in a batch whose sources are neighbours in id (same page, unsorted, some
+    # with large lists), edges were stored under the wrong source. Each list must get exactly
+    # its own new targets.
+    g, _, updater = _pair(random_graph(24, 30, 41, directed=True), page_size=16)
+    twin = g.copy()
+    sources = np.array([5, 3, 4, 3, 6, 5, 4, 7, 7, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+    targets = np.array([9, 9, 9, 10, 9, 10, 23, 1, 2, 22, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+    keep = np.array([not g.has_edge(int(u), int(v)) for u, v in zip(sources, targets, strict=True)])
+    sources, targets = sources[keep], targets[keep]
+    before = {u: g.neighbors(u).tolist() for u in range(24)}
+    _apply_both(g, updater, twin, insert=(sources, targets))
+    for u in range(24):
+        mine = sorted(int(v) for s, v in zip(sources, targets, strict=True) if s == u)
+        assert g.neighbors(u).tolist() == before[u] + mine, f"vertex {u} got another vertex's edges"
+    assert g.index.large_pages.max() >= 2                       # vertex 0 became a large list
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_duplicates_in_a_batch_are_refused_on_both_paths_cuhornet_64(directed):
+    # cuhornet #64: duplicate edges inside one batch were inserted twice. Here the host rule:
+    # the batch is refused whole, with the same words on both paths, and nothing changes.
+    g, mirror, updater = _pair(random_graph(24, 40, 64, directed=directed))
+    absent = next(v for v in range(1, 24) if not g.has_edge(0, v))
+    twin = g.copy()
+    words = mirror.pool.copy_to_host()
+    batches = [{"insert": ([0, 1, 0], [absent, 2, absent])},
+               {"delete": ([0, 0], [int(g.neighbors(0)[0])] * 2)}]
+    if not directed:
+        batches.append({"insert": ([0, absent], [absent, 0])})      # one undirected edge twice
+    for batch in batches:
+        with pytest.raises(GraphEditError) as on_device:
+            updater.apply(**batch)
+        with pytest.raises(GraphEditError) as on_host:
+            twin.apply_updates(**batch)
+        assert str(on_device.value) == str(on_host.value) and "appears twice" in str(on_device.value)
+    assert np.array_equal(mirror.pool.copy_to_host(), words) and same_state(g, twin)
+
+
+def test_no_stale_large_list_flag_or_batch_state_hornet_17():
+    # hornet #17: a flag left over from an earlier update made later ones wrong. Here a list
+    # grows into a large list and shrinks back to an ordinary page (header flag and index
+    # must follow), and every batch must start from clean per-batch state: a batch touching
+    # other vertices writes none of the pages the previous batch wrote.
+    g, _, updater = _pair(random_graph(30, 30, 17), page_size=16, fill=1.0)
+    twin = g.copy()
+    hub = np.array([v for v in range(1, 30) if not g.has_edge(0, v)][:20])
+    first = _apply_both(g, updater, twin, insert=(np.zeros(len(hub), np.int64), hub))
+    assert first.report.pages_opened > 0
+    large_pages = g.index.physical_page[g.index.large_pages > 0]
+    assert len(large_pages) >= 2
+    second = _apply_both(g, updater, twin, delete=(np.zeros(len(hub), np.int64), hub))
+    assert second.report.pages_freed > 0
+    for column in range(g.num_pages):
+        flag = g.page_layout(column)["words"][2]
+        assert flag == (1 if g.index.large_pages[column] > 0 else 0)
+    far = [v for v in range(20, 30) if g.has_vertex(v) and g.degree(v)][:1]
+    if far:
+        third = _apply_both(g, updater, twin, delete=(far, [int(g.neighbors(far[0])[0])]))
+        assert not set(third.report.pages_touched) & (set(large_pages) - set(g.index.physical_page))
+
+
+def test_a_batch_larger_than_the_free_slots_opens_pages_on_the_device():
+    g, mirror, updater = _pair(random_graph(28, 50, 7, weighted=True), page_size=16, fill=1.0, headroom=1.0)
+    twin = g.copy()
+    capacity = mirror.capacity_pages
+    result = _apply_both(g, updater, twin, **random_batch(g, 40, 5, np.random.default_rng(7)))
+    assert result.report.pages_opened > 0
+    assert mirror.capacity_pages >= g.physical_pages_used > capacity      # the device pool grew
+
+
+def test_weight_changes_on_the_device():
+    g, _, updater = _pair(random_graph(20, 40, 8, weighted=True), page_size=32)
+    twin = g.copy()
+    u, v = 3, int(g.neighbors(3)[0])
+    model = model_apply(edge_dict(g), False, reweight=([u], [v], [9.0]))
+    _apply_both(g, updater, twin, reweight=([u], [v], [9.0]))
+    assert edge_dict(g) == model
+
+
+class BatchMachine(RuleBasedStateMachine):
+    """Random batches (deletions, insertions, both) on the device path and on the host path of
+    a twin, against an edge dict."""
+
+    @initialize(directed=st.booleans(), weighted=st.booleans(), seed=st.integers(0, 1000),
+                page_size=st.sampled_from([16, 32]))
+    def build(self, directed, weighted, seed, page_size):
+        self.g, self.mirror, self.updater = _pair(random_graph(20, 36, seed, directed=directed,
+                                                               weighted=weighted), page_size=page_size)
+        self.twin = self.g.copy()
+        self.model = edge_dict(self.g)
+        self.rng = np.random.default_rng(seed)
+
+    @rule(inserts=st.integers(0, 16), deletes=st.integers(0, 6))
+    def batch(self, inserts, deletes):
+        stored = len(self.model) if self.g.directed else (len(self.model) + self.g.num_self_loops) // 2
+        batch = random_batch(self.g, inserts, min(deletes, stored), self.rng)
+        self.model = model_apply(self.model, self.g.directed, **batch)
+        _apply_both(self.g, self.updater, self.twin, **batch)
+
+    @rule()
+    def refused(self):
+        u = int(self.g.vertices()[0])
+        nbrs = self.g.neighbors(u)
+        if len(nbrs):
+            with pytest.raises(GraphEditError, match="already exists"):
+                self.updater.apply(insert=([u], [int(nbrs[0])]))
+
+    @invariant()
+    def edges_match_the_model(self):
+        if hasattr(self, "model"):
+            assert edge_dict(self.g) == self.model == edge_dict(self.twin)
+
+
+def test_random_batches_agree_on_both_paths_page_for_page():
+    run_state_machine_as_test(BatchMachine, settings=settings(
+        max_examples=4, stateful_step_count=3, deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]))
+
+
+def test_the_page_check_sees_a_wrong_word():
+    g, mirror, updater = _pair(random_graph(20, 30, 9), page_size=16)
+    result = updater.apply(insert=([0], [next(v for v in range(1, 20) if not g.has_edge(0, v))]))
+    page = int(result.report.pages_touched[0])
+    words = mirror.pool.copy_to_host()
+    words[page * 16 + 3] += 1
+    mirror.pool.copy_to_device(words)
+    problems = updater.differences(result.report.pages_touched, result.host.pages_touched)
+    assert problems == [f"physical page {page}"]
