@@ -5,7 +5,7 @@ holds and the threads it keeps resident. They are read once per process from the
 device (numba's device attributes). Without a real device (the CUDA simulator, a CPU-only test)
 the figures of :data:`NOMINAL` are used: an H100's, the GPU the project measures on, so the
 code paths stay the same shape; the simulator's own launch shapes are capped separately by its
-thread budget (:mod:`kernels.operators.launch`).
+thread budgets (:mod:`kernels.cuda.simulator`).
 """
 
 from __future__ import annotations
