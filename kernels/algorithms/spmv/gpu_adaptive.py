@@ -69,6 +69,7 @@ from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, to_device, typed_zero
 from kernels.algorithms.spmv.gpu_loads import make_entry_load
+from kernels.cuda.device import NOMINAL
 from kernels.cuda.jit import jit as kernel_jit
 from kernels.cuda.warp import WARP, exchange_slots, make_shuffles
 from kernels.measure.targets import simulator_enabled
@@ -155,10 +156,10 @@ class _BinCache:
 LINE_BYTES = 128        # one L1 line; a warp's gathers that fall in one line cost one request
 SPREAD_WINDOWS = 64     # sample windows of WARP consecutive rows, spread evenly over the matrix
 STREAM_SPREAD = 0.5     # above this many distinct lines per gathered entry, stream mode
-#: an H100's/H200's L2 (50 MB): a product whose matrix and vectors fit in it evicts nothing, so
-#: stream mode's reason to exist (keep x in the L2 while the matrix streams past) is gone; a
-#: fixed figure, so that auto depends on the input only
-L2_BYTES = 50 * 1000 * 1000
+#: the nominal GPU's L2 (an H100's, 50 MB): a product whose matrix and vectors fit in it evicts
+#: nothing, so stream mode's reason to exist (keep x in the L2 while the matrix streams past) is
+#: gone; a fixed figure, so that auto depends on the input only
+L2_BYTES = NOMINAL.l2_bytes
 
 
 def gather_spread(indptr: np.ndarray, indices: np.ndarray, short_row: int, itemsize: int) -> float:
