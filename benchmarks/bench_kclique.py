@@ -54,7 +54,6 @@ GPU_VARIANTS = ("gpu-vertex", "gpu-list", "gpu-edge")
 CPU_LIMIT_S = 15.0        # skip a cpu-parallel run predicted to take longer
 GPU_LIMIT_S = 12.0        # skip a GPU run whose timed launches are predicted to take longer
 SLOW_LAUNCH_S = 0.3       # above this, one timed sample only
-LAUNCHES = 5              # runner: warm-up + probe + 3 samples
 
 
 # ---- inputs --------------------------------------------------------------------------------------

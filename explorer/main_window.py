@@ -281,9 +281,6 @@ class MainWindow(QMainWindow):
         """Whether background work (loading, generating, rebuilding, saving) is running."""
         return self.task_status.busy()
 
-    def cancel_tasks(self) -> None:
-        self.task_status.cancel_all()
-
     def _update_actions(self, *_args) -> None:
         self.menus.update(self)
 
@@ -301,9 +298,6 @@ class MainWindow(QMainWindow):
     def close_document(self, document: GraphDocument | None) -> None:
         """Close a graph's tab. It is kept (with its history) for File ▸ Reopen Closed Graph."""
         self.document_tabs.close(document)
-
-    def close_all_documents(self) -> None:
-        self.document_tabs.close_all()
 
     def reopen_closed(self) -> None:
         document = self.document_tabs.reopen_closed()
@@ -606,27 +600,14 @@ class MainWindow(QMainWindow):
         return True
 
     # ==== sessions (see explorer.window.session_controller) =======================================
-    @property
-    def session_path(self) -> str | None:
-        return self.sessions.path
-
-    def collect_session(self):
-        return self.sessions.collect()
-
     def save_session(self) -> Task | None:
         return self.sessions.save()
-
-    def save_session_as(self) -> Task | None:
-        return self.sessions.save_as()
 
     def save_session_to(self, path: str, *, autosave: bool = False) -> Task:
         return self.sessions.save_to(path, autosave=autosave)
 
     def open_session(self, path: str, *, replace: bool = False) -> Task:
         return self.sessions.open(path, replace=replace)
-
-    def restore_session(self, data, path: str = "", *, replace: bool = False) -> list[GraphDocument]:
-        return self.sessions.restore(data, path, replace=replace)
 
     def recover_autosave(self) -> None:
         self.sessions.recover_autosave()

@@ -69,10 +69,6 @@ class TargetUnavailableError(GraphKernelsError):
     """The requested execution target (cuda, sim, cpu) cannot be used here."""
 
 
-class VerificationError(GraphKernelsError):
-    """A result differs from the reference; carries the worst differences."""
-
-
 class GraphEditError(GraphKernelsError):
     """An edit or query names a vertex or an edge that does not exist, or adds one that does."""
 

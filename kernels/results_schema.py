@@ -299,15 +299,3 @@ def check_cells_match_grid(sweep: dict, path) -> dict:
         seen[key] = i
     return sweep
 
-
-def load_json_document(path, what: str):
-    """Read one JSON file (size-checked) and parse it; a refusal names the file."""
-    path = Path(path)
-    check_size(path, what)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise GraphFormatError(f"cannot read: {exc.strerror}", path) from None
-    except UnicodeDecodeError:
-        raise GraphFormatError(f"not a {what} file (not UTF-8 text)", path) from None
-    return parse_json(text, path, None, f"{what} file")

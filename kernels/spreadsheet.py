@@ -41,7 +41,3 @@ class SafeWriter:
 
     def writerow(self, row) -> None:
         self._writer.writerow([safe_cell(v) for v in row])
-
-    def writerows(self, rows) -> None:
-        for row in rows:
-            self.writerow(row)

@@ -15,7 +15,8 @@ import pytest
 
 from explorer.compute import ComputeClient
 from tests.conftest import data_path
-from tests.test_gui_run import close_window, docks, open_window, run_and_wait
+from tests.gui_support import close_window, docks, make_window
+from tests.test_gui_run import run_and_wait
 
 distributed = pytest.importorskip("distributed")
 
@@ -38,7 +39,7 @@ def cluster():
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path, data_path("lp_afiro.mtx"))
+    w = make_window(qtbot, tmp_path, data_path("lp_afiro.mtx"))
     yield w
     close_window(w)
 
@@ -146,7 +147,7 @@ def test_a_cluster_lost_mid_sweep_marks_the_cells_still_out_lost_and_resume_runs
     importlib.import_module(PLUGIN)
     doomed = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
                           dashboard_address=None, env={"PYTHONPATH": path, registry.PLUGINS_ENV: PLUGIN})
-    w = open_window(qtbot, tmp_path, data_path("karate.mtx"))
+    w = make_window(qtbot, tmp_path, data_path("karate.mtx"))
     try:
         run, controls = connect(qtbot, w, doomed.scheduler_address)
         _, results = docks(w)

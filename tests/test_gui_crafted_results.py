@@ -7,27 +7,18 @@ import json
 
 import pytest
 
-from explorer.main_window import MainWindow
-from explorer.settings import AppSettings
 from kernels.results import save_sweep
 from tests.crafted_results import crafted_records, crafted_sweeps, valid_record, valid_sweep
+from tests.gui_support import make_window, results_of
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False)
-    qtbot.addWidget(w)
-    w.add_compute_docks()
-    w.resize(1200, 800)
-    w.show()
+    w = make_window(qtbot, tmp_path, size=(1200, 800))
     yield w
     w.close()
-
-
-def results_of(w):
-    return next(d for d in w.compute_docks if d.objectName() == "ResultsDock")
 
 
 @pytest.fixture

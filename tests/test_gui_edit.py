@@ -6,18 +6,16 @@ statistics and the CSR equal what they were, word for word.
 
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
-from explorer.main_window import MainWindow
-from explorer.settings import AppSettings
 from explorer.views.page_map import render_map
 from kernels.graph.slotted import SlottedGraph
 from tests.conftest import data_path
+from tests.gui_support import close_and_wait, make_window
 
 pytestmark = pytest.mark.gui
 LOAD_TIMEOUT_MS = 120_000       # the first load compiles the slotted engine (cached afterwards)
@@ -25,16 +23,9 @@ LOAD_TIMEOUT_MS = 120_000       # the first load compiles the slotted engine (ca
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False, page_size=16)
-    qtbot.addWidget(w)
-    w.resize(1300, 850)
-    w.show()
+    w = make_window(qtbot, tmp_path, compute=False, size=(1300, 850), page_size=16)
     yield w
-    w.close()
-    deadline = time.monotonic() + 30
-    while any(t.name.startswith("task:") for t in threading.enumerate()) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert not [t.name for t in threading.enumerate() if t.name.startswith("task:")]
+    close_and_wait(w)
 
 
 def open_graph(qtbot, window, path):

@@ -4,14 +4,11 @@ while the focus is in an id field."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from PySide6.QtCore import Qt
 
-from explorer.main_window import MainWindow
-from explorer.settings import AppSettings
 from tests.conftest import data_path
+from tests.gui_support import close_and_wait, make_window
 
 pytestmark = pytest.mark.gui
 LOAD_TIMEOUT_MS = 120_000
@@ -21,18 +18,11 @@ SHIFT = Qt.KeyboardModifier.ShiftModifier
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False, page_size=16)
-    qtbot.addWidget(w)
-    w.resize(1300, 850)
-    w.show()
+    w = make_window(qtbot, tmp_path, compute=False, size=(1300, 850), page_size=16)
     w.activateWindow()
     qtbot.waitUntil(w.isActiveWindow, timeout=5000)
     yield w
-    w.close()
-    deadline = time.monotonic() + 30
-    while any(t.name.startswith("task:") for t in __import__("threading").enumerate()) \
-            and time.monotonic() < deadline:
-        time.sleep(0.01)
+    close_and_wait(w)
 
 
 def open_karate(qtbot, window):

@@ -16,8 +16,9 @@ from PySide6.QtWidgets import QApplication, QScrollArea
 from explorer.main_window import MainWindow
 from explorer.plots.export import EXPORT_SIZE, PNG_SCALE
 from explorer.plots.timing_chart import TimingChart
-from explorer.settings import AppSettings
+from tests import gui_support
 from tests.conftest import data_path
+from tests.gui_support import dock
 from tests.test_gui_axis_units import labelled_ticks
 from tests.test_gui_results import record
 
@@ -36,18 +37,9 @@ def runs() -> list[dict]:
 
 
 def make_window(qtbot, tmp_path, size) -> MainWindow:
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False)
-    qtbot.addWidget(w)
-    w.add_compute_docks()
-    w.resize(*size)
-    w.show()
-    qtbot.waitExposed(w)
+    w = gui_support.make_window(qtbot, tmp_path, size=size, exposed=True)
     QApplication.processEvents()
     return w
-
-
-def dock(w, name):
-    return next(d for d in w.compute_docks if d.objectName() == name)
 
 
 def fully_visible(widget) -> bool:

@@ -9,23 +9,16 @@ import numpy as np
 import pytest
 import scipy.sparse.csgraph as csgraph
 
-from explorer.main_window import MainWindow
-from explorer.settings import AppSettings
 from tests.conftest import data_path
-from tests.test_gui_run import close_window, docks, run_and_wait
+from tests.gui_support import close_window, docks, make_window
+from tests.test_gui_run import run_and_wait
 
 pytestmark = pytest.mark.gui
 
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False, page_size=16)
-    qtbot.addWidget(w)
-    w.add_compute_docks()
-    w.resize(1400, 900)
-    w.show()
-    w.open_paths([str(data_path("karate.mtx"))])         # 16-word pages: edits split pages
-    qtbot.waitUntil(lambda: len(w.documents()) == 1 and not w.busy(), timeout=60_000)
+    w = make_window(qtbot, tmp_path, data_path("karate.mtx"), page_size=16)   # 16-word pages: edits split pages
     yield w
     close_window(w)
 

@@ -11,17 +11,14 @@ import pytest
 
 from explorer.docks.log_dock import LogPanelHandler
 from explorer.main_window import MainWindow
-from explorer.settings import AppSettings
+from tests import gui_support
 
 pytestmark = pytest.mark.gui
 
 
 def make_window(qtbot, tmp_path, name="a") -> MainWindow:
-    folder = tmp_path / name
-    folder.mkdir()
-    w = MainWindow(AppSettings.ephemeral(folder), restore_layout=False, dialogs=False)
-    qtbot.addWidget(w)
-    return w
+    """A window that is never shown, on settings of its own folder."""
+    return gui_support.make_window(qtbot, tmp_path, compute=False, size=None, sub=name)
 
 
 def test_a_record_logged_from_a_worker_thread_reaches_the_panel_on_the_gui_thread(qtbot, tmp_path):

@@ -18,12 +18,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtTest import QTest
 
-from explorer.main_window import MainWindow
 from explorer.plots.heatmap_view import HeatmapView
 from explorer.plots.timing_chart import TimingChart
-from explorer.settings import AppSettings
 from kernels.results import load_sweep, read_records
 from tests.conftest import data_path
+from tests.gui_support import drawn_tick_texts, make_window, results_of
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,17 +53,9 @@ def made_by_graph_kernels(tmp_path_factory):
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False)
-    qtbot.addWidget(w)
-    w.add_compute_docks()
-    w.resize(1400, 900)
-    w.show()
+    w = make_window(qtbot, tmp_path)
     yield w
     w.close()
-
-
-def results_of(w):
-    return next(d for d in w.compute_docks if d.objectName() == "ResultsDock")
 
 
 def record(variant: str, median: float, *, kind="cpu-serial", verified=True, fingerprint="fp1", lo=None, hi=None,
@@ -225,8 +216,8 @@ def test_heatmap_blank_invalid_cells_best_marked_flat_region_outlined_and_hover(
     view = res.heatmap
     t = view.table
     assert t.shape == (3, 3) and t.row_values == [32, 64, 128] and t.col_values == [1, 2, 256]
-    top = [text for _pos, text in view.plot.getAxis("top")._tickLevels[0]]
-    left = [text for _pos, text in view.plot.getAxis("left")._tickLevels[0]]
+    top = drawn_tick_texts(view.plot.getAxis("top"))
+    left = drawn_tick_texts(view.plot.getAxis("left"))
     assert top == ["1", "2", "256"] and left == ["32", "64", "128"]          # categorical ticks
     image = view.image.image
     for r, c in ((0, 2), (1, 2), (2, 2), (2, 1)):                           # invalid, failed, missing, wrong
@@ -329,9 +320,7 @@ def test_results_and_run_settings_survive_a_session(qtbot, window, tmp_path, mad
     run.launch_box.setCurrentIndex(run.launch_box.findData("direct"))
     states = json.loads(json.dumps({d.objectName(): d.session_state() for d in window.compute_docks}))
 
-    other = MainWindow(AppSettings.ephemeral(tmp_path / "other"), restore_layout=False, dialogs=False)
-    qtbot.addWidget(other)
-    other.add_compute_docks()
+    other = make_window(qtbot, tmp_path, size=None, sub="other")
     try:
         for dock in other.compute_docks:
             dock.restore_session_state(copy.deepcopy(states[dock.objectName()]))
@@ -373,9 +362,7 @@ def test_runs_and_sweeps_are_saved_in_the_window_session(qtbot, window, tmp_path
     with qtbot.waitSignal(window.sessionSaved, timeout=60_000):
         window.save_session_to(path)
 
-    other = MainWindow(AppSettings.ephemeral(tmp_path / "other"), restore_layout=False, dialogs=False)
-    qtbot.addWidget(other)
-    other.add_compute_docks()
+    other = make_window(qtbot, tmp_path, size=None, sub="other")
     try:
         with qtbot.waitSignal(other.sessionLoaded, timeout=60_000):
             other.open_session(path)

@@ -20,7 +20,8 @@ from explorer import commands
 from kernels.algorithms import registry
 from kernels.results import load_sweep
 from tests.conftest import data_path
-from tests.test_gui_run import JOB_TIMEOUT_MS, ROOT, close_window, docks, open_window, run_and_wait
+from tests.gui_support import close_window, docks, make_window
+from tests.test_gui_run import JOB_TIMEOUT_MS, ROOT, run_and_wait
 
 pytestmark = pytest.mark.gui
 PLUGIN = "tests.plugins.sleepy_family"
@@ -33,7 +34,7 @@ def sleepy_window(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv(registry.PLUGINS_ENV, PLUGIN)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     importlib.import_module(PLUGIN)                 # registered in this process too (the form reads it)
-    w = open_window(qtbot, tmp_path, data_path("karate.mtx"))
+    w = make_window(qtbot, tmp_path, data_path("karate.mtx"))
     yield w
     close_window(w)
     registry._FAMILIES.pop("sleepy", None)

@@ -10,10 +10,9 @@ import numpy as np
 import pytest
 from PySide6.QtTest import QTest
 
-from explorer.main_window import MainWindow
 from explorer.plots.roofline_view import GIGA, RooflineView
-from explorer.settings import AppSettings
 from kernels.roofline import peaks as kept
+from tests.gui_support import dock, make_window
 
 PEAKS = {"bandwidth_Bps": 2.0e12, "rates": {"int32": 1.0e13, "add+min-fp64": 4.0e12}, "measured": "2026-11-27T10:00"}
 DEVICE = {"target": "cuda", "name": "Fake H100", "uuid": "GPU-9", "driver": "12.8"}
@@ -104,12 +103,8 @@ def sweep_of(records):
 
 
 def test_results_dock_roofline_tab_and_heatmap_percentages(qtbot, tmp_path):
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False)
-    qtbot.addWidget(w)
-    w.add_compute_docks()
-    w.resize(1400, 900)
-    w.show()
-    res = next(d for d in w.compute_docks if d.objectName() == "ResultsDock")
+    w = make_window(qtbot, tmp_path)
+    res = dock(w, "ResultsDock")
     res.add_records(RUNS[:3])
     assert res.show_view("roofline") and res.tabs.currentWidget() is res.roofline
     assert len(res.roofline.chart.points) == 3              # every run of the history (two families)
@@ -147,13 +142,11 @@ def test_timing_chart_by_percentage(qtbot):
 
 
 def test_the_chosen_figures_are_kept_in_the_session(qtbot, tmp_path):
-    def dock(sub):
-        w = MainWindow(AppSettings.ephemeral(tmp_path / sub), restore_layout=False, dialogs=False)
-        qtbot.addWidget(w)
-        w.add_compute_docks()
-        return w, next(d for d in w.compute_docks if d.objectName() == "ResultsDock")
+    def window_and_dock(sub):
+        w = make_window(qtbot, tmp_path / sub, size=None)
+        return w, dock(w, "ResultsDock")
 
-    w1, res = dock("a")
+    w1, res = window_and_dock("a")
     res.add_records(RUNS[:2])
     res.add_sweep(sweep_of([RUNS[0], RUNS[3]]))
     res.timing_metric_box.setCurrentIndex(res.timing_metric_box.findData("pct-bound"))
@@ -161,7 +154,7 @@ def test_the_chosen_figures_are_kept_in_the_session(qtbot, tmp_path):
     res.roof_source_box.setCurrentIndex(res.roof_source_box.findData("sweep"))
     res.tabs.setCurrentIndex(2)
     state = res.session_state()
-    w2, again = dock("b")
+    w2, again = window_and_dock("b")
     again.restore_session_state(state)
     assert again.timing_chart.bar_metric == "pct-bound" and again.heatmap.table.metric == "pct-bandwidth"
     assert again.tabs.currentWidget() is again.roofline and len(again.roofline.chart.points) == 2

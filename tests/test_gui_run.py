@@ -19,12 +19,11 @@ from pathlib import Path
 import pytest
 
 from explorer.compute import ComputeClient
-from explorer.main_window import MainWindow
 from explorer.plots.history_table import COLUMNS
-from explorer.settings import AppSettings
 from kernels.algorithms import registry
 from kernels.algorithms.registry import families
 from tests.conftest import data_path
+from tests.gui_support import close_window, docks, make_window, process_gone
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,47 +31,11 @@ PLUGIN = "tests.plugins.faulty_family"
 JOB_TIMEOUT_MS = 180_000
 
 
-def _process_gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
-def open_window(qtbot, tmp_path, *paths) -> MainWindow:
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False)
-    qtbot.addWidget(w)
-    w.add_compute_docks()
-    w.resize(1400, 900)
-    w.show()
-    if paths:
-        w.open_paths([str(p) for p in paths])
-        qtbot.waitUntil(lambda: len(w.documents()) == len(paths) and not w.busy(), timeout=60_000)
-    return w
-
-
-def close_window(w: MainWindow) -> None:
-    """Close as the user would, then check that nothing the compute side started is left."""
-    client = ComputeClient.for_window(w)
-    pids = client.worker_pids()
-    tasks = [client.current, *client._finished_tasks]
-    w.close()
-    assert not client.local.pool.workers()
-    assert all(t is None or not t.thread_running() for t in tasks)
-    assert all(_process_gone(pid) for pid in pids), "a worker process outlived the window"
-
-
 @pytest.fixture
 def karate_window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path, data_path("karate.mtx"))
+    w = make_window(qtbot, tmp_path, data_path("karate.mtx"))
     yield w
     close_window(w)
-
-
-def docks(w):
-    by_name = {d.objectName(): d for d in w.compute_docks}
-    return by_name["RunDock"], by_name["ResultsDock"]
 
 
 def run_and_wait(qtbot, task, timeout=JOB_TIMEOUT_MS):
@@ -171,7 +134,7 @@ def test_a_run_uses_the_graph_as_edited(qtbot, karate_window):
 
 @pytest.fixture
 def matrix_window(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path, data_path("lp_afiro.mtx"))
+    w = make_window(qtbot, tmp_path, data_path("lp_afiro.mtx"))
     yield w
     close_window(w)
 
@@ -243,7 +206,7 @@ def faulty_window(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv(registry.PLUGINS_ENV, PLUGIN)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     importlib.import_module(PLUGIN)                 # registered in this process too (the form reads it)
-    w = open_window(qtbot, tmp_path, data_path("karate.mtx"))
+    w = make_window(qtbot, tmp_path, data_path("karate.mtx"))
     yield w
     close_window(w)
     registry._FAMILIES.pop("faulty", None)
@@ -265,7 +228,7 @@ def test_killing_the_worker_during_a_run_is_reported_and_the_next_run_works(qtbo
     errors = w.log_dock.messages("error")
     assert any("died" in m and "graphs and edits are safe" in m for m in errors)
     assert "died" in w.statusBar().currentMessage()
-    assert client.restarts == 1 and _process_gone(victim)
+    assert client.restarts == 1 and process_gone(victim)
     assert client.worker_pid("cpu") not in (None, victim)                 # a fresh worker is up already
     # carries on: the same graph, a new run
     run.choose("faulty", "cpu-serial", {"mode": "ok"}, repeat=1)
@@ -300,7 +263,7 @@ def test_cancelling_a_run_stops_its_worker(qtbot, faulty_window):
     pid = task.worker_pid
     with qtbot.waitSignal(task.done, timeout=30_000):
         run.cancel()
-    assert task.state == "cancelled" and _process_gone(pid)
+    assert task.state == "cancelled" and process_gone(pid)
     assert any("cancelled" in m for m in w.log_dock.messages("warning"))
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 import zipfile
 
 import numpy as np
@@ -14,9 +12,10 @@ from PySide6.QtWidgets import QDockWidget
 
 from explorer import session
 from explorer.main_window import MainWindow
-from explorer.settings import AppSettings
 from kernels.graph.io import read_graph
+from tests import gui_support
 from tests.conftest import data_path
+from tests.gui_support import close_and_wait
 
 pytestmark = pytest.mark.gui
 LOAD_TIMEOUT_MS = 120_000
@@ -40,10 +39,7 @@ class FakeResultsDock(QDockWidget):
 
 
 def make_window(qtbot, tmp_path, name: str, with_results: bool = True) -> MainWindow:
-    directory = tmp_path / name
-    directory.mkdir(exist_ok=True)
-    w = MainWindow(AppSettings.ephemeral(directory), restore_layout=False, dialogs=False, page_size=16)
-    qtbot.addWidget(w)
+    w = gui_support.make_window(qtbot, tmp_path, compute=False, size=None, page_size=16, sub=name)
     if with_results:
         dock = FakeResultsDock(w)
         w.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
@@ -53,12 +49,7 @@ def make_window(qtbot, tmp_path, name: str, with_results: bool = True) -> MainWi
     return w
 
 
-def close(window) -> None:
-    window.close()
-    deadline = time.monotonic() + 30
-    while any(t.name.startswith("task:") for t in threading.enumerate()) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert not [t.name for t in threading.enumerate() if t.name.startswith("task:")]
+close = close_and_wait
 
 
 def open_graph(qtbot, window, path):

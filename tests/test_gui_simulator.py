@@ -18,8 +18,9 @@ from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
 from kernels.measure.sim_estimate import JOB_OVERHEAD_S, SIM_COSTS, estimate
 from tests.conftest import data_path
+from tests.gui_support import close_window, make_window
 from tests.test_gui_results import record
-from tests.test_gui_run import JOB_TIMEOUT_MS, close_window, open_window
+from tests.test_gui_run import JOB_TIMEOUT_MS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,7 +64,7 @@ def test_graph_kernels_run_on_the_simulator_says_the_estimate_first():
 
 
 def test_the_run_dock_says_the_estimate_and_refuses_above_the_limit_until_it_is_raised(qtbot, tmp_path):
-    w = open_window(qtbot, tmp_path, data_path("lp_afiro.mtx"))
+    w = make_window(qtbot, tmp_path, data_path("lp_afiro.mtx"))
     try:
         run = next(d for d in w.compute_docks if d.objectName() == "RunDock")
         run.choose("spmv", "gpu-naive", {"wg": 32}, target="sim", repeat=1)

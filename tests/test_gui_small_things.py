@@ -11,26 +11,17 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from explorer.main_window import MainWindow
-from explorer.settings import AppSettings
 from kernels.graph.io import read_graph
 from kernels.graph.stats import graph_info, page_size_for
 from tests.conftest import data_path
+from tests.gui_support import make_window
 from tests.test_gui_results import record, synthetic_sweep
 
 pytestmark = pytest.mark.gui
 
 
 def make(qtbot, tmp_path, *, dialogs=False, paths=()) -> MainWindow:
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=dialogs)
-    qtbot.addWidget(w)
-    w.add_compute_docks()
-    w.resize(1600, 1000)
-    w.show()
-    qtbot.waitExposed(w)
-    if paths:
-        w.open_paths([str(p) for p in paths])
-        qtbot.waitUntil(lambda: len(w.documents()) == len(paths) and not w.busy(), timeout=60_000)
-    return w
+    return make_window(qtbot, tmp_path, *paths, size=(1600, 1000), dialogs=dialogs, exposed=True)
 
 
 def dock(w, name):

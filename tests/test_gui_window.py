@@ -23,7 +23,9 @@ from explorer.main_window import MainWindow
 from explorer.settings import AppSettings
 from kernels.graph.generators import GENERATORS
 from kernels.measure.targets import target_label
+from tests import gui_support
 from tests.conftest import data_path, reference_table
+from tests.gui_support import no_task_threads_left
 
 pytestmark = pytest.mark.gui
 LOAD_TIMEOUT_MS = 120_000
@@ -31,19 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def make_window(qtbot, tmp_path, **kwargs) -> MainWindow:
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=kwargs.pop("restore_layout", False),
-                   dialogs=False, **kwargs)
-    qtbot.addWidget(w)
-    w.resize(1300, 850)
-    w.show()
-    return w
-
-
-def no_task_threads_left() -> None:
-    deadline = time.monotonic() + 30
-    while any(t.name.startswith("task:") for t in threading.enumerate()) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert not [t.name for t in threading.enumerate() if t.name.startswith("task:")]
+    """The window tests' window: no compute docks, 1300 x 850."""
+    return gui_support.make_window(qtbot, tmp_path, compute=False, size=(1300, 850), **kwargs)
 
 
 @pytest.fixture
@@ -207,13 +198,20 @@ def test_closed_graph_can_be_reopened_with_its_edits(qtbot, window):
     assert window.documents() == [doc] and doc.num_vertices == 35 and doc.undo_stack.count() == 1
 
 
-def test_compute_docks_are_added_when_present_and_the_window_works_without_them(window):
+def test_compute_docks_are_added_when_present_and_the_window_works_without_them(qtbot, tmp_path, window,
+                                                                                monkeypatch):
+    assert window.compute_docks == [] and window.graph_dock.isVisible()    # a window without them works
     docks = window.add_compute_docks()
-    names = {d.objectName() for d in docks}
-    for module, name in (("run_dock", "RunDock"), ("results_dock", "ResultsDock")):
-        present = (ROOT / "explorer" / "docks" / f"{module}.py").exists()
-        assert (any(name in n for n in names)) == present or not present
+    assert {d.objectName() for d in docks} == {"RunDock", "ResultsDock"}
     assert window.add_compute_docks() == docks          # idempotent
+    # without the Run dock's module (a core-only install): the Results dock alone, and a warning
+    monkeypatch.setitem(sys.modules, "explorer.docks.run_dock", None)      # its import raises ImportError
+    other = make_window(qtbot, tmp_path, sub="other")
+    try:
+        assert [d.objectName() for d in other.add_compute_docks()] == ["ResultsDock"]
+        assert any("Run dock is not available" in m for m in other.log_dock.messages("warning"))
+    finally:
+        other.close()
 
 
 def test_every_menu_command_has_a_keyboard_shortcut_or_is_a_dialog(window):

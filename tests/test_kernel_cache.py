@@ -98,10 +98,6 @@ def test_an_unknown_object_in_the_closure_is_not_cached():
         key(kernel)
 
 
-def write_module(folder, name: str, text: str) -> None:
-    (folder / f"{name}.py").write_text(text)
-
-
 def test_editing_a_kernels_source_or_a_module_it_imports_changes_the_key(tmp_path, monkeypatch):
     """A stale entry is never used: the key covers the kernel's file and the kernels modules it
     imports, transitively (a device function in another module)."""

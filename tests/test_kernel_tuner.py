@@ -195,14 +195,11 @@ def test_a_damaged_cache_is_refused_in_one_line(made_by_kernel_tuner, tmp_path, 
 
 
 def test_the_gui_opens_a_kernel_tuner_cache_as_a_sweep(qtbot, tmp_path, made_by_kernel_tuner):
-    from explorer.main_window import MainWindow
-    from explorer.settings import AppSettings
+    from tests.gui_support import make_window, results_of
 
-    w = MainWindow(AppSettings.ephemeral(tmp_path), restore_layout=False, dialogs=False)
-    qtbot.addWidget(w)
-    w.add_compute_docks()
+    w = make_window(qtbot, tmp_path, size=None)
     try:
-        dock = next(d for d in w.compute_docks if d.objectName() == "ResultsDock")
+        dock = results_of(w)
         assert dock.open_result_file(made_by_kernel_tuner)
         shown = dock.current_sweep()
         assert shown["variant"] == "work" and shown["best"]["params"] == {"STEP": 2, "UNROLL": 1, "TILE": 8}

@@ -82,17 +82,22 @@ def test_a_large_input_is_estimated_long_enough_to_ask_first():
         assert estimate(family, variant, g, fam.resolve_params(var, {}), repeat=5).seconds > 60, (family, variant)
 
 
-def test_the_launch_models_know_the_simulators_grid_caps():
-    """The estimate mirrors the variants' simulator grids without importing numba.cuda (the GUI
-    never does): the caps it repeats must stay the variants' own."""
+def test_the_launch_models_use_the_simulators_grid_caps(monkeypatch):
+    """The estimate and the variants read the simulator's caps from one module
+    (kernels/cuda/simulator.py), without importing numba.cuda (the GUI never does): the
+    variants' simulator grids are the ones the estimate models."""
     from kernels.algorithms.spmv import gpu_balanced, gpu_common
-    from kernels.measure import sim_estimate
+    from kernels.cuda import simulator
     from kernels.operators import launch
 
-    assert sim_estimate.SPMV_SIM_THREADS == gpu_common.SIM_THREAD_BUDGET
-    assert sim_estimate.OPERATOR_SIM_THREADS == launch.SIM_THREAD_BUDGET
-    assert gpu_balanced.PARTITION_THREADS["sim"] == sim_estimate.MERGE_PARTITION_THREADS
-    from kernels.operators import warp
+    assert gpu_common.grid_limit("sim", 32) == simulator.SPMV_THREADS // 32
+    assert gpu_common.blocks_for(10**6, "sim", 64) == simulator.capped_blocks(10**6, 64, simulator.SPMV_THREADS)
+    assert gpu_balanced.PARTITION_THREADS["sim"] == simulator.MERGE_PARTITION_THREADS
+    monkeypatch.setattr(launch, "on_simulator", lambda: True)
+    assert launch.grid_for(10**6, 16) == simulator.OPERATOR_THREADS // 16
+    assert launch.resident_grid(16) == simulator.OPERATOR_THREADS // 16
+    from kernels.cuda import warp
+    from kernels.measure import sim_estimate
 
     assert sim_estimate.FRONTIER_SIM_THREADS == warp.WARP
 

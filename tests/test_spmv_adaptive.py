@@ -285,35 +285,6 @@ def test_streaming_load_falls_back_to_indexing_under_the_simulator():
     assert out[0] == 7.5
 
 
-def test_emulated_shuffles_behave_like_the_hardware_ones():
-    """Lane i gets lane i+d (down) / i-d (up), keeping its own value past the warp's edge, or
-    lane s of its warp (idx); two calls in a row use the two halves of the exchange in turn."""
-    from kernels.algorithms.spmv.gpu_adaptive import exchange_slots, make_warp_intrinsics
-
-    block = 64
-    down, up, idx = make_warp_intrinsics(block, hardware=False)
-    slots = exchange_slots(block, hardware=False)
-
-    @cuda.jit
-    def probe(out, d):
-        exchange = cuda.shared.array(slots, np.int64)
-        t = cuda.threadIdx.x
-        exchange[2 * block + t] = 0
-        out[0, t] = down(exchange, t, t, d)
-        out[1, t] = up(exchange, t, t, d)
-        out[2, t] = idx(exchange, t, 100 + t, (t * 7 + d) % 32)
-        out[3, t] = up(exchange, t, 1000 + t, d)
-
-    lanes = np.arange(block)
-    for d in (1, 5, 16):
-        out = np.zeros((4, block), dtype=np.int64)
-        probe[1, block](out, d)
-        assert np.array_equal(out[0], np.where(lanes % 32 + d < 32, lanes + d, lanes))
-        assert np.array_equal(out[1], np.where(lanes % 32 >= d, lanes - d, lanes))
-        assert np.array_equal(out[2], 100 + lanes - lanes % 32 + (lanes * 7 + d) % 32)
-        assert np.array_equal(out[3], 1000 + np.where(lanes % 32 >= d, lanes - d, lanes))
-
-
 # ---- real GPU (skipped without one) ------------------------------------------------------
 
 @pytest.mark.gpu

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from numba import cuda  # a module global, as the simulator requires of kernels' modules
 
 from kernels.algorithms.registry import get_family, get_variant
 from kernels.errors import ConstraintError, TargetUnavailableError
@@ -149,27 +148,6 @@ def test_registry_metadata_of_the_gpu_variants():
     assert len(valid) == 45  # the paper-style table: wg and rows in 1..256
     assert fam.variants["cusparse"].kind == "vendor" and fam.variants["cusparse"].targets == ("cuda",)
     assert fam.variants["gpu-merge"].targets == ("cuda", "sim")
-
-
-def test_shuffle_emulation_behaves_like_shfl_down_sync():
-    """Lane i of each warp gets lane i + offset's value, or keeps its own past the warp's end."""
-    from kernels.algorithms.spmv.gpu_tunable import make_shfl_down
-
-    wg = 64
-    shfl = make_shfl_down(wg, hardware=False)
-
-    @cuda.jit
-    def probe(out, offset):
-        exchange = cuda.shared.array(64, np.float64)
-        t = cuda.threadIdx.x
-        out[t] = shfl(exchange, t, float(t), offset)
-
-    for offset in (1, 4, 16):
-        out = np.zeros(wg)
-        probe[1, wg](out, offset)
-        lanes = np.arange(wg)
-        expected = np.where(lanes % 32 + offset < 32, lanes + offset, lanes)
-        assert np.array_equal(out, expected), offset
 
 
 def test_cusparse_is_unavailable_here_with_a_reason():

@@ -444,12 +444,6 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.swap_button.setEnabled(len(names) > 1)
         self.redraw_heatmap()
 
-    def set_heatmap_axes(self, rows: str, cols: str | None) -> None:
-        self.rows_box.setCurrentText(rows)
-        index = self.cols_box.findData(cols)
-        self.cols_box.setCurrentIndex(max(index, 0))
-        self.redraw_heatmap()
-
     def swap_axes(self) -> None:
         rows, cols = self.rows_box.currentText(), self.cols_box.currentData()
         if cols:

@@ -42,7 +42,6 @@ MIN_ROW_PX = 14                 # a row's label and number need this much height
 HOVER_HEIGHT = 24
 FULL_CHROME_PX = 130            # a full view besides its rows: two title lines, the top axis, the hover line
 COMPACT_SAVES_PX = HOVER_HEIGHT + 16    # what a compact view gives the rows: the hover line, a title line
-BEST_PEN = QPen(QColor(220, 0, 0), 0.0)
 INVALID_BRUSH = QBrush(QColor(0, 0, 0, 40), Qt.BrushStyle.BDiagPattern)
 L2_BRUSH = QBrush(QColor(223, 232, 251))        # above the roofline: the input stayed in L2
 L2_TEXT_COLOUR = (31, 58, 147)

@@ -20,7 +20,7 @@ import numpy as np
 from kernels.algorithms.registry import AutoChoice, Problem
 
 MAX_LANES = 32
-#: threads a large GPU holds at once (an H100/H200: 132 SMs x 2048): the triangle rule's
+#: threads a large GPU holds at once (about kernels.cuda.device.NOMINAL's SMs x resident threads): the triangle rule's
 #: "does the graph fill the GPU" bound; a fixed figure so that auto depends on the input only
 THREADS_IN_FLIGHT = 1 << 18
 #: entries a thread of a row's group should sum at least before the group reduces (SpMV)

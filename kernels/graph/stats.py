@@ -71,16 +71,3 @@ def graph_info(g: CSRGraph, *, page_size: int | None = None) -> dict:
         info["components"] = int(n_comp)
     return info
 
-
-def degree_histogram(g: CSRGraph, bins: int = 50) -> tuple[np.ndarray, np.ndarray]:
-    """Counts and bin edges of the degree distribution (log-spaced for skewed graphs)."""
-    deg = g.degrees()
-    if len(deg) == 0:
-        return np.zeros(0), np.zeros(1)
-    top = max(int(deg.max()), 1)
-    if top > 100:
-        edges = np.unique(np.concatenate([[0], np.geomspace(1, top + 1, bins)]).astype(np.int64))
-    else:
-        edges = np.arange(0, top + 2)
-    counts, edges = np.histogram(deg, bins=edges)
-    return counts, edges

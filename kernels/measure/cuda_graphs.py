@@ -31,12 +31,6 @@ from kernels.errors import ParameterError
 logger = logging.getLogger(__name__)
 
 LAUNCH_MODES = ("auto", "graph", "direct", "queued")
-LAUNCH_HELP = ("how timed launches are made: auto (device time wherever it can be had: a CUDA graph where the "
-               "variant's launch can be captured, queued launches where it cannot but never waits for the device, "
-               "e.g. cuSPARSE; direct launches only for launches that read back to the host), "
-               "graph (ask for a CUDA graph; a fallback is noted in the record), "
-               "direct (numba launches), queued (direct launches queued behind a busy kernel: the device's "
-               "time alone, without the host's launch overhead; for any variant, vendor libraries included)")
 
 
 def check_launch_mode(mode) -> str:

@@ -41,15 +41,20 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from kernels.cuda.simulator import (
+    MERGE_PARTITION_THREADS,
+    OPERATOR_THREADS,
+    ORIENTED_TRIANGLE_BLOCKS,
+    SPMV_THREADS,
+    capped_blocks,
+)
+
 ROUGH_SECONDS_PER_THREAD = 3e-3     # no launch model: the old conservative rule per simulated thread
 JOB_OVERHEAD_S = 0.3                # prepare, upload, verification and the worker's round trip, once a job
 BLOCK_PARAMS = ("wg", "block", "block_size")
-SPMV_SIM_THREADS = 256              # kernels.algorithms.spmv.gpu_common.SIM_THREAD_BUDGET: grids capped there
-OPERATOR_SIM_THREADS = 64           # kernels.operators.launch.SIM_THREAD_BUDGET: the host loop's launches
-MERGE_PARTITION_THREADS = 32        # kernels.algorithms.spmv.gpu_balanced.PARTITION_THREADS["sim"]
 DEPTH_BFS_LIMIT = 5_000_000         # entries above which the traversal depth is not measured but assumed
 ASSUMED_LEVELS = 64
-FRONTIER_SIM_THREADS = 32           # kernels.operators.warp.WARP: gpu-do / gpu-nearfar run one warp there
+FRONTIER_SIM_THREADS = 32           # kernels.cuda.warp.WARP: gpu-do / gpu-nearfar run one warp there
 
 
 @dataclass(frozen=True)
@@ -120,11 +125,6 @@ def _tunable_rows(params: dict) -> int:
     return max(int(params.get("wg", 128)) // 32, 1) if rows == "auto" else int(rows)
 
 
-def _capped_blocks(work_items: int, block: int, budget: int) -> int:
-    """Blocks of a launch the simulator caps at ``budget`` threads (the kernels grid-stride)."""
-    return max(1, min(max(int(work_items), 1), max(1, budget // max(block, 1))))
-
-
 def _degrees(graph):
     import numpy as np
 
@@ -166,7 +166,7 @@ def _traversal(graph, p: dict) -> SimWork:
         # one block on the simulator (its grid sync is the block's syncthreads): every level is a
         # few barrier rounds of all its threads, plus a warp's worth of fixed work
         return SimWork(block, {"thread-levels": levels * (block + 32), "entries": entries, **scans})
-    threads = min(block, OPERATOR_SIM_THREADS)
+    threads = min(block, OPERATOR_THREADS)
     return SimWork(threads, {"launch-levels": levels * threads, "entries": entries, **scans})
 
 
@@ -185,7 +185,7 @@ def _frontier_loop(graph, p: dict) -> SimWork:
 
 def _spmv_naive(g, p) -> SimWork:
     wg = block_threads(p)
-    threads = _capped_blocks(_ceil(g.n_rows, wg), wg, SPMV_SIM_THREADS) * wg
+    threads = capped_blocks(_ceil(g.n_rows, wg), wg, SPMV_THREADS) * wg
     return SimWork(threads, {"threads": threads, "entries": g.nnz})
 
 
@@ -197,16 +197,16 @@ def _spmv_tunable(g, p) -> SimWork:
     rows = _tunable_rows(p)
     row_blocks = _ceil(g.n_rows, rows)
     rounds = row_blocks * (1 + math.log2(max(wg // max(rows, 1), 1)))
-    return SimWork(_capped_blocks(row_blocks, wg, SPMV_SIM_THREADS) * wg,
+    return SimWork(capped_blocks(row_blocks, wg, SPMV_THREADS) * wg,
                    {"rounds x sqrt(wg)": rounds * math.sqrt(wg), "entries": g.nnz})
 
 
 def _spmv_merge(g, p) -> SimWork:
     wg = block_threads(p)
     tiles = _ceil(g.n_rows + g.nnz, wg * int(p.get("ipt", 7)))
-    partition = _capped_blocks(_ceil(tiles + 1, MERGE_PARTITION_THREADS), MERGE_PARTITION_THREADS,
-                               SPMV_SIM_THREADS) * MERGE_PARTITION_THREADS
-    return SimWork(_capped_blocks(tiles, wg, SPMV_SIM_THREADS) * wg + partition,
+    partition = capped_blocks(_ceil(tiles + 1, MERGE_PARTITION_THREADS), MERGE_PARTITION_THREADS,
+                               SPMV_THREADS) * MERGE_PARTITION_THREADS
+    return SimWork(capped_blocks(tiles, wg, SPMV_THREADS) * wg + partition,
                    {"tiles": tiles, "entries": g.n_rows + g.nnz})
 
 
@@ -222,7 +222,7 @@ def _spmv_adaptive(g, p) -> SimWork:
     medium = int(((deg > short_row) & (deg <= long_row)).sum())
     chunks = int(sum(-(-int(d) // long_row) for d in deg[deg > long_row]))
     pieces = _ceil(g.n_rows, max(block // 4, 1)) + _ceil(medium, max(block // 32, 1)) + chunks
-    return SimWork(_capped_blocks(pieces, block, SPMV_SIM_THREADS) * block, {"pieces": pieces, "entries": g.nnz})
+    return SimWork(capped_blocks(pieces, block, SPMV_THREADS) * block, {"pieces": pieces, "entries": g.nnz})
 
 
 def _row_merges(g) -> float:
@@ -237,7 +237,7 @@ def _triangle_rows(g, p) -> SimWork:
 
 
 def _triangle_oriented(g, p) -> SimWork:
-    threads = 2 * block_threads(p)               # two blocks on the simulator, striding over the work
+    threads = ORIENTED_TRIANGLE_BLOCKS * block_threads(p)   # its simulator grid, striding over the work
     return SimWork(threads, {"merges": _row_merges(g)})
 
 

@@ -5,7 +5,7 @@
   load-balanced expansion reads its output count there, so the host need not read it) run
   on a *resident* grid: as many blocks as the device holds at once. Under the CUDA simulator
   every CUDA thread is a Python thread (~2 ms each), so every launch is capped at
-  :data:`SIM_THREAD_BUDGET` threads.
+  :data:`kernels.cuda.simulator.OPERATOR_THREADS` threads.
 * **Workspace.** Traversals launch several kernels per level; allocating their scratch
   arrays each time would cost more than the kernels on small levels. A :class:`Workspace`
   keeps named device buffers and grows them (with headroom) only when a call needs more.
@@ -18,11 +18,11 @@ import math
 import numpy as np
 from numba import cuda, int64
 
-from kernels.cuda.device import facts as device_facts
+from kernels.cuda.occupancy import resident_blocks
+from kernels.cuda.simulator import OPERATOR_THREADS, capped_blocks
 from kernels.measure.targets import simulator_enabled
 
 MAX_GRID = 1 << 16
-SIM_THREAD_BUDGET = 64
 GROWTH = 1.25
 
 
@@ -40,7 +40,7 @@ def grid_for(items: int, block: int) -> int:
     """Blocks for ``items`` work items of ``block`` threads each (at least 1, capped)."""
     wanted = max(1, -(-int(items) // block))
     if on_simulator():
-        return max(1, min(wanted, SIM_THREAD_BUDGET // block))
+        return capped_blocks(wanted, block, OPERATOR_THREADS)
     return min(wanted, MAX_GRID)
 
 
@@ -48,9 +48,8 @@ def resident_grid(block: int) -> int:
     """Blocks that fill the device once (its resident threads per SM), for kernels that read their
     work size from device memory and grid-stride over it."""
     if on_simulator():
-        return max(1, SIM_THREAD_BUDGET // block)
-    gpu = device_facts()
-    return max(1, gpu.multiprocessors * max(1, gpu.threads_per_sm // block))
+        return max(1, OPERATOR_THREADS // block)
+    return resident_blocks(block)
 
 
 class Workspace:

@@ -14,10 +14,6 @@ from dataclasses import dataclass, field
 RECORD_SCHEMA = 2           # version 1: before non-finite numbers were written as null
 SWEEP_SCHEMA = 2            # version 1: one JSON document written at the end of the sweep
 
-# "lost": the cell did not run to an answer because of the infrastructure (a lost Dask worker,
-# scheduler or connection), not because of the kernel; --resume runs it again
-CELL_STATUSES = ("ok", "invalid", "failed", "wrong", "lost")
-
 
 def utc_now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernels.roofline import OP_KINDS
 from kernels.roofline.peaks import stored_peaks, valid_peaks
 
 #: what a heatmap or chart can show instead of time: name -> (words, unit)
@@ -129,6 +128,3 @@ def metric_value(record: dict, metric: str) -> tuple[float | None, bool, str | N
     value = point.pct_bandwidth if metric == "pct-bandwidth" else point.pct_bound
     return value, point.above, None
 
-
-def describe_op(op: str) -> str:
-    return OP_KINDS.get(op, op)

@@ -32,6 +32,7 @@ from kernels.algorithms.registry import (
     Verification,
     register_family,
 )
+from kernels.cuda.device import NOMINAL
 from kernels.errors import InputRequirementError
 
 NETWORKX_EDGE_LIMIT = 5000
@@ -216,8 +217,10 @@ ORIENTATION = Param("orientation", str, "degree", "edge orientation: lower to hi
                     "degeneracy (core-peeling) order", choices=("degree", "degeneracy"))
 BLOCK_SIZE = Param("block_size", int, 128, "threads per block", minimum=1, maximum=1024, power_of_two=True,
                    sweep_values=(32, 64, 128, 256, 512, 1024))
+#: a sweep's max_blocks: whole waves of the nominal GPU's SMs, 1 to 32 blocks per SM
+MAX_BLOCKS_SWEEP = tuple(NOMINAL.multiprocessors * m for m in (1, 2, 4, 8, 16, 32))
 MAX_BLOCKS = Param("max_blocks", int, 1024, "blocks in flight (each owns global scratch and loops over the work)",
-                   minimum=1, maximum=1 << 20, sweep_values=(132, 264, 528, 1056, 2112, 4224))
+                   minimum=1, maximum=1 << 20, sweep_values=MAX_BLOCKS_SWEEP)
 GROUP_SIZES = (1, 2, 4, 8, 16, 32)
 GROUP_HELP = "threads per group (a sub-warp partition exploring one subtree)"
 

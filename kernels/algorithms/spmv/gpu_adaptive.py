@@ -47,12 +47,13 @@ chunk); short rows need none.
 group-mode short rows, whose lines are reused from L1 between a group's load instructions.
 
 The kernel is specialised on ``(block, short_row, value type, row-pointer width, hardware
-shuffles, short_mode, threads_per_row, loads)`` and cached. Shuffles go through a thin intrinsics
-layer: ``cuda.shfl_*_sync`` on a GPU; under the CUDA simulator (which has none) an exchange
-through shared memory with the same semantics and a ``syncthreads``. The emulation needs every thread of a block to make
-the same shuffle calls: the group reduction is unconditional, and under the simulator a
-block's warps run the same number of stream rounds (the block's maximum; the extra rounds add
-nothing); on a GPU each warp stops when its rows are done.
+shuffles, short_mode, threads_per_row, loads)`` and cached. Shuffles come from
+:mod:`kernels.cuda.warp`: ``cuda.shfl_*_sync`` on a GPU; under the CUDA simulator (which has
+none) the project's one emulation, an exchange through shared memory with the same semantics
+and a ``syncthreads``. The emulation needs every thread of a block to make the same shuffle
+calls: the group reduction is unconditional, and under the simulator a block's warps run the
+same number of stream rounds (the block's maximum; the extra rounds add nothing); on a GPU each
+warp stops when its rows are done.
 """
 
 from __future__ import annotations
@@ -68,12 +69,10 @@ from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, to_device, typed_zero
 from kernels.algorithms.spmv.gpu_loads import make_entry_load
+from kernels.cuda.device import NOMINAL
 from kernels.cuda.jit import jit as kernel_jit
+from kernels.cuda.warp import WARP, exchange_slots, make_shuffles
 from kernels.measure.targets import simulator_enabled
-
-WARP = 32
-FULL_MASK = 0xFFFFFFFF
-
 
 # ---- host preprocessing ------------------------------------------------------------------
 
@@ -157,10 +156,10 @@ class _BinCache:
 LINE_BYTES = 128        # one L1 line; a warp's gathers that fall in one line cost one request
 SPREAD_WINDOWS = 64     # sample windows of WARP consecutive rows, spread evenly over the matrix
 STREAM_SPREAD = 0.5     # above this many distinct lines per gathered entry, stream mode
-#: an H100's/H200's L2 (50 MB): a product whose matrix and vectors fit in it evicts nothing, so
-#: stream mode's reason to exist (keep x in the L2 while the matrix streams past) is gone; a
-#: fixed figure, so that auto depends on the input only
-L2_BYTES = 50 * 1000 * 1000
+#: the nominal GPU's L2 (an H100's, 50 MB): a product whose matrix and vectors fit in it evicts
+#: nothing, so stream mode's reason to exist (keep x in the L2 while the matrix streams past) is
+#: gone; a fixed figure, so that auto depends on the input only
+L2_BYTES = NOMINAL.l2_bytes
 
 
 def gather_spread(indptr: np.ndarray, indices: np.ndarray, short_row: int, itemsize: int) -> float:
@@ -202,77 +201,6 @@ def choose_short_mode(indptr: np.ndarray, indices: np.ndarray, short_row: int, i
     return ("stream" if spread > STREAM_SPREAD else "group"), spread
 
 
-# ---- warp intrinsics: hardware shuffles, or a shared-memory emulation for the simulator -----
-
-def exchange_slots(block: int, hardware: bool) -> int:
-    """Size of each shared exchange array the intrinsics need: none on a GPU; under the
-    simulator two halves of ``block`` slots (used in turn) and each thread's turn."""
-    return 1 if hardware else 3 * block
-
-
-def make_warp_intrinsics(block: int, hardware: bool):
-    """``(shfl_down, shfl_up, shfl_idx)``, each called as ``f(exchange, t, value, arg)``.
-
-    Lane ``i`` receives lane ``i + arg`` (down; it keeps its own value past the warp's end),
-    lane ``i - arg`` (up; its own below lane ``arg``) or lane ``arg`` of its warp (idx). Blocks
-    are whole warps, so the mask is the full warp. On a GPU these are ``cuda.shfl_*_sync`` and
-    ignore ``exchange`` and ``t`` (the thread index).
-
-    The simulator has no shuffles: there each thread writes its value to a shared ``exchange``
-    array (:func:`exchange_slots` long, its turn slots zeroed at the kernel's start), the block
-    synchronises, and each thread reads its source lane's slot. Successive calls on one array
-    alternate between its two halves, so one barrier per call suffices: a half is written again
-    only two calls later, after a barrier that every thread reaches after its read. Every
-    thread of the block must make the same calls."""
-    if block % WARP:
-        raise ValueError(f"block ({block}) must be a multiple of {WARP}")
-    if hardware:
-        def shfl_down_hw(exchange, t, value, delta):
-            return cuda.shfl_down_sync(FULL_MASK, value, delta)
-
-        def shfl_up_hw(exchange, t, value, delta):
-            return cuda.shfl_up_sync(FULL_MASK, value, delta)
-
-        def shfl_idx_hw(exchange, t, value, lane):
-            return cuda.shfl_sync(FULL_MASK, value, lane)
-
-        inline = cuda.jit(device=True, inline=True)
-        return inline(shfl_down_hw), inline(shfl_up_hw), inline(shfl_idx_hw)
-
-    turns = 2 * block
-
-    @cuda.jit(device=True)
-    def publish(exchange, t, value):
-        """Write ``value`` to this call's half, wait for the block; returns the thread's slot."""
-        half = int(exchange[turns + t])
-        exchange[turns + t] = 1 - half
-        slot = half * block + t
-        exchange[slot] = value
-        cuda.syncthreads()
-        return slot
-
-    def shfl_down_emulated(exchange, t, value, delta):
-        slot = publish(exchange, t, value)
-        got = value
-        if t % WARP + delta < WARP:
-            got = exchange[slot + delta]
-        return got
-
-    def shfl_up_emulated(exchange, t, value, delta):
-        slot = publish(exchange, t, value)
-        got = value
-        if t % WARP >= delta:
-            got = exchange[slot - delta]
-        return got
-
-    def shfl_idx_emulated(exchange, t, value, lane):
-        slot = publish(exchange, t, value)
-        return exchange[slot - t % WARP + lane]
-
-    device = cuda.jit(device=True)
-    return device(shfl_down_emulated), device(shfl_up_emulated), device(shfl_idx_emulated)
-
-
 # ---- the kernel --------------------------------------------------------------------------
 
 SHORT_MODES = ("group", "stream")
@@ -299,7 +227,10 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
     grouped = short_mode == "group"
     group_rows_per_piece = block // tpr
     warps = block // WARP
-    shfl_down, shfl_up, shfl_idx = make_warp_intrinsics(block, hardware)
+    if block % WARP:
+        raise ValueError(f"block ({block}) must be a multiple of {WARP}")
+    shuffles = make_shuffles(block, hardware)
+    shfl_down, shfl_up, shfl_idx, reset_shuffles = shuffles.down, shuffles.up, shuffles.idx, shuffles.reset
     if loads not in LOAD_CHOICES:
         raise ValueError(f"loads must be one of {LOAD_CHOICES}")
     # streaming loads (ld.global.cs) for the matrix entries, except where "auto" keeps plain
@@ -309,7 +240,6 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
     uniform_rounds = not hardware       # the emulated shuffles synchronise the whole block
     slots = exchange_slots(block, hardware)
     offset_slots = 1 if grouped else slots  # the stream rows' integer exchange
-    turns = 2 * block
     zero = typed_zero(value_type)
     value_nb = getattr(numba, value_type)
     start_zero = np.int32(0) if index_type == "int32" else np.int64(0)
@@ -573,9 +503,9 @@ def adaptive_kernel(block: int, short_row: int, value_type: str, index_type: str
         small = cuda.shared.array(warps, numba.int32)  # last-chunk flag; per-warp rounds (simulator)
         t = cuda.threadIdx.x
         if not hardware:  # the emulated shuffles start on the first half
-            ex_f[turns + t] = 0
+            reset_shuffles(ex_f, t)
             if not grouped:
-                ex_i[turns + t] = 0
+                reset_shuffles(ex_i, t)
         vec_begin = n_chunks
         short_begin = n_chunks + n_vec_blocks
         # pieces in order: long-row chunks, vector rows, short rows (block-uniform branches)

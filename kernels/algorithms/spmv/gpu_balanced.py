@@ -29,8 +29,9 @@ from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, typed_zero
 from kernels.cuda.jit import jit as kernel_jit
+from kernels.cuda.simulator import MERGE_PARTITION_THREADS
 
-PARTITION_THREADS = {"cuda": 256, "sim": 32}
+PARTITION_THREADS = {"cuda": 256, "sim": MERGE_PARTITION_THREADS}
 # the tile (wg * ipt items) is staged in shared memory: a value and a 4-byte row end per item
 MAX_TILE = 2048
 

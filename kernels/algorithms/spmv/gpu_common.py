@@ -22,13 +22,12 @@ import numpy as np
 from numba import cuda
 
 from kernels.algorithms.execution import Execution
+from kernels.cuda.simulator import SPMV_THREADS
 
 INT32_LIMIT = 2**31 - 1
 # numba's own limit for grid.x is 2**31 - 1; far fewer blocks already fill any GPU, and
 # the grid-stride loops take care of the rest
 MAX_GRID_CUDA = 1 << 20
-# simulated threads per launch: each is a Python thread (~1-3 ms), so keep launches small
-SIM_THREAD_BUDGET = 256
 
 
 def index_dtype(nnz: int):
@@ -39,7 +38,7 @@ def index_dtype(nnz: int):
 def grid_limit(target: str, threads_per_block: int) -> int:
     """Most blocks one launch may have on ``target`` (the kernels grid-stride over the rest)."""
     if target == "sim":
-        return max(1, SIM_THREAD_BUDGET // threads_per_block)
+        return max(1, SPMV_THREADS // threads_per_block)  # simulated threads cost ms each
     return MAX_GRID_CUDA
 
 

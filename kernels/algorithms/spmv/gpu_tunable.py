@@ -18,11 +18,12 @@ count, the shared array size and every loop stride are compile-time constants â€
 compiled kernel is cached per tuple. Blocks grid-stride over the row blocks, so any matrix
 runs with a bounded grid.
 
-The CUDA simulator has no warp shuffles. The shuffle is reached through a thin intrinsic
-chosen when the kernel is built: on a GPU it is ``cuda.shfl_down_sync``; under the
-simulator an exchange through shared memory with the same semantics (lane ``i`` receives
-lane ``i + offset`` of its warp, or keeps its own value past the warp's end). The kernel
-source, and so the lane arithmetic that the shuffle path relies on, is the same on both.
+The CUDA simulator has no warp shuffles. The shuffle comes from :mod:`kernels.cuda.warp`,
+chosen when the kernel is built: on a GPU it is ``cuda.shfl_down_sync``; under the simulator
+the project's one emulation, an exchange through shared memory with the same semantics (lane
+``i`` receives lane ``i + offset`` of its warp, or keeps its own value past the warp's end),
+kept behind the tree's ``wg`` slots of the same shared array. The kernel source, and so the lane
+arithmetic that the shuffle path relies on, is the same on both.
 """
 
 from __future__ import annotations
@@ -34,41 +35,10 @@ from numba import cuda
 
 from kernels.algorithms.spmv.gpu_common import DeviceSpmvExecution, blocks_for, typed_zero
 from kernels.cuda.jit import jit as kernel_jit
+from kernels.cuda.warp import WARP, exchange_slots, make_shuffles
 from kernels.measure.targets import simulator_enabled
 
-WARP = 32
 REDUCTIONS = ("shuffle", "shared")
-
-
-def shuffle_mask(wg: int) -> int:
-    """Lanes taking part in a shuffle: the whole warp, or the block when it is smaller."""
-    return 0xFFFFFFFF if wg >= WARP else (1 << wg) - 1
-
-
-def make_shfl_down(wg: int, hardware: bool):
-    """The ``shfl_down`` intrinsic of a kernel with ``wg`` threads per block.
-
-    Signature ``(exchange, t, value, offset)``: ``exchange`` is a shared array of ``wg``
-    slots and ``t`` the thread index; the hardware version ignores both. Every thread of
-    the block must make the same calls (the emulation synchronises the block)."""
-    if hardware:
-        mask = shuffle_mask(wg)
-
-        def shfl_down_hw(exchange, t, value, offset):
-            return cuda.shfl_down_sync(mask, value, offset)
-
-        return cuda.jit(device=True, inline=True)(shfl_down_hw)
-
-    def shfl_down_emulated(exchange, t, value, offset):
-        exchange[t] = value
-        cuda.syncthreads()
-        got = value
-        if (t % WARP) + offset < WARP and t + offset < wg:
-            got = exchange[t + offset]
-        cuda.syncthreads()  # nobody overwrites a slot before every thread has read it
-        return got
-
-    return cuda.jit(device=True)(shfl_down_emulated)
 
 
 @functools.cache  # an lru_cache without bound: one compiled kernel per tuple
@@ -85,13 +55,19 @@ def tunable_kernel(wg: int, rows: int, value_type: str, index_type: str, reduce:
     # tree steps with a stride >= tree_floor go through shared memory; the rest are shuffles
     tree_floor = WARP if use_shuffles else 1
     first_shuffle = min(per_row, WARP) // 2
-    shfl_down = make_shfl_down(wg, hardware_shuffles)
+    emulated = use_shuffles and not hardware_shuffles
+    # the emulated shuffles' exchange lies behind the tree's wg slots (on a GPU: the tree's alone)
+    partial_slots = wg + exchange_slots(wg, hardware_shuffles) if emulated else wg
+    shuffles = make_shuffles(wg, hardware_shuffles, base=wg)
+    shfl_down, reset_shuffles = shuffles.down, shuffles.reset
     zero = typed_zero(value_type)
     value_nb = getattr(numba, value_type)
 
     def spmv_tunable(indptr, indices, values, x, y, n_rows, n_row_blocks):
-        partial = cuda.shared.array(wg, value_nb)
+        partial = cuda.shared.array(partial_slots, value_nb)
         t = cuda.threadIdx.x
+        if emulated:
+            reset_shuffles(partial, t)
         lane = t % per_row
         local_row = t // per_row
         for block_of_rows in range(cuda.blockIdx.x, n_row_blocks, cuda.gridDim.x):

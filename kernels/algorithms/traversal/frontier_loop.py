@@ -52,7 +52,7 @@ Levels: BFS at most ``n + 1``; near-far at most ``3 n + 8`` (each vertex is rela
 bucket only, at most ``|bucket| + 1`` levels a bucket, one advance per non-empty bucket); past
 that the kernel stops and ``last_run`` raises (a kernel bug).
 
-Under the CUDA simulator (no warp intrinsics; :mod:`kernels.operators.warp`) the kernel runs one
+Under the CUDA simulator (no warp intrinsics; :mod:`kernels.cuda.warp`) the kernel runs one
 block of one warp, so the warp-cooperative paths are exercised but inter-warp ones are not.
 """
 
@@ -75,11 +75,11 @@ from kernels.algorithms.traversal.device_loop import (
 )
 from kernels.algorithms.traversal.gpu_bfs import visit
 from kernels.cuda.jit import jit as kernel_jit
+from kernels.cuda.warp import WARP, exchange_size, lowest_lane, warp_ops
 from kernels.errors import DeviceLoopError
 from kernels.operators.device_bits import float_bits
 from kernels.operators.launch import Workspace, for_target, on_simulator
 from kernels.operators.views import DeviceGraphView, functions
-from kernels.operators.warp import WARP, exchange_size, lowest_lane, warp_ops
 
 SERIAL = 8                     # neighbours a lane scans alone before the warp helps (bottom-up)
 SETTLED = 3                    # fb[SETTLED]: vertices known labelled or without edges (bottom-up)

@@ -18,6 +18,7 @@ from kernels.algorithms.execution import Execution
 from kernels.algorithms.registry import Problem
 from kernels.cuda.device import facts as device_facts
 from kernels.cuda.jit import jit as cached_jit
+from kernels.cuda.occupancy import MAX_REGISTERS_PER_THREAD, register_cap
 
 ARRAY_I64 = types.Array(types.int64, 1, "C")
 ARRAY_I32 = types.Array(types.int32, 1, "C")
@@ -57,10 +58,10 @@ def kernel_jit(block_size: int, max_registers: int = 0):
     registers per thread are capped so that one block always fits an SM (a launch would
     otherwise fail with "too many resources requested"); ``max_registers`` (0: none) caps them
     further, for occupancy. The simulator has no such option."""
-    cap = device_facts().registers_per_sm // block_size if block_size > 256 else 255
+    cap = register_cap(block_size)
     if max_registers:
         cap = min(cap, int(max_registers))
-    if simulated() or cap >= 255:
+    if simulated() or cap >= MAX_REGISTERS_PER_THREAD:
         return cached_jit
     return cached_jit(max_registers=cap)
 

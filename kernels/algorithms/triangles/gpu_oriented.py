@@ -44,7 +44,8 @@ from kernels.algorithms.triangles.gpu_common import (
     simulated,
 )
 from kernels.algorithms.triangles.orientation import oriented_graph, schedule
-from kernels.cuda.device import facts as device_facts
+from kernels.cuda.occupancy import blocks_per_sm
+from kernels.cuda.simulator import ORIENTED_TRIANGLE_BLOCKS
 from kernels.operators.sorted_search import lower_bound
 
 EMPTY = np.int32(-1)
@@ -67,13 +68,7 @@ def table_slots(block_size: int) -> int:
 
 def resident_blocks_per_sm(block_size: int, table_size: int, registers: int | None) -> int:
     """Blocks of this kernel an SM holds at once (threads, shared memory, registers)."""
-    gpu = device_facts()
-    shared_bytes = table_size * 4 + block_size * 8
-    limits = [gpu.threads_per_sm // block_size, gpu.max_blocks_per_sm, gpu.shared_bytes_per_sm // shared_bytes]
-    if registers:
-        per_warp = -(-registers * 32 // 256) * 256  # registers are allocated per warp, 256 at a time
-        limits.append((gpu.registers_per_sm // per_warp) // (block_size // 32))
-    return max(1, min(limits))
+    return blocks_per_sm(block_size, table_size * 4 + block_size * 8, registers)
 
 
 @cache
@@ -311,7 +306,7 @@ class OrientedExecution(CountingExecution):
 
     def _set_grid(self, rounds: int) -> None:
         if simulated():
-            blocks = 2  # the simulator runs one Python thread per CUDA thread
+            blocks = ORIENTED_TRIANGLE_BLOCKS  # the simulator runs one Python thread per CUDA thread
         else:  # one wave of resident blocks, each striding over the rounds
             blocks = multiprocessors() * resident_blocks_per_sm(self.block_size, self.table_size, self.registers)
         self.grid = min(rounds, blocks)

@@ -20,11 +20,8 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
-_S32 = np.uint64(32)
 _S11 = np.uint64(11)
-_LOW32 = np.uint64(0xFFFFFFFF)
 _INV_2_53 = 1.0 / 9007199254740992.0
-_INV_2_32 = 1.0 / 4294967296.0
 
 
 def draw_salt(rng: np.random.Generator) -> np.uint64:
@@ -51,8 +48,3 @@ def to_unit53(bits):
     """64 random bits -> a float in [0, 1) with 53 random bits."""
     return float(bits >> _S11) * _INV_2_53
 
-
-@njit(inline="always", nogil=True)
-def split_unit32(bits):
-    """64 random bits -> two independent floats in [0, 1) with 32 bits each."""
-    return float(bits >> _S32) * _INV_2_32, float(bits & _LOW32) * _INV_2_32

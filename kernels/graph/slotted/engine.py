@@ -731,10 +731,3 @@ def entries_present(st, us, vs):
         out[t] = has_entry(st, us[t], vs[t])
     return out
 
-
-@njit(**_JIT)
-def entry_weights(st, us, vs):
-    out = np.empty(us.shape[0], dtype=np.float64)
-    for t in range(us.shape[0]):
-        out[t] = entry_weight(st, us[t], vs[t])
-    return out
