@@ -139,7 +139,7 @@ def same_pages(a, b, pages) -> bool:
     return bool(np.array_equal(pa.reshape(-1, P)[pages], pb.reshape(-1, P)[pages]))
 
 
-def bench_graph(name: str, csr, cfg: dict, args, target: str) -> dict:
+def bench_graph(name: str, csr, cfg: dict, args, target: str, log=None) -> dict:
     from kernels.graph.device import DeviceMirror
     from kernels.graph.device_updates import DeviceUpdater
     from kernels.graph.page_size import page_size_for
@@ -190,6 +190,9 @@ def bench_graph(name: str, csr, cfg: dict, args, target: str) -> dict:
                 row["host_replay_s"] = statistics.median([x.host.seconds for _, _, x in got])
                 row["bfs_verified"] = bfs_ok
             rows.append(row)
+            if log is not None:               # each line as it comes: a run cut short keeps what it measured
+                log.write(json.dumps(row) + "\n")
+                log.flush()
             say(f"  {size:>10,} {kind:<7} {path:<5} {row['rate']:12.3g} updates/s  "
                 f"{row['seconds'] * 1e3:9.3f} ms  pages {row['pages_touched']:>8,}"
                 + (f"  bfs {row['bfs_s'] * 1e3:8.2f} ms" if path == "gpu" else ""))
@@ -295,16 +298,18 @@ def main(argv=None) -> int:
     results = {"benchmark": "updates", "quick": bool(args.quick), "device": device_description(target),
                "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "graphs": {},
                "protocol": __doc__.split("\n\n")[2]}
+    args.out.mkdir(parents=True, exist_ok=True)
+    device = slug(results["device"]["gpu"] or f"{target}-{platform.node()}")
+    base = args.out / f"updates-{device}{'-quick' if args.quick else ''}"
+    base.with_suffix(".jsonl").write_text("")
     for name, kind, options in cfg["graphs"]:
         t0 = time.perf_counter()
         csr = generate(kind, **options)
         say(f"\n{name}: {csr.n_rows:,} vertices, {csr.nnz:,} entries (generated in {time.perf_counter() - t0:.1f} s)")
-        results["graphs"][name] = bench_graph(name, csr, cfg, args, target)
+        with base.with_suffix(".jsonl").open("a") as log:
+            results["graphs"][name] = bench_graph(name, csr, cfg, args, target, log=log)
     results["claims"] = claims(results)
     results["seconds"] = time.perf_counter() - started
-    args.out.mkdir(parents=True, exist_ok=True)
-    device = slug(results["device"]["gpu"] or f"{target}-{platform.node()}")
-    base = args.out / f"updates-{device}{'-quick' if args.quick else ''}"
     base.with_suffix(".json").write_text(json.dumps(results, indent=2))
     write_figure(results, base.with_suffix(".svg"))
     say(f"\nwrote {shown_path(base.with_suffix('.json'))} and {shown_path(base.with_suffix('.svg'))} "
