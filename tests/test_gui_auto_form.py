@@ -33,7 +33,7 @@ def test_a_power_of_two_field_offers_auto_first_and_starts_on_it(qtbot):
 def test_a_choice_field_offers_auto_and_a_field_without_a_rule_does_not(qtbot):
     fam, var, form = _form(qtbot, "kclique", "gpu")
     work = form.fields["work"]
-    assert [work.itemText(i) for i in range(work.count())] == [AUTO, "vertex", "edge"]
+    assert [work.itemText(i) for i in range(work.count())] == [AUTO, "vertex", "edge", "list"]
     assert form.raw_value("work") == AUTO and form.raw_value("group_size") == AUTO
     block = form.fields["block_size"]
     assert AUTO not in [block.itemText(i) for i in range(block.count())]

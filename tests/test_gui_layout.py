@@ -103,13 +103,16 @@ def test_exports_are_drawn_at_a_fixed_size_not_the_panels(qtbot, tmp_path):
     results = dock(w, "ResultsDock")
     results.add_records(runs(), select=True)
     results.timing_chart.resize(300, 90)                # whatever the panel's size on screen
+    QApplication.processEvents()
+    on_screen = results.timing_chart.size()
     png, svg = tmp_path / "t.png", tmp_path / "t.svg"
     assert results.export_timing(png) and results.export_timing(svg)
     image = QImage(str(png))
     assert (image.width(), image.height()) == (EXPORT_SIZE[0] * PNG_SCALE, EXPORT_SIZE[1] * PNG_SCALE)
     root = ET.parse(svg).getroot()
     assert tuple(float(x) for x in root.get("viewBox").split()[2:]) == EXPORT_SIZE
-    assert results.timing_chart.isVisible() and results.timing_chart.width() < 400     # the one on screen is untouched
+    assert on_screen.width() != EXPORT_SIZE[0]  # unlike the export size
+    assert results.timing_chart.isVisible() and results.timing_chart.size() == on_screen  # untouched by the export
     w.close()
 
 
