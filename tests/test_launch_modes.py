@@ -313,6 +313,10 @@ STREAM_CASES = [
     ("bfs", "gpu-slotted", {"loop": "device", "block": 32, "page_size": 16}, "wheel"),
     ("sssp", "gpu-csr", {"loop": "device", "block": 32}, "wheel"),
     ("sssp", "gpu-slotted", {"loop": "device", "block": 32, "page_size": 16}, "wheel"),
+    ("bfs", "gpu-do", {"block": 32}, "wheel"),
+    ("bfs", "gpu-do-slotted", {"block": 32, "page_size": 16}, "wheel"),
+    ("sssp", "gpu-nearfar", {"block": 32}, "wheel"),
+    ("sssp", "gpu-nearfar-slotted", {"block": 32, "page_size": 16}, "wheel"),
 ]
 
 
