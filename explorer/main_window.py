@@ -55,6 +55,7 @@ from explorer.window.actions import build_menus, shortcut_list
 from explorer.window.compute_dock import ComputeDock
 from explorer.window.documents import DocumentTabs
 from explorer.window.session_controller import SessionController, session_suffix
+from explorer.window.status_bar import ElidingStatusBar
 from explorer.window.task_status import TaskStatus
 from kernels.errors import GraphKernelsError
 from kernels.measure.targets import target_label
@@ -150,6 +151,7 @@ class MainWindow(QMainWindow):
         self.sessions.sessionLoaded.connect(self.sessionLoaded)
         self.sessions.sessionLoaded.connect(self._update_actions)
 
+        self.setStatusBar(ElidingStatusBar(self))      # long messages end in "…", never under the targets
         self.task_status = TaskStatus(self.statusBar(), self)
         self.cancel_button = self.task_status.cancel_button
         self.target_label = QLabel(targets_text())

@@ -243,3 +243,31 @@ def test_a_very_short_heatmap_labels_every_other_row_instead_of_overlapping(qtbo
     view.resize(600, 600)                                          # taller: everything comes back
     QApplication.processEvents()
     assert not view.compact and all(view.row_labels()) and all(i.isVisible() for i in view.cell_texts())
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_window_fits_the_screen_sizes_users_have(qtbot, tmp_path, size):
+    """Every dock's widest row (the results bars stack their pages: the widest page counts) fits:
+    the window takes the size asked for, not a wider minimum."""
+    w = make_window(qtbot, tmp_path, size)
+    w.open_paths([str(data_path("karate.mtx"))])
+    qtbot.waitUntil(lambda: w.current_document() is not None, timeout=20000)
+    QApplication.processEvents()
+    assert w.minimumSizeHint().width() <= size[0]
+    assert w.width() == size[0]
+    w.close()
+
+
+def test_a_long_status_message_ends_in_an_ellipsis_before_the_targets_label(qtbot, tmp_path):
+    w = make_window(qtbot, tmp_path, (1366, 768))
+    QApplication.processEvents()
+    message = "random batch of 178 edge edits " + "(room in the page: later lists shifted) " * 20
+    w.statusBar().showMessage(message, 5000)
+    shown = w.statusBar().currentMessage()
+    assert shown.endswith("…") and len(shown) < len(message)
+    assert w.statusBar().toolTip() == message
+    room = w.statusBar().width() - w.target_label.width()
+    assert w.statusBar().fontMetrics().horizontalAdvance(shown) <= room
+    w.statusBar().showMessage("opened karate", 5000)
+    assert w.statusBar().currentMessage() == "opened karate" and w.statusBar().toolTip() == ""
+    w.close()

@@ -169,6 +169,12 @@ class ResultsDock(QDockWidget, ComputeDock):
                                    "input stayed in L2), or the energy per launch (sweeps made with --energy)")
         heat_bar.addWidget(self.metric_box)
         self.view_controls.addWidget(heat_controls)
+        # the stacked bars are as wide as the widest page: let their combo boxes shrink to a few
+        # characters (the full text is in the drop-down) so that the window fits 1366 px
+        for box, chars in ((self.baseline_box, 10), (self.timing_metric_box, 8), (self.sweep_box, 10),
+                           (self.rows_box, 5), (self.cols_box, 5), (self.metric_box, 8)):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(chars)
         self.roofline = RooflineView()
         roof_controls = QWidget()
         roof_bar = QHBoxLayout(roof_controls)
