@@ -141,8 +141,8 @@ class Bench:
             expected: int | None = None) -> dict:
         """One run through the runner; GPU counts on generated graphs are checked against
         ``expected`` (cpu-parallel's count)."""
-        from kernels.measure.runner import run_variant
         from kernels.results import append_record
+        from kernels.run.runner import run_variant
 
         target = self.args.target if variant.startswith("gpu-") else None
         row = {"graph": graph.name, "variant": variant, "params": params, "k": params["k"]}

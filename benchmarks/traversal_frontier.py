@@ -97,7 +97,7 @@ def live_pages(graph, weighted: bool):
 
 def run_one(rows: list, graph, family: str, variant: str, params: dict, *, target: str, repeat: int, live=None,
             section: str) -> dict:
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     row = {"section": section, "graph": graph.name, "family": family, "variant": variant, "params": dict(params)}
     t0 = time.perf_counter()

@@ -75,7 +75,7 @@ def test_non_finite_numbers_are_written_as_null(synthetic, tmp_path):
 
 def test_run_records_are_standard_json_and_validate(tmp_path):
     from kernels.graph.io import read_graph
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     rec = run_variant(read_graph(str(ROOT / "tests" / "data" / "karate.mtx")), "spmv", "cpu-serial", repeat=1).record
     rec["result"]["odd"] = float("inf")

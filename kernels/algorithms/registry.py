@@ -281,7 +281,7 @@ class Variant:
 
     ``make(problem, params, target)`` returns an execution object with the stages
     ``compile()``, ``upload()``, ``launch()``, ``synchronize()``, ``download() -> output``
-    (see :mod:`kernels.measure.runner`); ``available()`` returns ``None`` or the reason the variant
+    (see :mod:`kernels.run.runner`); ``available()`` returns ``None`` or the reason the variant
     cannot run here (e.g. "CuPy is not installed"). ``live_pages``: given the live slotted pages
     of an edited document (``Problem.live``), the variant runs on their device mirror instead of
     building its own data from the CSR snapshot (see :mod:`kernels.graph.live_pages`)."""

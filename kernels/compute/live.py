@@ -89,7 +89,7 @@ class LiveDocument:
             repeat: int = 5, warmup: int = 1, seed: int = 0, verify: bool = True, launch: str = "auto"):
         """``run_variant`` on the current state: a ``live_pages`` variant syncs the dirty pages and
         runs on the mirror; others run on the CSR. Returns the :class:`RunResult`."""
-        from kernels.measure.runner import run_variant
+        from kernels.run.runner import run_variant
 
         return run_variant(self.csr(), family, variant, params, target=target, repeat=repeat, warmup=warmup,
                            seed=seed, verify=verify, live=self.live, launch=launch)

@@ -1,5 +1,5 @@
 """Compile every operator and traversal kernel to PTX, without a GPU: ``python -m
-kernels.operators.ptx_check [--cc 9.0]``.
+kernels.run.ptx_check [--cc 9.0]``.
 
 The CUDA simulator runs kernels as Python, so it cannot catch what only numba's CUDA
 compiler sees (typing of tuples, atomics on each dtype, local/shared array shapes). This
