@@ -19,7 +19,7 @@ benchmark goes on):
    ``auto`` itself), heatmaps, auto against the swept best.
 
 The slotted variants run on a slotted structure built once per graph (its live pages,
-``kernels.graph.live_pages``: the kernels are the same; building per run would only repeat the
+``kernels.operators.live_pages``: the kernels are the same; building per run would only repeat the
 host build). Writes ``benchmarks/results/traversal/frontier-<device>[-quick|-simulate].json``, the
 sweeps (``.json``, ``.csv``) and heatmaps (``.svg``) beside it, and prints the goals.
 """
@@ -82,9 +82,9 @@ def with_weights(graph, seed: int = 1):
 
 def live_pages(graph, weighted: bool):
     """The graph's slotted structure with the project's default page size, built once."""
-    from kernels.graph.live_pages import LivePages
     from kernels.graph.page_size import page_size_for
     from kernels.graph.slotted import SlottedGraph
+    from kernels.operators.live_pages import LivePages
 
     csr = graph if weighted else graph.with_(weights=None)
     t = time.perf_counter()

@@ -120,13 +120,13 @@ def kernels_to_check():
 
 
 def batch_update_kernels(t: dict):
-    """The device batch updates (kernels/graph/device_updates.py), for the argument types
+    """The device batch updates (kernels/operators/device_updates.py), for the argument types
     ``DeviceUpdater`` passes, with float64 and float32 weight pools."""
     import numba
     from numba import types
 
-    from kernels.graph.device_updates import _kernels
     from kernels.operators import scan
+    from kernels.operators.device_updates import _kernels
 
     k = _kernels()
     i32, i64, u8, n = t["i32"], t["i64"], t["u8"], t["int"]
