@@ -185,8 +185,9 @@ def relative_to_cusparse(rows: list[dict]) -> None:
 def sweep_tunable(graph, grid_values: list[int], repeat: int, out_base: Path, target: str) -> dict:
     from kernels.compute.local.client import WorkerClient
     from kernels.compute.sweep import run_sweep
-    from kernels.heatmap import heatmap_table, to_text, write_svg
     from kernels.results import save_sweep, sweep_to_csv
+    from kernels.results.heatmap import heatmap_table, to_text
+    from kernels.results.heatmap_figure import write_svg
 
     pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     client = WorkerClient(target=target, env={"PYTHONPATH": pythonpath})

@@ -273,8 +273,9 @@ class Bench:
 
     def sweep(self, graph, variant: str, grid: dict) -> None:
         from kernels.compute.sweep import summarize_best
-        from kernels.heatmap import heatmap_table, write_svg
         from kernels.results import save_sweep
+        from kernels.results.heatmap import heatmap_table
+        from kernels.results.heatmap_figure import write_svg
 
         names = list(grid)
         cells = []

@@ -227,8 +227,9 @@ def sweep(graph, family: str, variant: str, grid: dict, fixed: dict, *, target: 
           title: str, client) -> dict:
     """One sweep through ``run_sweep`` on ``client``'s worker, saved with its CSV and heatmap SVG."""
     from kernels.compute.sweep import run_sweep
-    from kernels.heatmap import heatmap_table, to_text, write_svg
     from kernels.results import save_sweep, sweep_to_csv
+    from kernels.results.heatmap import heatmap_table, to_text
+    from kernels.results.heatmap_figure import write_svg
 
     t0 = time.perf_counter()
     result = run_sweep(graph, family, variant, grid, fixed=fixed, target=target, repeat=repeat, warmup=1,

@@ -164,8 +164,8 @@ class CoreSelfTest:
 
     def sweep_and_read_back(self) -> None:
         from kernels.compute.sweep import run_sweep
-        from kernels.heatmap import heatmap_table, to_text
         from kernels.results import load_sweep
+        from kernels.results.heatmap import heatmap_table, to_text
 
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="graph-kernels-selftest-") as tmp:

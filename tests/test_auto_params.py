@@ -15,7 +15,7 @@ from kernels.cli import main as cli_main
 from kernels.errors import ParameterError
 from kernels.graph.io import read_graph
 from kernels.results import plain
-from kernels.results_schema import check_record
+from kernels.results.schema import check_record
 from kernels.run.runner import run_variant
 from kernels.run.sim_estimate import estimate
 from tests.conftest import data_path

@@ -23,7 +23,7 @@ from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
 from kernels.measure.cuda_graphs import LAUNCH_MODES, check_launch_mode, plan_launches
 from kernels.measure.targets import simulator_enabled
-from kernels.results_schema import check_record
+from kernels.results.schema import check_record
 from kernels.run.runner import run_variant
 from tests.conftest import data_path
 

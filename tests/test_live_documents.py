@@ -26,7 +26,7 @@ from kernels.errors import ParameterError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.slotted import SlottedGraph
 from kernels.measure.targets import simulator_enabled
-from kernels.results_schema import check_record
+from kernels.results.schema import check_record
 from tests.conftest import data_path
 
 SMALL = 32          # threads per block under the simulator

@@ -15,7 +15,7 @@ from referencing import Registry, Resource
 from kernels.compute.sweep import run_sweep
 from kernels.errors import GraphFormatError
 from kernels.results import append_record, load_sweep, read_records, save_sweep
-from kernels.results_schema import schema_text
+from kernels.results.schema import schema_text
 from tests.crafted_results import valid_record, valid_sweep
 from tests.plugins.synthetic_family import synthetic_time
 from tests.sweep_helpers import FakeBackend, load_synthetic, tiny_graph, unload_synthetic

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from kernels.graph.csr import CSRGraph
-from kernels.results_schema import check_record
+from kernels.results.schema import check_record
 from kernels.roofline import peaks
 
 H100 = {"target": "cuda", "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-1111", "driver": "12.8",

@@ -3,9 +3,9 @@ then a line per finished cell: :mod:`kernels.results.sweep_file`), CSV export of
 Tuner cache files both ways (:mod:`kernels.results.kerneltuner`). Files made on one machine open
 anywhere (the GUI reads them too); everything written is standard JSON built by the typed
 builders of :mod:`kernels.results.records`; every file read is checked first
-(:mod:`kernels.results_schema`) and brought to the current schema
+(:mod:`kernels.results.schema`) and brought to the current schema
 (:mod:`kernels.results.migrate`); every CSV written is safe to open in a spreadsheet
-(:mod:`kernels.spreadsheet`). ``docs/results.md`` describes every field."""
+(:mod:`kernels.results.spreadsheet`). ``docs/results.md`` describes every field."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from pathlib import Path
 from kernels.errors import GraphFormatError
 from kernels.results.migrate import migrate_record
 from kernels.results.records import RECORD_SCHEMA, SWEEP_SCHEMA  # noqa: F401  (the versions written)
+from kernels.results.schema import MAX_RECORDS, check_record, check_size, parse_json
+from kernels.results.spreadsheet import SafeWriter
 from kernels.results.sweep_file import read_sweep, summarize_best, write_sweep  # noqa: F401
-from kernels.results_schema import MAX_RECORDS, check_record, check_size, parse_json
-from kernels.spreadsheet import SafeWriter
 
 
 def plain(obj, depth: int = 0):
@@ -63,7 +63,7 @@ def append_record(path, record: dict) -> None:
 
 def read_records(path) -> list[dict]:
     """The run records of a JSON-lines file; each line is checked against ``record.schema.json``
-    (:mod:`kernels.results_schema`), and the first bad one refuses the file, naming its line."""
+    (:mod:`kernels.results.schema`), and the first bad one refuses the file, naming its line."""
     path = Path(path)
     check_size(path, "run record")
     out = []
@@ -122,7 +122,7 @@ def save_sweep(sweep: dict, path) -> None:
 
 def load_sweep(path) -> dict:
     """A sweep file of any version, checked against ``sweep.schema.json`` and the grid bounds
-    (:mod:`kernels.results_schema`) and brought to the current schema before anything uses it;
+    (:mod:`kernels.results.schema`) and brought to the current schema before anything uses it;
     a file cut short by a kill opens with what it holds (``interrupted``, and a notice)."""
     return read_sweep(path)
 

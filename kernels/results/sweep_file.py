@@ -25,7 +25,7 @@ from kernels import json_input
 from kernels.errors import GraphFormatError
 from kernels.results.migrate import check_version, migrate_record, migrate_sweep_document
 from kernels.results.records import SWEEP_SCHEMA
-from kernels.results_schema import (
+from kernels.results.schema import (
     MAX_SWEEP_LINES,
     check_cells_match_grid,
     check_size,
