@@ -16,11 +16,18 @@ import tempfile
 from pathlib import Path
 
 from kernels.errors import GraphFormatError
+from kernels.results.kerneltuner import looks_like_kernel_tuner, read_kernel_tuner
 from kernels.results.migrate import migrate_record
 from kernels.results.records import RECORD_SCHEMA, SWEEP_SCHEMA  # noqa: F401  (the versions written)
 from kernels.results.schema import MAX_RECORDS, check_record, check_size, parse_json
 from kernels.results.spreadsheet import SafeWriter
-from kernels.results.sweep_file import read_sweep, summarize_best, write_sweep  # noqa: F401
+from kernels.results.sweep_file import (  # noqa: F401
+    read_sweep_text,
+    summarize_best,
+    sweep_from_text,
+    text_is_sweep_lines,
+    write_sweep,
+)
 
 
 def plain(obj, depth: int = 0):
@@ -112,6 +119,16 @@ def write_json_atomic(path, data) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def read_sweep(path) -> dict:
+    """A sweep file of any version: JSON lines (schema 2) or one JSON document (schema 1, or a
+    schema 2 sweep kept whole), checked and migrated (:mod:`kernels.results.sweep_file`); a
+    Kernel Tuner cache file is imported (:mod:`kernels.results.kerneltuner`)."""
+    text = read_sweep_text(path)
+    if not text_is_sweep_lines(text) and looks_like_kernel_tuner(text):
+        return read_kernel_tuner(Path(path), text)  # Open Results and heatmap take Kernel Tuner caches as they are
+    return sweep_from_text(text, path)
 
 
 def save_sweep(sweep: dict, path) -> None:
