@@ -39,7 +39,7 @@ check-installs:
 	$(PYTHON) tools/check_install_paths.py
 
 ## ruff, and import-linter's contracts in pyproject.toml: the core's storeys (no import runs
-## back up, so no package cycle between them), no Qt in the core.
+## back up, so no package cycle between them), no package cycle inside a package, no Qt in the core.
 lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
