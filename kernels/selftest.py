@@ -145,7 +145,7 @@ class CoreSelfTest:
 
     def run_jobs(self) -> None:
         from kernels.compute.backend import Job
-        from kernels.compute.local.backend import LocalBackend
+        from kernels.compute.local_backend import LocalBackend
 
         plan = [("cpu-serial", "cpu", {}), ("gpu-row-block", "sim", {"block_size": 32})]
         reason = gpu_reason()

@@ -40,7 +40,7 @@ def scheduler_from_args(args) -> str | None:
 
 def open_backend_from_args(args):
     """The Dask backend for ``--scheduler`` (or ``$GRAPH_KERNELS_SCHEDULER``), else the local one."""
-    from kernels.compute.backend import open_backend
+    from kernels.compute.backends import open_backend
 
     address = scheduler_from_args(args)
     security = security_from_args(args) if address else None

@@ -264,7 +264,7 @@ def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed:
     space = SearchSpace(grid)
     own_backend = backend is None
     if own_backend:
-        from kernels.compute.local.backend import LocalBackend
+        from kernels.compute.local_backend import LocalBackend
 
         backend = LocalBackend(client=client) if client is not None else LocalBackend()
     try:
