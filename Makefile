@@ -26,11 +26,11 @@ venv: $(STAMP_RUN)
 run: $(STAMP_RUN)
 	$(PY) -m explorer --sample
 
-## Lint, then the whole suite (Qt offscreen, CUDA simulator, no GPU needed), on two processes
-## (pytest-xdist: CI has two cores; TEST_WORKERS=0 runs it in this one process).
+## Lint (`make lint`: ruff and the import contracts), then the whole suite (Qt offscreen, CUDA
+## simulator, no GPU needed), on two processes (pytest-xdist: CI has two cores; TEST_WORKERS=0
+## runs it in this one process).
 TEST_WORKERS ?= 2
-test: $(STAMP_TEST)
-	$(VENV)/bin/ruff check .
+test: lint
 	QT_QPA_PLATFORM=offscreen NUMBA_ENABLE_CUDASIM=1 $(PY) -m pytest -q -n $(TEST_WORKERS)
 
 ## Each install path the README names (core, [cuda] less NVIDIA's wheels, [gui]) in its own clean
@@ -38,6 +38,8 @@ test: $(STAMP_TEST)
 check-installs:
 	$(PYTHON) tools/check_install_paths.py
 
+## ruff, and import-linter's contracts in pyproject.toml: the core's storeys (no import runs
+## back up, so no package cycle between them), no package cycle inside a package, no Qt in the core.
 lint: $(STAMP_TEST)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports

@@ -22,7 +22,7 @@
    launches and with replays of a CUDA graph captured from its schedule (``launch=graph``:
    n launches for the naive kernel, three per tile round for the tiled ones), side by side.
 
-Every timing comes from ``kernels.measure.runner.run_variant`` (CUDA events after a warm-up) and every
+Every timing comes from ``kernels.run.runner.run_variant`` (CUDA events after a warm-up) and every
 result is verified against SciPy (on a seeded sample of source rows when the full reference
 would take longer than a second); a failing variant is reported and the run goes on. A time
 budget (``--budget``) keeps the whole run bounded: work is done in order of importance and
@@ -168,7 +168,7 @@ class Bench:
     def run(self, graph, meta: dict, variant: str, params: dict | None = None, *, repeat: int | None = None,
             warmup: int = 1, cap: float | None = None, launch: str = "auto") -> dict:
         """One verified run (or a 'skipped' row when the prediction exceeds the cap or the budget)."""
-        from kernels.measure.runner import run_variant
+        from kernels.run.runner import run_variant
 
         params = dict(params or {})
         n, m = meta["n"], meta["m"]

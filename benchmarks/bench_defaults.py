@@ -123,7 +123,7 @@ def load(spec: str):
 
 
 def measure(graph, family, variant, params):
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     result = run_variant(graph, family, variant, params, target=TARGET[0], repeat=REPEAT, warmup=WARMUP)
     rec = result.record.to_json() if hasattr(result.record, "to_json") else result.record

@@ -141,8 +141,8 @@ class Bench:
             expected: int | None = None) -> dict:
         """One run through the runner; GPU counts on generated graphs are checked against
         ``expected`` (cpu-parallel's count)."""
-        from kernels.measure.runner import run_variant
         from kernels.results import append_record
+        from kernels.run.runner import run_variant
 
         target = self.args.target if variant.startswith("gpu-") else None
         row = {"graph": graph.name, "variant": variant, "params": params, "k": params["k"]}
@@ -261,8 +261,9 @@ class Bench:
     def sweep(self, graph, k: int, grid: dict) -> None:
         """gpu-vertex over the grid (the heatmap), each cell checked against cpu-parallel."""
         from kernels.compute.sweep import summarize_best
-        from kernels.heatmap import heatmap_table, write_svg
         from kernels.results import save_sweep
+        from kernels.results.heatmap import heatmap_table
+        from kernels.results.heatmap_figure import write_svg
 
         base = next((r for r in self.rows if r["graph"] == graph.name and r["variant"] == "cpu-parallel"
                      and r["k"] == k and r["status"] == "ok"), None)

@@ -77,7 +77,7 @@ def out_degree_histogram(graph) -> list[int]:
 
 
 def expected_count(graph, k: int) -> int:
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     result = run_variant(graph, "kclique", "cpu-parallel", {"k": k}, target="cpu", repeat=1, warmup=0, verify=False)
     return int(result.record.to_json()["result"]["cliques"] if hasattr(result.record, "to_json")
@@ -85,7 +85,7 @@ def expected_count(graph, k: int) -> int:
 
 
 def measure(graph, variant: str, k: int, target: str) -> dict:
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     result = run_variant(graph, "kclique", variant, {"k": k}, target=target, repeat=REPEAT, warmup=WARMUP,
                          verify=False)

@@ -70,7 +70,7 @@ def cases(smoke: bool) -> list[tuple[str, str, str, dict]]:
 
 def check_kclique(graph, record: dict, target: str) -> str:
     """The GPU count against cpu-parallel's (numba kClist, checked against the reference by the tests)."""
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     cpu = run_variant(graph, "kclique", "cpu-parallel", {"k": record["params"]["k"]}, target="cpu", repeat=1,
                       warmup=0, verify=False).record
@@ -130,9 +130,9 @@ def main(argv=None) -> int:
 
     activate(args.target)
     from kernels.measure.environment import device_description
-    from kernels.measure.runner import run_variant
     from kernels.results import plain
     from kernels.roofline import peaks as kept
+    from kernels.run.runner import run_variant
 
     started = time.perf_counter()
     device = device_description(args.target)

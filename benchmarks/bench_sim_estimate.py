@@ -1,4 +1,4 @@
-"""How long GPU variants take on numba's CUDA simulator, against what ``kernels.measure.sim_estimate``
+"""How long GPU variants take on numba's CUDA simulator, against what ``kernels.run.sim_estimate``
 says beforehand: the measurements its calibration constants come from.
 
 Run from the repository root (no GPU needed; the simulator is switched on here)::
@@ -12,7 +12,7 @@ is meant for) with ``warmup=1, repeat=2`` in this process, as the worker does, a
 median seconds of one run, the wall time of the whole job, and the estimate's work counts at the
 time. The output, one JSON line per case, goes to ``benchmarks/results/sim-estimate-<host>.jsonl``.
 ``--fit`` measures nothing: it recomputes every case's work counts with the current launch models
-and fits each variant's costs (what ``SIM_COSTS`` in ``kernels/measure/sim_estimate.py`` holds),
+and fits each variant's costs (what ``SIM_COSTS`` in ``kernels/run/sim_estimate.py`` holds),
 printing them with the range of job estimate / measured job over the cases.
 
 The simulator runs one Python thread per CUDA thread and a ``syncthreads`` is a poll of all of a
@@ -124,8 +124,8 @@ CASES = {"small": SMALL, "medium": MEDIUM, "all": SMALL + MEDIUM}
 
 
 def measure(family: str, variant: str, graph, params: dict, repeat: int = 2, warmup: int = 1) -> dict:
-    from kernels.measure.runner import run_variant
-    from kernels.measure.sim_estimate import estimate
+    from kernels.run.runner import run_variant
+    from kernels.run.sim_estimate import estimate
 
     started = time.perf_counter()
     result = run_variant(graph, family, variant, params, target="sim", repeat=repeat, warmup=warmup)
@@ -195,7 +195,7 @@ FIT_GROUPS = {
 def counts_of(row: dict, graphs: dict) -> tuple[dict, float]:
     """The work counts and job overhead the current launch models give a measured case."""
     from kernels.algorithms.registry import get_variant
-    from kernels.measure.sim_estimate import estimate
+    from kernels.run.sim_estimate import estimate
 
     fam, var = get_variant(row["family"], row["variant"])
     params = fam.resolve_params(var, row["params"])
@@ -211,7 +211,7 @@ def fit(paths: list[str]) -> int:
     import numpy as np
     from scipy.optimize import nnls
 
-    from kernels.measure.sim_estimate import JOB_OVERHEAD_S
+    from kernels.run.sim_estimate import JOB_OVERHEAD_S
 
     rows = []
     for path in paths:

@@ -13,7 +13,7 @@ full ``wg x rows`` sweep of ``gpu-tunable`` and a speedup table (the paper's tab
 
 Everything runs in this one process except the sweep, which goes through the project's
 worker process (``kernels.compute.sweep.run_sweep``, as ``graph-kernels sweep`` does). Every timing is
-the project's own (``kernels.measure.runner.run_variant``, launch mode ``auto``: CUDA-graph replays
+the project's own (``kernels.run.runner.run_variant``, launch mode ``auto``: CUDA-graph replays
 for our variants; cuSPARSE, which CuPy will not let be captured, is timed ``queued`` behind a
 busy kernel, i.e. its device time without its host overhead: CUDA events over repeated launches after a
 warm-up) and every result is verified against SciPy; a variant that fails (a kernel error, a
@@ -119,7 +119,7 @@ class Bench:
             repeat: int = 5, warmup: int = 1, label: str | None = None, note: str = "",
             launch: str = "auto") -> dict:
         from kernels.errors import GraphKernelsError
-        from kernels.measure.runner import run_variant
+        from kernels.run.runner import run_variant
 
         params = dict(params or {})
         if variant == "cusparse" and launch == "auto" and target != "sim":
@@ -185,8 +185,9 @@ def relative_to_cusparse(rows: list[dict]) -> None:
 def sweep_tunable(graph, grid_values: list[int], repeat: int, out_base: Path, target: str) -> dict:
     from kernels.compute.local.client import WorkerClient
     from kernels.compute.sweep import run_sweep
-    from kernels.heatmap import heatmap_table, to_text, write_svg
     from kernels.results import save_sweep, sweep_to_csv
+    from kernels.results.heatmap import heatmap_table, to_text
+    from kernels.results.heatmap_figure import write_svg
 
     pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     client = WorkerClient(target=target, env={"PYTHONPATH": pythonpath})

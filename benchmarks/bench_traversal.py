@@ -33,7 +33,7 @@ levels, µs per level, levels per second, GTEPS, and per graph the claim line "B
     python3 benchmarks/bench_traversal.py --loop-only          # only the device loop vs host loop section
     python3 benchmarks/bench_traversal.py --thesis --simulate  # dry run on the CUDA simulator (tiny inputs)
 
-Every BFS/SSSP timing is the project's own (``kernels.measure.runner.run_variant``: CUDA events over
+Every BFS/SSSP timing is the project's own (``kernels.run.runner.run_variant``: CUDA events over
 repeated whole traversals after a warm-up, compilation timed apart) and every result is
 verified against SciPy; a failing variant is reported and the benchmark goes on. The dynamic
 experiment (``kernels.dynamic.run_dynamic``) times each stage with ``perf_counter`` +
@@ -176,7 +176,7 @@ class Bench:
     def run(self, graph, family: str, variant: str, params: dict, *, target: str | None, repeat: int,
             warmup: int = 1, label: str | None = None) -> dict:
         from kernels.errors import GraphKernelsError
-        from kernels.measure.runner import run_variant
+        from kernels.run.runner import run_variant
 
         row = {"graph": graph.name, "entries": graph.nnz, "vertices": graph.n_rows, "family": family,
                "variant": variant, "label": label or variant, "params": dict(params)}

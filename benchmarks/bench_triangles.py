@@ -9,7 +9,7 @@ Inputs are generated in-process (no files): Delaunay graphs of 2^20 (uniform poi
 like DIMACS10's delaunay_n20; ~8 s to build) and 2^21, 2^22 points (jittered grid: exact,
 O(n) - Qhull would need ~40 s and 3 GB for 2^22), R-MAT scales 16 and 20-22 (edge factor
 16, Graph500 parameters), plus real graphs from tests/data. Every run goes through
-``kernels.measure.runner.run_variant`` (CUDA-event timings, verified against the reference); a
+``kernels.run.runner.run_variant`` (CUDA-event timings, verified against the reference); a
 failing variant (cuSPARSE out of resources, a wrong count, ...) is recorded and the run goes
 on. Runs predicted to take too long are skipped with a note (CPU serial over ~20 s, the row
 kernels on R-MAT 22, SciPy where its products would take minutes).
@@ -182,8 +182,8 @@ class Bench:
         return self.elapsed() > self.args.budget_s
 
     def run(self, graph, variant: str, params: dict, *, repeat: int, warmup: int) -> dict:
-        from kernels.measure.runner import run_variant
         from kernels.results import append_record
+        from kernels.run.runner import run_variant
 
         target = self.args.target if variant.startswith("gpu-") and variant != "gpu-spgemm" else None
         row = {"graph": graph.name, "variant": variant, "params": params}
@@ -273,8 +273,9 @@ class Bench:
 
     def sweep(self, graph, variant: str, grid: dict) -> None:
         from kernels.compute.sweep import summarize_best
-        from kernels.heatmap import heatmap_table, write_svg
         from kernels.results import save_sweep
+        from kernels.results.heatmap import heatmap_table
+        from kernels.results.heatmap_figure import write_svg
 
         names = list(grid)
         cells = []

@@ -141,10 +141,10 @@ def same_pages(a, b, pages) -> bool:
 
 def bench_graph(name: str, csr, cfg: dict, args, target: str, log=None) -> dict:
     from kernels.graph.device import DeviceMirror
-    from kernels.graph.device_updates import DeviceUpdater
     from kernels.graph.page_size import page_size_for
     from kernels.graph.slotted import SlottedGraph
     from kernels.graph.update_batches import edge_keys, stored_edges
+    from kernels.operators.device_updates import DeviceUpdater
 
     page_size = args.page_size or page_size_for(csr)
     t0 = time.perf_counter()
@@ -270,8 +270,8 @@ def warm_up(target: str) -> None:
     """Compile both paths on a tiny graph so that no timed batch compiles."""
     from kernels.graph.csr import CSRGraph
     from kernels.graph.device import DeviceMirror
-    from kernels.graph.device_updates import DeviceUpdater
     from kernels.graph.slotted import SlottedGraph
+    from kernels.operators.device_updates import DeviceUpdater
 
     tiny = CSRGraph.from_edges(6, [0, 1, 2, 3], [1, 2, 3, 4], directed=False, both_directions=True)
     g = SlottedGraph.from_csr(tiny, page_size=16)

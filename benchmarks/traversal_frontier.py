@@ -19,7 +19,7 @@ benchmark goes on):
    ``auto`` itself), heatmaps, auto against the swept best.
 
 The slotted variants run on a slotted structure built once per graph (its live pages,
-``kernels.graph.live_pages``: the kernels are the same; building per run would only repeat the
+``kernels.operators.live_pages``: the kernels are the same; building per run would only repeat the
 host build). Writes ``benchmarks/results/traversal/frontier-<device>[-quick|-simulate].json``, the
 sweeps (``.json``, ``.csv``) and heatmaps (``.svg``) beside it, and prints the goals.
 """
@@ -82,9 +82,9 @@ def with_weights(graph, seed: int = 1):
 
 def live_pages(graph, weighted: bool):
     """The graph's slotted structure with the project's default page size, built once."""
-    from kernels.graph.live_pages import LivePages
     from kernels.graph.page_size import page_size_for
     from kernels.graph.slotted import SlottedGraph
+    from kernels.operators.live_pages import LivePages
 
     csr = graph if weighted else graph.with_(weights=None)
     t = time.perf_counter()
@@ -97,7 +97,7 @@ def live_pages(graph, weighted: bool):
 
 def run_one(rows: list, graph, family: str, variant: str, params: dict, *, target: str, repeat: int, live=None,
             section: str) -> dict:
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     row = {"section": section, "graph": graph.name, "family": family, "variant": variant, "params": dict(params)}
     t0 = time.perf_counter()
@@ -227,8 +227,9 @@ def sweep(graph, family: str, variant: str, grid: dict, fixed: dict, *, target: 
           title: str, client) -> dict:
     """One sweep through ``run_sweep`` on ``client``'s worker, saved with its CSV and heatmap SVG."""
     from kernels.compute.sweep import run_sweep
-    from kernels.heatmap import heatmap_table, to_text, write_svg
     from kernels.results import save_sweep, sweep_to_csv
+    from kernels.results.heatmap import heatmap_table, to_text
+    from kernels.results.heatmap_figure import write_svg
 
     t0 = time.perf_counter()
     result = run_sweep(graph, family, variant, grid, fixed=fixed, target=target, repeat=repeat, warmup=1,

@@ -138,30 +138,13 @@ def start_application():
 
 def make_window(page_size: int | None = None, settings=None, **kwargs):
     """The main window with the compute docks, unexpected errors reported in its log."""
+    from explorer.docks.log_dock import report_unexpected_errors
     from explorer.main_window import MainWindow
 
     window = MainWindow(settings=settings, page_size=page_size, **kwargs)
     report_unexpected_errors(window)
     window.add_compute_docks()
     return window
-
-
-def report_unexpected_errors(window) -> None:
-    """An exception escaping a Qt callback is a bug; say so in the log panel (and on stderr)
-    instead of letting it vanish, and keep the window - and the user's graphs - alive."""
-    import traceback
-
-    previous = sys.excepthook
-
-    def hook(kind, value, tb):
-        previous(kind, value, tb)
-        try:
-            window.log("error", f"unexpected error (a bug; please report it): {kind.__name__}: {value}")
-            window.log("debug", "".join(traceback.format_exception(kind, value, tb)))
-        except RuntimeError:          # the window is already gone
-            pass
-
-    sys.excepthook = hook
 
 
 def open_initial(window, files, sample: bool = False) -> None:

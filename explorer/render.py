@@ -5,8 +5,8 @@ sweep's heatmap with the GUI's own widget and writes it (PNG, or SVG by the suff
 ``python -m explorer.render timing RECORDS.jsonl OUT.png [--baseline VARIANT]`` draws the
 timing chart of run records (``--metric`` for the heatmap's and the chart's percentages or energy);
 ``python -m explorer.render roofline RESULTS OUT.png`` the roofline of run records or a sweep's cells.
-``kernels.heatmap.write_png`` calls this in a child process, so
-that ``graph-kernels heatmap sweep.json --out h.png`` works while ``kernels`` never imports Qt.
+The command line draws its own pictures without Qt (``kernels.results.heatmap_figure``,
+matplotlib); this module draws the GUI's widgets, for the docs and the tests that compare them.
 Exit status 0 when the picture was written, 1 on an error (said in one line on stderr).
 """
 

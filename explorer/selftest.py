@@ -82,7 +82,7 @@ class SelfTest:
                                   f"{files[-1].stem.rsplit('-', 1)[-1]} px)")
 
     def open_window(self) -> bool:
-        from explorer.app import report_unexpected_errors
+        from explorer.docks.log_dock import report_unexpected_errors
         from explorer.main_window import MainWindow
         from explorer.settings import AppSettings
 

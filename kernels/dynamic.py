@@ -178,7 +178,7 @@ def warm_up_host_paths(csr, page_size: int, weight_dtype, apply: str = "engine")
         w = (np.ones(1),) if weight_dtype is not None else ()
         g.apply_updates(insert=(np.array([0]), np.array([1])) + w, delete=(np.array([0]), np.array([2])))
     if apply == "gpu":
-        from kernels.graph.device_updates import DeviceUpdater
+        from kernels.operators.device_updates import DeviceUpdater
 
         DeviceUpdater(mirror).apply(insert=(np.array([0]), np.array([2])) + w, delete=(np.array([0]), np.array([1])))
 
@@ -228,7 +228,7 @@ class DynamicExperiment:
         self._output = output_array
         self.updater = None
         if s.apply == "gpu":
-            from kernels.graph.device_updates import DeviceUpdater
+            from kernels.operators.device_updates import DeviceUpdater
 
             self.updater = DeviceUpdater(self.mirror)
 

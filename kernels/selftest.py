@@ -145,7 +145,7 @@ class CoreSelfTest:
 
     def run_jobs(self) -> None:
         from kernels.compute.backend import Job
-        from kernels.compute.local.backend import LocalBackend
+        from kernels.compute.local_backend import LocalBackend
 
         plan = [("cpu-serial", "cpu", {}), ("gpu-row-block", "sim", {"block_size": 32})]
         reason = gpu_reason()
@@ -164,8 +164,8 @@ class CoreSelfTest:
 
     def sweep_and_read_back(self) -> None:
         from kernels.compute.sweep import run_sweep
-        from kernels.heatmap import heatmap_table, to_text
         from kernels.results import load_sweep
+        from kernels.results.heatmap import heatmap_table, to_text
 
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="graph-kernels-selftest-") as tmp:

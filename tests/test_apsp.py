@@ -19,7 +19,7 @@ from kernels.cli import main
 from kernels.errors import ConstraintError, InputRequirementError, ResourceLimitError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.conftest import data_path
 
 CPU_VARIANTS = ("cpu-dijkstra", "cpu-dijkstra-parallel", "cpu-fw", "cpu-fw-parallel")

@@ -14,7 +14,7 @@ from kernels.algorithms.apsp import NegativeCycleError
 from kernels.algorithms.apsp import memory as apsp_memory
 from kernels.errors import InputRequirementError, ResourceLimitError
 from kernels.graph.csr import CSRGraph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.test_apsp import load, networkx_distances, random_graph, rebuild_lengths
 
 TARGET = "sim"

@@ -14,10 +14,10 @@ from kernels.algorithms.registry import AUTO, get_variant
 from kernels.cli import main as cli_main
 from kernels.errors import ParameterError
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
-from kernels.measure.sim_estimate import estimate
 from kernels.results import plain
-from kernels.results_schema import check_record
+from kernels.results.schema import check_record
+from kernels.run.runner import run_variant
+from kernels.run.sim_estimate import estimate
 from tests.conftest import data_path
 
 KARATE = str(data_path("karate.mtx"))

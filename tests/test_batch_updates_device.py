@@ -14,9 +14,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from kernels.errors import GraphEditError
 from kernels.graph.device import DeviceMirror
-from kernels.graph.device_updates import DeviceUpdater
 from kernels.graph.slotted import SlottedGraph
 from kernels.graph.update_batches import random_batch
+from kernels.operators.device_updates import DeviceUpdater
 from tests.batch_helpers import edge_dict, model_apply, random_graph, same_state
 
 

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from kernels.graph.device import DeviceMirror
-from kernels.graph.device_updates import DeviceUpdater
 from kernels.graph.slotted import SlottedGraph
 from kernels.graph.update_batches import random_batch
+from kernels.operators.device_updates import DeviceUpdater
 from tests.batch_helpers import edge_dict, model_apply, random_graph, same_state
 
 pytestmark = pytest.mark.gpu

@@ -20,8 +20,8 @@ from kernels.graph.csr import CSRGraph
 from kernels.graph.device import DeviceMirror
 from kernels.graph.io import read_graph
 from kernels.graph.slotted import SlottedGraph
-from kernels.measure.runner import run_variant
 from kernels.operators.views import slotted_view, upload_csr
+from kernels.run.runner import run_variant
 from tests.conftest import data_path
 
 SMALL = 32   # threads per block under the simulator

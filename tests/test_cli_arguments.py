@@ -18,7 +18,7 @@ from kernels.algorithms.registry import get_family
 from kernels.cli import main as cli_main
 from kernels.errors import ParameterError
 from kernels.graph.csr import CSRGraph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.conftest import data_path
 from tests.test_worker_isolation import wait_until_gone
 

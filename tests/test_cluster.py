@@ -23,7 +23,7 @@ from kernels.cli import main as cli_main
 from kernels.compute.backend import CRASHED, Job
 from kernels.compute.dask.backend import DaskBackend
 from kernels.compute.dask.connect import plain_text_warning, warn_plain_text
-from kernels.compute.local.backend import LocalBackend
+from kernels.compute.local_backend import LocalBackend
 from kernels.compute.sweep import run_sweep
 from kernels.errors import ClusterError
 from kernels.graph.csr import CSRGraph

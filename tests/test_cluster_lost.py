@@ -155,7 +155,7 @@ class LosingBackend(ComputeBackend):
         return self.alive
 
     def run_many(self, jobs, *, cancel=None):
-        from kernels.measure.runner import run_variant
+        from kernels.run.runner import run_variant
 
         for i, job in enumerate(jobs):
             if i < self.answer:

@@ -15,7 +15,7 @@ import pytest
 
 from kernels.compute import precompile
 from kernels.compute.backend import CRASHED, Job
-from kernels.compute.local.backend import LocalBackend
+from kernels.compute.local_backend import LocalBackend
 from kernels.compute.pool import WorkerPool
 from kernels.compute.precompile import Claims, CompileAhead, cell_key
 from kernels.graph.csr import CSRGraph

@@ -11,7 +11,7 @@ import pytest
 from kernels.algorithms.registry import families
 from kernels.graph.io import read_graph
 from kernels.inputs import load_input
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.conftest import data_path
 
 # the tiny input of each family and the parameters the family needs to be given

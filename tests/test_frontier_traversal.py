@@ -20,7 +20,7 @@ from kernels.algorithms.auto_rules import BEAMER_ALPHA, BEAMER_BETA, bfs_directi
 from kernels.errors import ParameterError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.conftest import data_path
 
 BFS_VARIANTS = [("gpu-do", {}), ("gpu-do-slotted", {"page_size": 16})]

@@ -16,7 +16,7 @@ from kernels.errors import TargetUnavailableError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
 from kernels.inputs import load_input
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.conftest import data_path
 
 pytest.importorskip("graphblas")

@@ -111,13 +111,13 @@ def test_a_scheduler_that_is_not_there_is_one_sentence_and_nothing_is_lost(qtbot
 
 
 def test_a_plain_text_address_off_the_loopback_is_warned_about_once(qtbot, window, monkeypatch):
-    from kernels.compute import backend
+    from kernels.compute import backends
     from kernels.errors import ClusterError
 
     def refuse(address, **_kwargs):            # no packet leaves this machine: the connection is refused here
         raise ClusterError(f"no scheduler answered at {address}")
 
-    monkeypatch.setattr(backend, "open_backend", refuse)
+    monkeypatch.setattr(backends, "open_backend", refuse)
     run, _ = docks(window)
     controls = run.cluster_controls
     with qtbot.waitSignal(controls.connection.connectFailed, timeout=CONNECT_TIMEOUT_MS):

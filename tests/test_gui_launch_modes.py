@@ -15,7 +15,7 @@ from explorer.plots.heatmap_view import HeatmapView
 from explorer.plots.history_table import COLUMNS, HistoryModel
 from explorer.plots.timing_chart import TimingChart
 from kernels.compute.sweep import summarize_best
-from kernels.heatmap import heatmap_table, to_text
+from kernels.results.heatmap import heatmap_table, to_text
 from kernels.results.launch_modes import comparable, launch_mode
 from tests.test_gui_results import record
 

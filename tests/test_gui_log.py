@@ -34,7 +34,7 @@ def test_a_record_logged_from_a_worker_thread_reaches_the_panel_on_the_gui_threa
 
 def test_the_core_s_info_records_appear_and_its_debug_records_do_not(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
-    logging.getLogger("kernels.measure.runner").info("spmv/cpu-serial on g: dropped 2 self-loops")
+    logging.getLogger("kernels.run.runner").info("spmv/cpu-serial on g: dropped 2 self-loops")
     logging.getLogger("kernels.graph.io.api").debug("chatter")
     assert "spmv/cpu-serial on g: dropped 2 self-loops" in window.log_dock.messages("info")
     assert "chatter" not in window.log_dock.messages()

@@ -16,7 +16,7 @@ import pytest
 from explorer.plots.timing_chart import TimingChart
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.sim_estimate import JOB_OVERHEAD_S, SIM_COSTS, estimate
+from kernels.run.sim_estimate import JOB_OVERHEAD_S, SIM_COSTS, estimate
 from tests.conftest import data_path
 from tests.gui_support import close_window, make_window
 from tests.test_gui_results import record

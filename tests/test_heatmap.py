@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from kernels.compute.sweep import summarize_best
-from kernels.heatmap import heatmap_table, to_text, write_csv, write_png, write_svg
+from kernels.results.heatmap import heatmap_table, to_text, write_csv
+from kernels.results.heatmap_figure import write_png, write_svg
 
 
 def fake_sweep():
@@ -103,7 +104,7 @@ def test_subtitle_names_input_device_and_date():
 def drawn_figure(t):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from kernels.heatmap_figure import heatmap_figure
+    from kernels.results.heatmap_figure import heatmap_figure
 
     fig = heatmap_figure(t)
     canvas = FigureCanvasAgg(fig)
@@ -158,7 +159,7 @@ def test_picture_marks_best_flat_region_invalid_and_failed_cells():
 
 
 def test_flat_region_outline_follows_the_region_boundary():
-    from kernels.heatmap_figure import _flat_region_edges
+    from kernels.results.heatmap_figure import _flat_region_edges
 
     mask = np.array([[1, 1, 0], [1, 0, 0], [0, 0, 0]], bool)       # an L of three cells
     edges = {tuple(map(tuple, e)) for e in _flat_region_edges(mask)}

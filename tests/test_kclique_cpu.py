@@ -15,7 +15,7 @@ from kernels.algorithms.kclique.prepare import orient, simple_undirected
 from kernels.algorithms.kclique.reference import count_networkx
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.conftest import data_path, reference_table
 
 SMALL_REAL = ("karate.mtx", "dolphins.mtx", "football.mtx", "polbooks.mtx", "Stranke94.mtx")

@@ -19,7 +19,7 @@ from kernels.algorithms.registry import Problem
 from kernels.errors import ConstraintError, InputRequirementError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.conftest import data_path, reference_table
 
 GPU_VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.gpu
 RUN = """
 import json, sys
 from kernels.inputs import load_input
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 graph = load_input("gen:powerlaw_matrix:n_rows=4096,n_cols=4096,avg_nnz_per_row=8,seed=3")
 out = []
 for family, variant, params in [("spmv", "gpu-tunable", {"wg": 128, "rows": 4}),

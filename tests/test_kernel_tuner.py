@@ -18,9 +18,9 @@ from kernel_tuner import util as kt_util  # noqa: E402
 
 from kernels.cli import main as cli_main  # noqa: E402
 from kernels.compute.sweep import run_sweep  # noqa: E402
-from kernels.heatmap import heatmap_table, to_text  # noqa: E402
 from kernels.results import kerneltuner as kt  # noqa: E402
 from kernels.results import load_sweep  # noqa: E402
+from kernels.results.heatmap import heatmap_table, to_text  # noqa: E402
 from kernels.results.records import Strategy  # noqa: E402
 from tests.plugins.synthetic_family import synthetic_time  # noqa: E402
 from tests.sweep_helpers import FakeBackend, load_synthetic, tiny_graph, unload_synthetic  # noqa: E402

@@ -22,9 +22,9 @@ from kernels.errors import GraphFormatError, ParameterError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
 from kernels.measure.cuda_graphs import LAUNCH_MODES, check_launch_mode, plan_launches
-from kernels.measure.runner import run_variant
 from kernels.measure.targets import simulator_enabled
-from kernels.results_schema import check_record
+from kernels.results.schema import check_record
+from kernels.run.runner import run_variant
 from tests.conftest import data_path
 
 # ---- the plan: fallbacks and their reasons -------------------------------------------------------

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.conftest import data_path
 
 # small real graphs from tests/data; launch shapes as a user would choose them on a GPU

@@ -26,7 +26,7 @@ from kernels.errors import ParameterError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.slotted import SlottedGraph
 from kernels.measure.targets import simulator_enabled
-from kernels.results_schema import check_record
+from kernels.results.schema import check_record
 from tests.conftest import data_path
 
 SMALL = 32          # threads per block under the simulator
@@ -228,7 +228,7 @@ def test_a_document_sync_summary_names_what_crossed():
 @pytest.mark.timeout(600)
 @pytest.mark.skipif(not simulator_enabled(), reason="the CUDA simulator is off (a real-GPU run)")
 def test_the_local_worker_receives_deltas_and_after_a_kill_a_snapshot():
-    from kernels.compute.local.backend import LocalBackend
+    from kernels.compute.local_backend import LocalBackend
 
     ed = Editor(karate())
 

@@ -13,7 +13,7 @@ import pytest
 from kernels.cli import main as cli_main
 from kernels.graph.csr import CSRGraph
 from kernels.log import level_for
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KARATE = os.path.join(ROOT, "resources", "graphs", "karate.mtx")
@@ -40,7 +40,7 @@ def test_a_runs_notices_are_logged_as_well_as_recorded(caplog):
     with caplog.at_level(logging.INFO, logger="kernels"):
         rec = run_variant(graph_with_a_self_loop(), "triangles", "cpu-serial", {}, repeat=1, warmup=0).record
     assert rec["notices"], "the input should need a clean-up step"
-    logged = [r for r in caplog.records if r.name == "kernels.measure.runner" and r.levelno == logging.INFO]
+    logged = [r for r in caplog.records if r.name == "kernels.run.runner" and r.levelno == logging.INFO]
     for notice in rec["notices"]:
         assert any(notice in r.getMessage() and "triangles/cpu-serial" in r.getMessage() for r in logged), notice
 

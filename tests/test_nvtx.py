@@ -11,7 +11,7 @@ import pytest
 
 from kernels.graph.io import read_graph
 from kernels.measure import nvtx_ranges
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 
 KARATE = os.path.join(os.path.dirname(__file__), "..", "resources", "graphs", "karate.mtx")
 

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from kernels.operators.ptx_check import SKIPPED
+from kernels.run.ptx_check import SKIPPED
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_kernel_compiles_for_sm90():
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    proc = subprocess.run([sys.executable, "-m", "kernels.operators.ptx_check", "--quiet", "--cc", "9.0"],
+    proc = subprocess.run([sys.executable, "-m", "kernels.run.ptx_check", "--quiet", "--cc", "9.0"],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     if proc.returncode == SKIPPED:
         pytest.skip(proc.stderr.strip() or "CUDA compiler libraries not installed")

@@ -342,7 +342,7 @@ def test_wheel_installs_working_commands(tmp_path, wheel):
     for data in ("gge_resources/graphs/karate.mtx", "gge_resources/icons/gpu-graph-explorer-48.png",
                  "gge_resources/icons/gpu-graph-explorer.svg", "gge_resources/desktop/gpu-graph-explorer.desktop",
                  "gge_resources/desktop/io.github.gpu_graph_explorer.mime.xml",
-                 "kernels/schemas/sweep.schema.json", "kernels/schemas/record.schema.json"):
+                 "kernels/results/schemas/sweep.schema.json", "kernels/results/schemas/record.schema.json"):
         assert data in names, data
 
     # A fresh environment with the wheel alone (--no-deps). Installing numba, SciPy and PySide6

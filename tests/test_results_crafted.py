@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from kernels import results_schema
 from kernels.cli import main as cli_main
 from kernels.errors import GraphFormatError
-from kernels.heatmap import heatmap_table, write_csv, write_svg
 from kernels.results import load_sweep, read_records, records_to_csv, save_sweep, sweep_to_csv
+from kernels.results import schema as results_schema
+from kernels.results.heatmap import heatmap_table, write_csv
+from kernels.results.heatmap_figure import write_svg
 from tests.crafted_results import crafted_records, crafted_sweeps, valid_record, valid_sweep
 
 ROOT = Path(__file__).resolve().parent.parent

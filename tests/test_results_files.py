@@ -15,7 +15,7 @@ from referencing import Registry, Resource
 from kernels.compute.sweep import run_sweep
 from kernels.errors import GraphFormatError
 from kernels.results import append_record, load_sweep, read_records, save_sweep
-from kernels.results_schema import schema_text
+from kernels.results.schema import schema_text
 from tests.crafted_results import valid_record, valid_sweep
 from tests.plugins.synthetic_family import synthetic_time
 from tests.sweep_helpers import FakeBackend, load_synthetic, tiny_graph, unload_synthetic
@@ -75,7 +75,7 @@ def test_non_finite_numbers_are_written_as_null(synthetic, tmp_path):
 
 def test_run_records_are_standard_json_and_validate(tmp_path):
     from kernels.graph.io import read_graph
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     rec = run_variant(read_graph(str(ROOT / "tests" / "data" / "karate.mtx")), "spmv", "cpu-serial", repeat=1).record
     rec["result"]["odd"] = float("inf")

@@ -139,7 +139,7 @@ def test_models_scale_with_the_input():
 def test_oriented_model_counts_the_probes_the_kernel_reports():
     # gpu-oriented counts its hash probes on the device (result "probes"): the model must agree
     from kernels.graph.generators import rmat
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     g = rmat(5, 8, seed=3)
     record = run_variant(g, "triangles", "gpu-oriented", {"group_size": 8}, target="sim", repeat=1, warmup=0).record

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from kernels.graph.csr import CSRGraph
-from kernels.results_schema import check_record
+from kernels.results.schema import check_record
 from kernels.roofline import peaks
 
 H100 = {"target": "cuda", "name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-1111", "driver": "12.8",
@@ -69,7 +69,7 @@ def test_a_damaged_file_or_a_bad_probe_is_never_trusted(peaks_file):
 
 
 def test_a_simulator_run_records_its_work_model(peaks_file):
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     g = CSRGraph.from_edges(4, [0, 0, 1, 2], [1, 2, 2, 3], directed=False, both_directions=True, name="paw")
     record = run_variant(g, "triangles", "gpu-row-block", {"block_size": 32}, target="sim", repeat=1,
@@ -110,9 +110,9 @@ def test_probes_measure_a_real_gpu(peaks_file):
 def test_a_gpu_run_carries_its_model_peaks_and_energy(peaks_file):
     from kernels.graph.generators import rmat
     from kernels.measure.environment import device_description
-    from kernels.measure.runner import run_variant
     from kernels.roofline.percent import roofline_point
     from kernels.roofline.probes import probe_device
+    from kernels.run.runner import run_variant
 
     peaks.measure_peaks(device_description("cuda"), probe_device)
     g = rmat(16, 16, seed=1, weights="uniform")

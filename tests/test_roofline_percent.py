@@ -11,7 +11,8 @@ import pytest
 
 from kernels.compute.sweep import summarize_best
 from kernels.errors import GraphKernelsError
-from kernels.heatmap import heatmap_table, to_text, write_csv, write_png
+from kernels.results.heatmap import heatmap_table, to_text, write_csv
+from kernels.results.heatmap_figure import write_png
 from kernels.roofline import peaks as kept
 from kernels.roofline.percent import metric_value, peaks_for, roofline_point, why_not_on_roofline
 

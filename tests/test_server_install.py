@@ -111,7 +111,7 @@ def test_a_taken_scheduler_port_is_named_before_dask_starts():
 def test_numba_performance_warnings_become_notices_and_other_warnings_pass_on():
     from numba.core.errors import NumbaPerformanceWarning
 
-    from kernels.measure.runner import performance_warnings_as_notices
+    from kernels.run.runner import performance_warnings_as_notices
 
     notices: list[str] = []
     with warnings.catch_warnings(record=True) as passed:

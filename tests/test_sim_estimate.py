@@ -14,7 +14,7 @@ import pytest
 
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.sim_estimate import estimate, traversal_reach
+from kernels.run.sim_estimate import estimate, traversal_reach
 from tests.conftest import data_path
 
 SIMULATOR = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
@@ -33,7 +33,7 @@ CASES = [
 @pytest.mark.skipif(not SIMULATOR, reason="needs numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)")
 def test_the_estimate_is_within_2x_of_the_simulators_time_on_small_inputs():
     from kernels.algorithms.registry import get_variant
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     run_variant(read_graph(data_path("karate.mtx")), "bfs", "gpu-csr", {"block": 32}, target="sim",
                 repeat=1, warmup=0, verify=False)          # the simulator's first-use imports, not timed below
@@ -97,14 +97,14 @@ def test_the_launch_models_use_the_simulators_grid_caps(monkeypatch):
     assert launch.grid_for(10**6, 16) == simulator.OPERATOR_THREADS // 16
     assert launch.resident_grid(16) == simulator.OPERATOR_THREADS // 16
     from kernels.cuda import warp
-    from kernels.measure import sim_estimate
+    from kernels.run import sim_estimate
 
     assert sim_estimate.FRONTIER_SIM_THREADS == warp.WARP
 
 
 def test_every_gpu_traversal_variant_has_a_launch_model():
     from kernels.algorithms.registry import families
-    from kernels.measure.sim_estimate import LAUNCH_MODELS
+    from kernels.run.sim_estimate import LAUNCH_MODELS
 
     for family in ("bfs", "sssp"):
         for var in families()[family].variants.values():

@@ -19,7 +19,7 @@ from kernels.algorithms.registry import get_variant
 from kernels.errors import ConstraintError, ParameterError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 
 SMALL = {"short_row": 4, "long_row": 16}  # stream <= 4 < vector <= 16 < long
 

@@ -18,7 +18,7 @@ from kernels.algorithms.registry import get_family, get_variant
 from kernels.errors import ConstraintError, TargetUnavailableError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL_FILES = ("west0067.mtx", "lp_afiro.mtx", "LFAT5.mtx", "karate.mtx", "GD98_c.mtx")

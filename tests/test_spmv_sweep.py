@@ -20,8 +20,8 @@ from kernels.compute.local.client import WorkerClient
 from kernels.compute.sweep import run_sweep
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
 from kernels.results import append_record, load_sweep, read_records, records_to_csv, save_sweep, sweep_to_csv
+from kernels.run.runner import run_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = "tests.plugins.faulty_family"

@@ -11,8 +11,8 @@ import pytest
 from kernels.compute.strategies import SearchSpace, check_strategy
 from kernels.compute.sweep import run_sweep
 from kernels.errors import ParameterError
-from kernels.heatmap import heatmap_table, to_text
 from kernels.results import load_sweep
+from kernels.results.heatmap import heatmap_table, to_text
 from kernels.results.records import Strategy
 from tests.plugins.synthetic_family import BEST, synthetic_time
 from tests.sweep_helpers import FakeBackend, load_synthetic, tiny_graph, unload_synthetic

@@ -18,8 +18,8 @@ from kernels.algorithms.traversal import device_loop
 from kernels.errors import DeviceLoopError, ParameterError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
 from kernels.measure.targets import simulator_enabled
+from kernels.run.runner import run_variant
 from tests.conftest import data_path
 
 SMALL = 32          # threads per block under the simulator

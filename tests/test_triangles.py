@@ -16,7 +16,7 @@ from kernels.errors import ConstraintError, InputRequirementError, ParameterErro
 from kernels.graph.csr import CSRGraph
 from kernels.graph.generators import gnp, rmat
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.conftest import data_path, reference_table
 
 CPU_VARIANTS = ("cpu-serial", "cpu-parallel", "scipy")

@@ -16,9 +16,9 @@ from kernels.algorithms.triangles.prepare import prepare
 from kernels.graph.csr import CSRGraph
 from kernels.graph.generators import rmat
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
 from kernels.operators.bin_sort import stable_bin_sort
 from kernels.operators.launch import Workspace
+from kernels.run.runner import run_variant
 from tests.conftest import data_path, reference_table
 
 ARRAYS = ("out_ptr", "out_idx", "part_ptr", "part_idx", "work", "light", "heavy_vertex", "heavy_lo", "heavy_hi")

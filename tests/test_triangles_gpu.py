@@ -12,7 +12,7 @@ from kernels.errors import ResourceLimitError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.generators import rmat
 from kernels.graph.io import read_graph
-from kernels.measure.runner import run_variant
+from kernels.run.runner import run_variant
 from tests.conftest import data_path, reference_table
 
 SMALL = ("karate.mtx", "Stranke94.mtx", "dolphins.mtx", "chesapeake.mtx", "LFAT5.mtx", "GD98_c.mtx")

@@ -30,7 +30,7 @@ def main() -> None:
     from _common import load_real
 
     from kernels.inputs import load_input
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     rows = []
     for name in MATRICES:

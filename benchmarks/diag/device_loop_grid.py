@@ -15,7 +15,7 @@ from _common import load_real  # noqa: E402
 
 import kernels.algorithms.traversal.device_loop as device_loop  # noqa: E402
 from kernels.graph.generators import grid2d  # noqa: E402
-from kernels.measure.runner import run_variant  # noqa: E402
+from kernels.run.runner import run_variant  # noqa: E402
 
 graphs = [load_real("power.mtx"), grid2d(300, 300), load_real("delaunay_n15.mtx")]
 out = []

@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels.graph.generators import grid2d  # noqa: E402
-from kernels.measure.runner import run_variant  # noqa: E402
+from kernels.run.runner import run_variant  # noqa: E402
 
 side = int(sys.argv[1]) if len(sys.argv) > 1 else 300
 rec = run_variant(grid2d(side, side), "bfs", "gpu-csr", {"loop": "device"}, target="cuda", repeat=1, warmup=0,

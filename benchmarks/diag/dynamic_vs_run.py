@@ -31,7 +31,7 @@ def main() -> None:
 
     from kernels.dynamic import DynamicSettings, run_dynamic
     from kernels.inputs import load_input
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     rows = []
     for name in GRAPHS + (LARGE if args.large else ()):

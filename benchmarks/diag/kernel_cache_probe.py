@@ -48,7 +48,7 @@ def child(args) -> None:
     import pstats
 
     from kernels.inputs import load_input
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     work = [("spmv", "gpu-tunable", "gen:powerlaw_matrix:n_rows=65536,n_cols=65536,avg_nnz_per_row=16,seed=1",
              c) for c in cells(args.cells)]

@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from _common import load_real  # noqa: E402
 
 from kernels.graph.generators import powerlaw_matrix  # noqa: E402
-from kernels.measure.runner import run_variant  # noqa: E402
+from kernels.run.runner import run_variant  # noqa: E402
 
 mats = [load_real("as-caida20071105.mtx"), load_real("ca-HepTh.mtx"),
         powerlaw_matrix(1 << 14, 1 << 14, 8.0, 2.0, 1 << 11, seed=2),

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from kernels.graph.generators import powerlaw_matrix  # noqa: E402
-from kernels.measure.runner import run_variant  # noqa: E402
+from kernels.run.runner import run_variant  # noqa: E402
 
 graph = powerlaw_matrix(1 << 22, 1 << 22, 26.0, 2.0, 1 << 20, seed=1)  # bench_spmv.py's matrix
 rows = []

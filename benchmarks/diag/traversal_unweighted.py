@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from kernels.graph.generators import delaunay, grid2d  # noqa: E402
-from kernels.measure.runner import run_variant  # noqa: E402
+from kernels.run.runner import run_variant  # noqa: E402
 
 cases = ((delaunay(1 << 20, points="jittered-grid", seed=1), 990804), (grid2d(1000, 1000, seed=1), 944904))
 for graph, source in cases:

@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT / "benchmarks" / "diag"))
 
 import kernels.algorithms.triangles.gpu_oriented as gpu_oriented  # noqa: E402
 from kernels.graph.generators import rmat  # noqa: E402
-from kernels.measure.runner import run_variant  # noqa: E402
+from kernels.run.runner import run_variant  # noqa: E402
 
 try:
     import _oriented_before as before  # noqa: E402

@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT))
 
 import kernels.algorithms.triangles.gpu_oriented as gpu_oriented  # noqa: E402
 from kernels.graph.generators import rmat  # noqa: E402
-from kernels.measure.runner import run_variant  # noqa: E402
+from kernels.run.runner import run_variant  # noqa: E402
 
 defaults = (gpu_oriented.PROBE_PAIR, gpu_oriented.ITEMS_PER_STEP)
 scales = [int(s) for s in sys.argv[1:]] or [20, 22]

@@ -13,7 +13,7 @@ from numba import cuda  # noqa: E402
 
 import kernels.algorithms.triangles.gpu_oriented as gpu_oriented  # noqa: E402
 from kernels.graph.generators import rmat  # noqa: E402
-from kernels.measure.runner import run_variant  # noqa: E402
+from kernels.run.runner import run_variant  # noqa: E402
 
 scales = [int(s) for s in sys.argv[1:]] or [20, 22]
 for scale in scales:

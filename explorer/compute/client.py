@@ -2,7 +2,7 @@
 
 A :class:`ComputeClient` (one per main window, found with :meth:`ComputeClient.for_window`)
 runs one job at a time in a thread, so the GUI thread never waits for a kernel, always through
-a compute backend: this machine's :class:`~kernels.compute.local.backend.LocalBackend` (whose
+a compute backend: this machine's :class:`~kernels.compute.local_backend.LocalBackend` (whose
 worker pool, :class:`~kernels.compute.pool.WorkerPool`, owns the worker processes: one for the
 real GPU, one for the simulator and CPU variants, each started on first use, and the
 compile-ahead processes of GPU sweeps), or the connected cluster's. The user's graphs live in
@@ -24,8 +24,8 @@ from PySide6.QtCore import QObject, Signal
 from explorer.compute.cluster import ClusterConnection, split_target
 from explorer.compute.requests import RunRequest, SweepRequest
 from explorer.compute.task import ComputeTask, JobCancelled, JobControl, JobFailed
-from kernels.compute.local.backend import LocalBackend
 from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerTimeout
+from kernels.compute.local_backend import LocalBackend
 from kernels.compute.resume import ResumeRefused
 from kernels.errors import GraphKernelsError
 

@@ -107,7 +107,7 @@ class ClusterConnection(QObject):
     def _connect(self, address: str, tls) -> None:
         backend = None
         try:
-            from kernels.compute.backend import open_backend
+            from kernels.compute.backends import open_backend
             from kernels.compute.dask.connect import make_security
 
             security = make_security(tls) if tls is not None else None

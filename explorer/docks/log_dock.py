@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
+import sys
 from dataclasses import dataclass
 
 import shiboken6
@@ -223,3 +224,21 @@ class LogDock(QDockWidget):
         errors = sum(1 for e in self.entries if e.level == "error")
         warnings = sum(1 for e in self.entries if e.level == "warning")
         self.counts_label.setText(f"{errors} error(s), {warnings} warning(s)")
+
+
+def report_unexpected_errors(window) -> None:
+    """An exception escaping a Qt callback is a bug; say so in the log panel (and on stderr)
+    instead of letting it vanish, and keep the window - and the user's graphs - alive."""
+    import traceback
+
+    previous = sys.excepthook
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        try:
+            window.log("error", f"unexpected error (a bug; please report it): {kind.__name__}: {value}")
+            window.log("debug", "".join(traceback.format_exception(kind, value, tb)))
+        except RuntimeError:          # the window is already gone
+            pass
+
+    sys.excepthook = hook

@@ -574,7 +574,7 @@ class ResultsDock(QDockWidget, ComputeDock):
 
     def open_result_file(self, path) -> bool:
         """Open run records (``.jsonl``) or a sweep (``.json``); raises ``GraphFormatError``
-        naming the file (and line) when it is neither, or damaged (:mod:`kernels.results_schema`
+        naming the file (and line) when it is neither, or damaged (:mod:`kernels.results.schema`
         checks it whole before anything here changes). ``False``: not a result file name."""
         path = str(path)
         suffix = Path(path).suffix.lower()
@@ -636,7 +636,7 @@ class ResultsDock(QDockWidget, ComputeDock):
                                                                        "GPU Graph Explorer: heatmap"))
 
     def export_heatmap_csv(self, path) -> bool:
-        from kernels.heatmap import write_csv
+        from kernels.results.heatmap import write_csv
 
         if self.heatmap.table is None:
             self.window_.show_error("Export failed", "no heatmap to export: run or open a sweep first")

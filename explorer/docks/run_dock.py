@@ -43,7 +43,7 @@ from explorer.docks.run_form import ParamForm, SweepPanel, check_params
 from explorer.window.compute_dock import ComputeDock
 from kernels.algorithms.registry import check_vertex_params, families, plugin_problems
 from kernels.errors import GraphKernelsError, ParameterError
-from kernels.measure.sim_estimate import estimate, format_duration
+from kernels.run.sim_estimate import estimate, format_duration
 
 ERROR_COLOUR = "#b01010"
 # the Launch combo: label, the runner's launch mode (kernels.measure.cuda_graphs.LAUNCH_MODES)

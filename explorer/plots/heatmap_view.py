@@ -8,7 +8,7 @@ constraint) show "–", failed or wrong ones say so in red, cells still to run a
 best cell is outlined in thick red with a star; the cells noise cannot separate from it (tied at
 95 %, :mod:`kernels.results.noise`) get a dashed red outline. Hovering a cell shows its parameters, time and status.
 
-It draws a :class:`~kernels.heatmap.HeatmapTable`, so it shows exactly what ``graph-kernels
+It draws a :class:`~kernels.results.heatmap.HeatmapTable`, so it shows exactly what ``graph-kernels
 heatmap`` prints, and redraws from scratch on every update (tables are small). Like the command's
 ``--metric``, it can show another figure of each cell's run instead of its time: the percentage
 of the device's measured bandwidth or roofline bound (linear 0-100 %; a cell above the roofline is
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import QGraphicsRectItem
 from explorer.plots.axes import fit_axis_title
 from explorer.plots.format import format_seconds, log_ticks, time_unit
 from explorer.plots.hover import HoverLayoutWidget
-from kernels.heatmap import HeatmapTable, column_labels, heatmap_table, shown_unit
+from kernels.results.heatmap import HeatmapTable, column_labels, heatmap_table, shown_unit
 from kernels.roofline.percent import L2_TEXT
 
 MAX_TEXT_CELLS = 400            # beyond this, cell values are read by hovering only

@@ -4,8 +4,9 @@ Each rule is a pure function of a few features a performance engineer would look
 lengths, out-degrees after orientation, k), with the reason in words; the ``*_rule`` adapters
 read those features from the prepared :class:`~kernels.algorithms.registry.Problem` (reusing
 what ``prepare`` or the variant builds anyway: at most O(n + m) over arrays already there) and
-are what the families attach to their ``Param(auto=...)``. Why each rule is what it is, and the
-measurements it was fitted on, are in ``docs/defaults.md``.
+are what the families attach to their ``Param(auto=...)`` (an adapter that reads a family's own
+modules, triangles' ``group_size``, lives in that family: this module imports no family). Why
+each rule is what it is, and the measurements it was fitted on, are in ``docs/defaults.md``.
 
 Only NumPy at module level: the registry imports this module when it lists the algorithms.
 """
@@ -161,19 +162,6 @@ def triangles_group_size(mean_partner_length: float, owners: int, n_vertices: in
             why += f"; only {n_vertices:,} vertices: the GPU has room for {room} lanes each → {room}"
             lanes = room
     return AutoChoice(lanes, why)
-
-
-def triangles_group_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
-    from kernels.algorithms.triangles.orientation import ownership_summary
-
-    derived = problem.data.get("derived", {})
-    if "oriented" in derived:                # already built for this input: read it
-        og = derived["oriented"]
-        probes, partners, owners = og.total_work, len(og.part_idx), len(og.owners)
-    else:                                    # two passes over the adjacency, no lists built
-        probes, partners, owners = ownership_summary(problem.graph.indptr, problem.graph.indices)
-    mean = probes / partners if partners else 1.0
-    return triangles_group_size(mean, owners, int(problem.graph.n_rows))
 
 
 # ---- k-clique: vertex- or edge-centric, group size ----------------------------------------

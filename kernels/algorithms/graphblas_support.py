@@ -17,6 +17,8 @@ import importlib.util
 
 import numpy as np
 
+from kernels.graph.csr import is_canonical
+
 INSTALL_HINT = "pip install 'gpu-graph-explorer[graphblas]'"
 
 
@@ -50,13 +52,6 @@ def notice(gb) -> str:
         return f"python-graphblas {gb.__version__} (SuiteSparse:GraphBLAS)"
     return (f"SuiteSparse:GraphBLAS {version} through python-graphblas {gb.__version__}, "
             f"{threads} OpenMP thread{'s' if threads != 1 else ''} (GxB_NTHREADS)")
-
-
-def is_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
-    """Columns strictly increasing within every row: importable as CSR without a rebuild."""
-    from kernels.algorithms.spmv.vendor import is_canonical as canonical
-
-    return canonical(indptr, indices)
 
 
 def matrix_from_csr(gb, indptr, indices, values, n_rows: int, n_cols: int, *, dup: str = "plus"):

@@ -254,7 +254,7 @@ class Problem:
     data: dict = field(default_factory=dict)
     size: dict = field(default_factory=dict)
     notices: list = field(default_factory=list)
-    #: the :class:`~kernels.graph.live_pages.LivePages` of an edited structure, when the run was
+    #: the :class:`~kernels.operators.live_pages.LivePages` of an edited structure, when the run was
     #: asked to use them and the variant declares ``live_pages`` (else ``None``)
     live: Any = None
 
@@ -281,10 +281,10 @@ class Variant:
 
     ``make(problem, params, target)`` returns an execution object with the stages
     ``compile()``, ``upload()``, ``launch()``, ``synchronize()``, ``download() -> output``
-    (see :mod:`kernels.measure.runner`); ``available()`` returns ``None`` or the reason the variant
+    (see :mod:`kernels.run.runner`); ``available()`` returns ``None`` or the reason the variant
     cannot run here (e.g. "CuPy is not installed"). ``live_pages``: given the live slotted pages
     of an edited document (``Problem.live``), the variant runs on their device mirror instead of
-    building its own data from the CSR snapshot (see :mod:`kernels.graph.live_pages`)."""
+    building its own data from the CSR snapshot (see :mod:`kernels.operators.live_pages`)."""
 
     name: str
     kind: str

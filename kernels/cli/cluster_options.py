@@ -40,7 +40,7 @@ def scheduler_from_args(args) -> str | None:
 
 def open_backend_from_args(args):
     """The Dask backend for ``--scheduler`` (or ``$GRAPH_KERNELS_SCHEDULER``), else the local one."""
-    from kernels.compute.backend import open_backend
+    from kernels.compute.backends import open_backend
 
     address = scheduler_from_args(args)
     security = security_from_args(args) if address else None
@@ -56,7 +56,7 @@ def open_backend_from_args(args):
 def run_on_cluster(args, graph, params: dict):
     """``graph-kernels run --scheduler``: the run as one job on the cluster → a ``RunResult``."""
     from kernels.compute.backend import Job
-    from kernels.measure.runner import RunResult
+    from kernels.run.runner import RunResult
 
     with open_backend_from_args(args) as backend:
         key = f"run-{graph.fingerprint}"

@@ -19,8 +19,8 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from kernels.errors import GraphKernelsError
-    from kernels.heatmap import heatmap_table, to_text
     from kernels.results import load_sweep
+    from kernels.results.heatmap import heatmap_table, to_text
     from kernels.results.portability import compare, split_by_device
 
     sweeps = [load_sweep(path) for path in args.sweeps]

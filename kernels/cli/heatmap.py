@@ -20,8 +20,8 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from kernels.errors import GraphKernelsError
-    from kernels.heatmap import heatmap_table, to_text, write_csv, write_png, write_svg
     from kernels.results import load_sweep
+    from kernels.results.heatmap import heatmap_table, to_text, write_csv
 
     sweep = load_sweep(args.sweep)          # checked against the sweep schema and the grid bounds
     table = heatmap_table(sweep, args.rows, args.cols, args.metric)
@@ -31,10 +31,10 @@ def run(args) -> int:
     try:
         if args.csv:
             write_csv(table, args.csv)
-        if args.out and args.out.lower().endswith(".svg"):
-            write_svg(table, args.out)
-        elif args.out:
-            write_png(table, args.out)
+        if args.out:
+            from kernels.results.heatmap_figure import write_png, write_svg  # matplotlib: only for a picture
+
+            (write_svg if args.out.lower().endswith(".svg") else write_png)(table, args.out)
     except OSError as exc:
         raise GraphKernelsError(f"cannot write {exc.filename or 'the output'}: {exc.strerror or exc}") from None
     return 0

@@ -132,8 +132,8 @@ def collect_params(args) -> dict:
 
 def _say_simulator_estimate(args, fam, var, graph, params) -> None:
     """A GPU variant on the simulator can take minutes: say how long before it starts (stderr)."""
-    from kernels.measure.sim_estimate import estimate
     from kernels.measure.targets import default_gpu_target
+    from kernels.run.sim_estimate import estimate
 
     target = args.target or (default_gpu_target() if var.is_gpu else None)
     if target != "sim" or not var.is_gpu:
@@ -145,8 +145,8 @@ def _say_simulator_estimate(args, fam, var, graph, params) -> None:
 
 def run(args) -> int:
     from kernels.cli.common import load_input_shown
-    from kernels.measure.runner import run_variant
     from kernels.results import append_record
+    from kernels.run.runner import run_variant
 
     params = collect_params(args)
     # validate names and values before reading a possibly large input
@@ -159,7 +159,7 @@ def run(args) -> int:
         result = run_on_cluster(args, graph, params)
     else:
         _say_simulator_estimate(args, fam, var, graph, params)
-        from kernels.measure.runner import FIXED_STEPS
+        from kernels.run.runner import FIXED_STEPS
 
         steps = args.warmup + args.repeat + FIXED_STEPS
         with progress_of(args).task(f"{args.family}/{args.variant}", total=steps, unit="steps") as task:

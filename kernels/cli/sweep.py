@@ -144,8 +144,8 @@ def _run_sweep(args, backend, task, graph, grid: dict, fixed: dict) -> dict:
 
 def _report(args, sweep: dict) -> int:
     """The heatmap as text, the counts and best, where the time went; the exit status."""
-    from kernels.heatmap import heatmap_table, to_text
     from kernels.results import sweep_to_csv
+    from kernels.results.heatmap import heatmap_table, to_text
     from kernels.results.records import describe_sweep_time
 
     for notice in sweep.get("notices", []):

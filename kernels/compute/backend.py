@@ -2,7 +2,7 @@
 
 Two implementations, both with this interface:
 
-* ``local`` (:class:`kernels.compute.local.backend.LocalBackend`): the ``python -m kernels worker``
+* ``local`` (:class:`kernels.compute.local_backend.LocalBackend`): the ``python -m kernels worker``
   child process of this machine, one job at a time;
 * ``dask`` (:class:`kernels.compute.dask.backend.DaskBackend`): a ``distributed.Client`` connected
   to a Dask scheduler; every Dask worker runs the same child process (one per GPU), so a job
@@ -15,7 +15,9 @@ not an exception: a crashed, hung or lost job is recorded and the rest go on. Bo
 a ``cancel`` callable (polled, so a GUI thread can pass its task's flag); :meth:`cancel` does the
 same from another thread.
 
-:func:`open_backend` picks the implementation: no scheduler → local, an address → dask.
+:func:`kernels.compute.backends.open_backend`, above both, picks the implementation: no
+scheduler → local, an address → dask. The job types (:class:`Job`, :class:`Outcome`,
+:class:`WorkerInfo`) are :mod:`kernels.compute.jobs`', below the seam.
 
 Live documents: :meth:`ComputeBackend.run_on_document` runs a job on the worker's replica of an
 edited slotted structure, sending only the page deltas since the replica's revision (see
@@ -28,120 +30,22 @@ import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass, field
-from typing import Any
 
+from kernels.compute.jobs import (  # noqa: F401  (the seam's types, defined below it)
+    CANCELLED,
+    CRASHED,
+    LOST,
+    TIMED_OUT,
+    BackendLost,
+    Job,
+    JobFailed,
+    Outcome,
+    WorkerInfo,
+)
 from kernels.errors import GraphKernelsError
 
 SCHEDULER_ENV = "GRAPH_KERNELS_SCHEDULER"
 
-# Outcome.failure values besides an error class name ("ParameterError", "KernelFailure", ...)
-CRASHED = "crashed"        # the kernels child process died (a kernel fault, an outside kill)
-TIMED_OUT = "timed out"    # no answer within the time limit: the child was killed and restarted
-LOST = "worker lost"       # infrastructure, not the kernel: a Dask worker died with the job on it more often
-                           # than Dask retries, the scheduler or the connection to it was lost, the scheduler
-                           # dropped the job; a sweep records such a cell as "lost" and --resume runs it again
-CANCELLED = "cancelled"
-
-
-@dataclass
-class Job:
-    """One timed, verified run of ``family/variant`` on the graph named ``graph_key``."""
-
-    graph_key: str
-    family: str
-    variant: str
-    params: dict = field(default_factory=dict)
-    target: str | None = None
-    repeat: int = 5
-    warmup: int = 1
-    seed: int = 0
-    want_output: bool = False
-    launch: str = "auto"       # launch mode of the timed launches: auto, graph, direct or queued
-    energy: bool = False       # also NVML's energy per launch (kernels.measure.energy)
-    time_limit: float | None = 300.0
-    tag: Any = None            # the caller's name for the job (a sweep: the cell's grid position)
-
-
-@dataclass
-class Outcome:
-    """What became of a :class:`Job`: a record (and output), or a failure with its reason.
-
-    ``worker`` and ``device`` say where it ran (``"local"`` and the device name locally; the
-    Dask worker's address and its GPU on a cluster)."""
-
-    job: Job
-    record: dict | None = None
-    output: Any = None
-    failure: str | None = None
-    message: str = ""
-    worker: str = ""
-    device: str = ""
-
-    @property
-    def ok(self) -> bool:
-        return self.record is not None
-
-    @property
-    def lost(self) -> bool:
-        """Whether the job was lost to the infrastructure (it may succeed when run again)."""
-        return self.failure == LOST
-
-    @property
-    def reason(self) -> str:
-        return f"{self.failure}: {self.message}" if self.failure else ""
-
-    def raise_if_failed(self) -> None:
-        if self.failure is not None:
-            raise JobFailed(self)
-
-
-class JobFailed(GraphKernelsError):
-    """A single run (``graph-kernels run --scheduler``) did not produce a record."""
-
-    def __init__(self, outcome: Outcome):
-        self.outcome = outcome
-        where = f" on {outcome.worker}" if outcome.worker else ""
-        super().__init__(f"{outcome.job.family}/{outcome.job.variant}{where}: {outcome.reason}")
-
-
-class BackendLost(GraphKernelsError):
-    """The backend went away while jobs were out (a cluster's scheduler, or the connection to it):
-    the jobs without an outcome are lost, not failed."""
-
-
-@dataclass
-class WorkerInfo:
-    """One worker as :meth:`ComputeBackend.describe` reports it.
-
-    ``gpu`` is ``None`` without a GPU, else ``{name, memory_bytes, compute_capability, driver,
-    index, visible_devices}``; ``problems`` say why the worker cannot run GPU variants (empty
-    when it can); ``notes`` are remarks that do not stop it."""
-
-    address: str
-    name: str = ""
-    host: str = ""
-    pid: int | None = None
-    nthreads: int = 1
-    resources: dict = field(default_factory=dict)
-    gpu: dict | None = None
-    cpu: str = ""
-    versions: dict = field(default_factory=dict)
-    problems: list = field(default_factory=list)
-    notes: list = field(default_factory=list)
-
-    @property
-    def can_run_gpu(self) -> bool:
-        return self.gpu is not None and not self.problems
-
-    def device_kind(self, target: str) -> str:
-        """The device a job of ``target`` runs on here: the GPU's name, or the CPU's."""
-        if target == "cuda":
-            return self.gpu["name"] if self.gpu else "no GPU"
-        return f"{self.cpu} (CUDA simulator)" if target == "sim" else self.cpu
-
-    def to_json(self) -> dict:
-        return asdict(self)
 
 
 class ComputeBackend(ABC):
@@ -258,19 +162,3 @@ def scheduler_address(given: str | None = None) -> str | None:
     value = given if given is not None else os.environ.get(SCHEDULER_ENV, "")
     value = value.strip()
     return value or None
-
-
-def open_backend(scheduler: str | None = None, *, security=None, mixed_gpus: bool = False,
-                 env: dict | None = None, connect_timeout: float = 20.0, worker_client=None) -> ComputeBackend:
-    """A local backend without a scheduler address, else a Dask backend connected to it.
-
-    ``security`` is a ``distributed.Security`` (see :func:`kernels.compute.dask.connect.make_security`);
-    ``mixed_gpus`` lets one sweep use GPUs of different kinds; ``env`` and ``worker_client``
-    configure the local worker process."""
-    if scheduler is None:
-        from kernels.compute.local.backend import LocalBackend
-
-        return LocalBackend(env=env, client=worker_client)
-    from kernels.compute.dask.backend import DaskBackend
-
-    return DaskBackend(scheduler, security=security, mixed_gpus=mixed_gpus, connect_timeout=connect_timeout)

@@ -183,7 +183,7 @@ def run_on_channel(channel: DocumentChannel, source: DocumentSource, job, cancel
 
     A replica lost between the send and the run (the worker restarted) is re-opened from a
     snapshot once, and the run repeated."""
-    from kernels.compute.backend import Outcome
+    from kernels.compute.jobs import Outcome
 
     sync = DocumentSync(worker=channel.where)
     for attempt in (1, 2):

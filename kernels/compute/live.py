@@ -6,7 +6,7 @@ The GUI edits a :class:`~kernels.graph.slotted.SlottedGraph`; every edit is a
 snapshot of that structure (:meth:`SlottedGraph.to_arrays`, validated by ``from_arrays``) and
 is brought forward by applying the same deltas (``forward`` = redo, else undo): afterwards its
 pages equal the GUI's word for word, and the pages the deltas wrote are flagged dirty, so the
-next GPU run uploads exactly those (:class:`~kernels.graph.live_pages.LivePages`).
+next GPU run uploads exactly those (:class:`~kernels.operators.live_pages.LivePages`).
 
 ``revision`` is the caller's number for the state the replica holds: the caller sets it with
 every snapshot or batch of deltas and reads it back to know which of its edits the replica has.
@@ -19,7 +19,7 @@ already applied are undone, word for word): the caller sends a snapshot instead.
 from __future__ import annotations
 
 from kernels.errors import GraphKernelsError
-from kernels.graph.live_pages import LivePages
+from kernels.operators.live_pages import LivePages
 
 
 class ReplicaOutOfDate(GraphKernelsError):
@@ -89,7 +89,7 @@ class LiveDocument:
             repeat: int = 5, warmup: int = 1, seed: int = 0, verify: bool = True, launch: str = "auto"):
         """``run_variant`` on the current state: a ``live_pages`` variant syncs the dirty pages and
         runs on the mirror; others run on the CSR. Returns the :class:`RunResult`."""
-        from kernels.measure.runner import run_variant
+        from kernels.run.runner import run_variant
 
         return run_variant(self.csr(), family, variant, params, target=target, repeat=repeat, warmup=warmup,
                            seed=seed, verify=verify, live=self.live, launch=launch)

@@ -27,7 +27,6 @@ from kernels.compute.strategies import SearchSpace, check_strategy, search, uniq
 from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
 from kernels.measure.cuda_graphs import check_launch_mode
 from kernels.measure.environment import environment
-from kernels.measure.runner import check_repetitions
 from kernels.results.records import (
     Strategy,
     SweepCell,
@@ -46,6 +45,7 @@ from kernels.results.sweep_file import (  # noqa: F401  (FLAT_REGIONS, summarize
     summarize_best,
     write_sweep,
 )
+from kernels.run.runner import check_repetitions
 
 
 def parse_grid(family: str, variant: str, grid_items: list[str]) -> dict[str, list]:
@@ -264,7 +264,7 @@ def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed:
     space = SearchSpace(grid)
     own_backend = backend is None
     if own_backend:
-        from kernels.compute.local.backend import LocalBackend
+        from kernels.compute.local_backend import LocalBackend
 
         backend = LocalBackend(client=client) if client is not None else LocalBackend()
     try:

@@ -2,7 +2,7 @@
 may have under ``NUMBA_ENABLE_CUDASIM`` (each simulated thread is a Python thread costing
 milliseconds, so launches there are capped and the kernels grid-stride over the rest).
 
-The launch shapes read them, and so does the simulator pre-check (:mod:`kernels.measure.sim_estimate`),
+The launch shapes read them, and so does the simulator pre-check (:mod:`kernels.run.sim_estimate`),
 which must model the very grids the kernels launch there. No imports: the pre-check stays light.
 """
 

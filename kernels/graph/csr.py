@@ -271,3 +271,15 @@ def _is_symmetric(m: sp.csr_matrix) -> bool:
     t.sort_indices()
     return (np.array_equal(m.indptr, t.indptr) and np.array_equal(m.indices, t.indices)
             and np.allclose(m.data, t.data))
+
+
+def is_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
+    """Columns strictly increasing within every row (sorted, no duplicates): what cuSPARSE and
+    GraphBLAS import as CSR without a rebuild."""
+    if len(indices) < 2:
+        return True
+    rising = np.diff(indices.astype(np.int64)) > 0
+    row_starts = indptr[1:-1]
+    row_starts = row_starts[(row_starts > 0) & (row_starts < len(indices))]
+    rising[row_starts - 1] = True  # a new row may start at any column
+    return bool(rising.all())

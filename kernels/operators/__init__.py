@@ -14,10 +14,18 @@ form (shared memory + ``syncthreads``; no warp shuffles or ballots):
 * :mod:`.scan` -- the device exclusive scan they use (block scans + a scan of the block sums).
 * :mod:`.views` -- how a kernel finds a vertex's adjacency list: in the page pool (binary
   search over the page index, then over the page's slots; large lists span pages) or in CSR.
+* :mod:`.device_updates` -- ``DeviceUpdater``: a batch of edge updates applied to a mirror's
+  pages by device kernels (planned by the scans above), replayed on the host and compared.
+* :mod:`.live_pages` -- ``LivePages``: a slotted structure whose device mirror persists
+  between runs, and the operators' view of it (what ``Problem.live`` carries).
+
+Both stand here, above :mod:`kernels.graph`, because they are built on the operators (the
+scans, the launch shapes, the views); the graph package never imports this one.
 
 The submodules import ``numba.cuda``; import them only after the execution target has been
 chosen (the CUDA simulator must be switched on before ``numba.cuda`` is first imported).
 This package's ``__init__`` imports nothing heavy. See ``docs/traversal.md``.
 """
 
-__all__ = ["advance", "compute", "filter", "intersection", "launch", "scan", "views"]
+__all__ = ["advance", "compute", "device_updates", "filter", "intersection", "launch", "live_pages", "scan",
+           "views"]

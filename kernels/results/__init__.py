@@ -3,9 +3,9 @@ then a line per finished cell: :mod:`kernels.results.sweep_file`), CSV export of
 Tuner cache files both ways (:mod:`kernels.results.kerneltuner`). Files made on one machine open
 anywhere (the GUI reads them too); everything written is standard JSON built by the typed
 builders of :mod:`kernels.results.records`; every file read is checked first
-(:mod:`kernels.results_schema`) and brought to the current schema
+(:mod:`kernels.results.schema`) and brought to the current schema
 (:mod:`kernels.results.migrate`); every CSV written is safe to open in a spreadsheet
-(:mod:`kernels.spreadsheet`). ``docs/results.md`` describes every field."""
+(:mod:`kernels.results.spreadsheet`). ``docs/results.md`` describes every field."""
 
 from __future__ import annotations
 
@@ -16,11 +16,18 @@ import tempfile
 from pathlib import Path
 
 from kernels.errors import GraphFormatError
+from kernels.results.kerneltuner import looks_like_kernel_tuner, read_kernel_tuner
 from kernels.results.migrate import migrate_record
 from kernels.results.records import RECORD_SCHEMA, SWEEP_SCHEMA  # noqa: F401  (the versions written)
-from kernels.results.sweep_file import read_sweep, summarize_best, write_sweep  # noqa: F401
-from kernels.results_schema import MAX_RECORDS, check_record, check_size, parse_json
-from kernels.spreadsheet import SafeWriter
+from kernels.results.schema import MAX_RECORDS, check_record, check_size, parse_json
+from kernels.results.spreadsheet import SafeWriter
+from kernels.results.sweep_file import (  # noqa: F401
+    read_sweep_text,
+    summarize_best,
+    sweep_from_text,
+    text_is_sweep_lines,
+    write_sweep,
+)
 
 
 def plain(obj, depth: int = 0):
@@ -63,7 +70,7 @@ def append_record(path, record: dict) -> None:
 
 def read_records(path) -> list[dict]:
     """The run records of a JSON-lines file; each line is checked against ``record.schema.json``
-    (:mod:`kernels.results_schema`), and the first bad one refuses the file, naming its line."""
+    (:mod:`kernels.results.schema`), and the first bad one refuses the file, naming its line."""
     path = Path(path)
     check_size(path, "run record")
     out = []
@@ -114,6 +121,16 @@ def write_json_atomic(path, data) -> None:
         raise
 
 
+def read_sweep(path) -> dict:
+    """A sweep file of any version: JSON lines (schema 2) or one JSON document (schema 1, or a
+    schema 2 sweep kept whole), checked and migrated (:mod:`kernels.results.sweep_file`); a
+    Kernel Tuner cache file is imported (:mod:`kernels.results.kerneltuner`)."""
+    text = read_sweep_text(path)
+    if not text_is_sweep_lines(text) and looks_like_kernel_tuner(text):
+        return read_kernel_tuner(Path(path), text)  # Open Results and heatmap take Kernel Tuner caches as they are
+    return sweep_from_text(text, path)
+
+
 def save_sweep(sweep: dict, path) -> None:
     """Write a whole sweep (a header, its cells, an end line) at once, atomically. Sweeps that
     run write their file a cell at a time instead (:class:`~kernels.results.sweep_file.SweepWriter`)."""
@@ -122,7 +139,7 @@ def save_sweep(sweep: dict, path) -> None:
 
 def load_sweep(path) -> dict:
     """A sweep file of any version, checked against ``sweep.schema.json`` and the grid bounds
-    (:mod:`kernels.results_schema`) and brought to the current schema before anything uses it;
+    (:mod:`kernels.results.schema`) and brought to the current schema before anything uses it;
     a file cut short by a kill opens with what it holds (``interrupted``, and a notice)."""
     return read_sweep(path)
 

@@ -28,14 +28,14 @@ from pathlib import Path
 from kernels import json_input
 from kernels.errors import GraphFormatError
 from kernels.results.records import SWEEP_SCHEMA, utc_now
-from kernels.results.sweep_file import assemble
-from kernels.results_schema import (
+from kernels.results.schema import (
     MAX_GRID_VALUES,
     MAX_SWEEP_CELLS,
     check_cells_match_grid,
     check_size,
     check_sweep_header,
 )
+from kernels.results.sweep_file import assemble
 
 # Kernel Tuner's error markers (the names of its ErrorConfig classes in kernel_tuner.util)
 INVALID = "InvalidConfig"

@@ -2,7 +2,7 @@
 
 Every run record comes from :class:`RunRecord` and every sweep file from :class:`SweepHeader`,
 :class:`SweepCell` and :class:`SweepEnd`; their ``to_json`` give the plain dicts that
-``kernels/schemas/*.schema.json`` describe (field by field in ``docs/results.md``). Code that
+``kernels/results/schemas/*.schema.json`` describe (field by field in ``docs/results.md``). Code that
 reads results keeps working on plain dicts: a file made elsewhere is data, not these objects.
 """
 

@@ -25,7 +25,7 @@ from kernels import json_input
 from kernels.errors import GraphFormatError
 from kernels.results.migrate import check_version, migrate_record, migrate_sweep_document
 from kernels.results.records import SWEEP_SCHEMA
-from kernels.results_schema import (
+from kernels.results.schema import (
     MAX_SWEEP_LINES,
     check_cells_match_grid,
     check_size,
@@ -204,25 +204,32 @@ def is_sweep_lines(path) -> bool:
     return isinstance(head, dict) and head.get("kind") == "sweep" and "cells" not in head
 
 
-def read_sweep(path) -> dict:
-    """A sweep file of any version: JSON lines (schema 2) or one JSON document (schema 1, or a
-    schema 2 sweep kept whole), checked and migrated; see the module's docstring. A Kernel Tuner
-    cache file is imported (:mod:`kernels.results.kerneltuner`)."""
+def read_sweep_text(path) -> str:
+    """A sweep file's text, its size checked first; unreadable or not UTF-8 is one line."""
     path = Path(path)
     check_size(path, "sweep")
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise GraphFormatError(f"cannot read: {exc.strerror}", path) from None
     except UnicodeDecodeError:
         raise GraphFormatError("not a sweep file (not UTF-8 text)", path) from None
-    head = _first_line(text)
-    if isinstance(head, dict) and head.get("kind") == "sweep" and "cells" not in head:
-        return _read_lines(text, path)
-    from kernels.results.kerneltuner import looks_like_kernel_tuner, read_kernel_tuner
 
-    if looks_like_kernel_tuner(text):           # Open Results and heatmap take Kernel Tuner caches as they are
-        return read_kernel_tuner(path, text)
+
+def text_is_sweep_lines(text: str) -> bool:
+    """Whether ``text`` is a sweep as JSON lines (its first line a sweep header)."""
+    head = _first_line(text)
+    return isinstance(head, dict) and head.get("kind") == "sweep" and "cells" not in head
+
+
+def sweep_from_text(text: str, path) -> dict:
+    """A sweep of any version of ours: JSON lines (schema 2) or one JSON document (schema 1, or
+    a schema 2 sweep kept whole), checked and migrated; see the module's docstring. Kernel Tuner
+    caches are told apart and imported above this module
+    (:func:`kernels.results.read_sweep`, :mod:`kernels.results.kerneltuner`), which builds on it."""
+    path = Path(path)
+    if text_is_sweep_lines(text):
+        return _read_lines(text, path)
     document = parse_json(text, path, None, "sweep file")
     return check_sweep(migrate_sweep_document(document, path), path)
 

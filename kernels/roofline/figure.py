@@ -5,7 +5,7 @@ It draws the same :class:`~kernels.roofline.chart.RooflineChart` as the GUI's ro
 log-log, the measured copy bandwidth's diagonal bent flat at each measured peak rate on show,
 one marker per run coloured by family/variant, and points above the roof as hollow orange
 squares labelled "L2" (an L2-resident input, never "over 100 %"). Never ``pyplot``: no backend
-is chosen, no window can open (as :mod:`kernels.heatmap_figure`).
+is chosen, no window can open (as :mod:`kernels.results.heatmap_figure`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
 
-from kernels.heatmap_figure import STYLE
+from kernels.figure_style import STYLE
 from kernels.roofline.chart import RooflineChart
 
 GIGA = 1e9

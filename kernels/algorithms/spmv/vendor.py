@@ -24,6 +24,7 @@ import importlib.util
 import numpy as np
 
 from kernels.algorithms.execution import Execution
+from kernels.graph.csr import is_canonical
 from kernels.measure.targets import probe_gpu, simulator_enabled
 
 INT32_LIMIT = 2**31 - 1
@@ -37,17 +38,6 @@ def available() -> str | None:
     if probe_gpu() is None:
         return "no CUDA GPU found"
     return None
-
-
-def is_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
-    """Columns strictly increasing within every row (sorted, no duplicates)."""
-    if len(indices) < 2:
-        return True
-    rising = np.diff(indices.astype(np.int64)) > 0
-    row_starts = indptr[1:-1]
-    row_starts = row_starts[(row_starts > 0) & (row_starts < len(indices))]
-    rising[row_starts - 1] = True  # a new row may start at any column
-    return bool(rising.all())
 
 
 class CusparseExecution(Execution):

@@ -11,7 +11,7 @@ optional), ``gpu-do`` / ``gpu-do-slotted`` (direction-optimizing with bitmap fro
 ``alpha``/``beta`` parameters, :mod:`.frontier_loop`), ``gpu-csr`` and ``gpu-slotted`` (operators from
 :mod:`kernels.operators`; load balancing, direction and block size are parameters; the
 slotted variant runs on the device page pool of a slotted graph with the given page size, or
-on a document's live pages, see :mod:`kernels.graph.live_pages`).
+on a document's live pages, see :mod:`kernels.operators.live_pages`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@
   pool and index. The traversal then runs on the live pool, as the dynamic experiment does
   after each edit batch.
 * ``gpu-slotted`` given the live pages of an edited document (``problem.live``, see
-  :mod:`kernels.graph.live_pages`) builds nothing: its host->device stage is the sync of
+  :mod:`kernels.operators.live_pages`) builds nothing: its host->device stage is the sync of
   that structure's persistent mirror (a full upload the first time, then the dirty pages),
   and the ``page_size`` parameter does not apply (the structure has its own; a notice says so).
 

@@ -166,6 +166,22 @@ def _spgemm_unavailable():
     return unavailable()
 
 
+def _group_size_rule(problem: Problem, params: dict, target: str) -> auto_rules.AutoChoice:
+    """``group_size=auto`` of gpu-oriented: :func:`~kernels.algorithms.auto_rules.triangles_group_size`
+    on this input's orientation (here, beside the family, since it reads the family's own
+    orientation module; the rules module stays below the families)."""
+    from kernels.algorithms.triangles.orientation import ownership_summary
+
+    derived = problem.data.get("derived", {})
+    if "oriented" in derived:                # already built for this input: read it
+        og = derived["oriented"]
+        probes, partners, owners = og.total_work, len(og.part_idx), len(og.owners)
+    else:                                    # two passes over the adjacency, no lists built
+        probes, partners, owners = ownership_summary(problem.graph.indptr, problem.graph.indices)
+    mean = probes / partners if partners else 1.0
+    return auto_rules.triangles_group_size(mean, owners, int(problem.graph.n_rows))
+
+
 def _block_size(default: int, minimum: int = 32) -> Param:
     return Param("block_size", int, default, "threads per block", minimum=minimum, maximum=1024,
                  power_of_two=True, sweep_values=tuple(b for b in BLOCK_SIZES if b >= minimum))
@@ -196,7 +212,7 @@ FAMILY.add(Variant(
             Param("group_size", int, AUTO, "threads cooperating on one out-list (a sub-warp group); auto: from "
                   "the mean partner out-list length and the number of owners (docs/defaults.md)",
                   minimum=1, maximum=32, power_of_two=True, sweep_values=GROUP_SIZES,
-                  auto=auto_rules.triangles_group_rule),
+                  auto=_group_size_rule),
             Param("max_registers", int, 32, "cap on registers per thread (0: the compiler's choice, 54 on an H100: "
                   "4 blocks of 256 per SM); 32 lets 8 blocks of 256 stay resident, and the probe loop, bound by "
                   "load latency, runs 1.3x faster on R-MAT 22 (docs/triangles.md)", choices=(0, 32, 40, 48, 64)),

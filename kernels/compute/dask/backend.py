@@ -161,7 +161,7 @@ class DaskBackend(ComputeBackend):
         return self.client.scheduler_info(n_workers=-1).get("workers", {})
 
     def describe(self) -> list[WorkerInfo]:
-        from kernels.compute.dask.tasks import worker_info
+        from kernels.compute.jobs import worker_info
         from kernels.measure.environment import library_versions
 
         workers = self._scheduler_workers()

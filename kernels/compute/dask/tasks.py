@@ -29,29 +29,11 @@ from __future__ import annotations
 import os
 import time
 
-from kernels.compute.backend import CRASHED, TIMED_OUT, Job, Outcome
+from kernels.compute.jobs import CRASHED, TIMED_OUT, Job, Outcome
 
 PLUGIN_NAME = "graph-kernels"
 GRAPH_CACHE = 4                 # graphs kept in each child process (the oldest is dropped)
 CANCEL_POLL_S = 0.5             # how often a running job asks the scheduler whether it was cancelled
-
-
-def worker_info() -> dict:
-    """This process's worker description: GPU (through the driver, no numba.cuda), CPU, versions."""
-    import platform
-
-    from kernels.measure.environment import cpu_name, library_versions
-    from kernels.measure.targets import probe_gpu
-
-    gpu = probe_gpu()
-    gpu_json = None
-    if gpu is not None:
-        gpu_json = {"name": gpu.name, "memory_bytes": gpu.total_memory_bytes,
-                    "compute_capability": f"{gpu.compute_capability[0]}.{gpu.compute_capability[1]}",
-                    "driver": gpu.driver_version, "index": gpu.index,
-                    "visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
-    return {"address": "local", "name": platform.node(), "host": platform.node(), "pid": os.getpid(),
-            "gpu": gpu_json, "cpu": cpu_name(), "versions": dict(library_versions())}
 
 
 def make_pool(address: str):

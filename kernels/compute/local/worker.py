@@ -41,7 +41,7 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
     graphs: dict = {}
     documents: dict = {}
 
-    from kernels.measure.runner import run_variant
+    from kernels.run.runner import run_variant
 
     def document(key):
         from kernels.compute.live import UnknownDocument
@@ -84,7 +84,7 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
                 reply = {"op": "result", "id": msg.get("id"), "record": result.record,
                          "output": result.output if msg.get("want_output") else None}
             elif op == "compile":    # compile ahead: the cell up to its compile stage (kernels.compute.precompile)
-                from kernels.measure.runner import compile_variant
+                from kernels.run.runner import compile_variant
 
                 summary = compile_variant(graphs[msg["key"]], msg["family"], msg["variant"], msg.get("params"),
                                           target=msg.get("target") or "cuda", seed=msg.get("seed", 0))

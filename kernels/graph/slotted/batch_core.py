@@ -1,6 +1,6 @@
 """The rules of a batch of edge updates, written once as plain functions and compiled twice:
 by numba's ``njit`` for the host path (:mod:`.batch_host`) and as CUDA device functions for
-the device path (:mod:`kernels.graph.device_updates`). Both paths therefore write the same
+the device path (:mod:`kernels.operators.device_updates`). Both paths therefore write the same
 words; the tests compare them page for page.
 
 What a batch does to the pages (docs/updates.md has the whole rule set):

@@ -523,7 +523,7 @@ class SlottedGraph:
     @classmethod
     def from_arrays(cls, arrays, name: str = "slotted") -> SlottedGraph:
         """The structure :meth:`to_arrays` described, validated (``SnapshotError`` if not)."""
-        return snapshot.from_arrays(arrays, name=name)
+        return snapshot.from_arrays(arrays, cls, name=name)
 
     # ---- queries -----------------------------------------------------------------------
     @property

@@ -44,9 +44,10 @@ def _need(ok: bool, message: str) -> None:
         raise SnapshotError(message)
 
 
-def from_arrays(a, name: str = "slotted"):
-    """The graph :func:`to_arrays` described, exactly; raises :class:`SnapshotError`."""
-    from kernels.graph.slotted.graph import SlottedGraph
+def from_arrays(a, graph_class, name: str = "slotted"):
+    """The graph :func:`to_arrays` described, exactly, made as a ``graph_class`` (the caller's
+    :class:`~kernels.graph.slotted.graph.SlottedGraph`: this module stands below it and never
+    imports it); raises :class:`SnapshotError`."""
     from kernels.graph.slotted.inspect import LayoutInvariantError, check_invariants
 
     missing = [k for k in (*ARRAYS, "scalars") if k not in a]
@@ -80,7 +81,7 @@ def from_arrays(a, name: str = "slotted"):
           "counters disagree with the page size or the weighted flag")
     _need(len(arrays["alive"]) >= next_id, "fewer live-id flags than vertex ids")
     _need(int(np.count_nonzero(arrays["alive"][:next_id])) == n_alive, "live vertex count disagrees with the flags")
-    g = SlottedGraph(page_size, directed=bool(directed), weighted=bool(weighted), weight_dtype=wdtype, name=name)
+    g = graph_class(page_size, directed=bool(directed), weighted=bool(weighted), weight_dtype=wdtype, name=name)
     for key, arr in arrays.items():
         setattr(g, f"_{key}", arr)
     g._next_id = next_id

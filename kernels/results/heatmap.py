@@ -7,8 +7,9 @@ a cell above the roofline reads ``L2``, its input L2-resident, never over 100 %)
 per launch. The marks stay the fastest cell and those tied with it.
 
 Qt-free: text and CSV are written here; PNG and SVG pictures are drawn by
-:mod:`kernels.heatmap_figure` with matplotlib's non-GUI canvases (Agg, SVG), imported only when
-a picture is asked for.
+:mod:`kernels.results.heatmap_figure` (``write_png``, ``write_svg``) with matplotlib's non-GUI
+canvases (Agg, SVG). That module stands above this one and imports matplotlib, so a caller
+that wants only the text or the CSV never loads it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 from kernels.errors import GraphKernelsError
 from kernels.results.launch_modes import DESCRIPTIONS, cross_mode_note, describe_modes, launch_mode
-from kernels.spreadsheet import SafeWriter
+from kernels.results.spreadsheet import SafeWriter
 
 
 @dataclass
@@ -263,17 +264,3 @@ def write_csv(t: HeatmapTable, path) -> None:
             w.writerow([f"{corner_label(t)} ({what} {unit})"] + column_labels(t))
         for r, rv in enumerate(t.row_values):
             w.writerow([rv] + [_cell_text(t, r, c, values) for c in range(len(t.col_values))])
-
-
-def write_png(t: HeatmapTable, path) -> None:
-    """The table as a PNG picture (matplotlib's Agg canvas: no GUI toolkit)."""
-    from kernels.heatmap_figure import save_heatmap
-
-    save_heatmap(t, path, "png")
-
-
-def write_svg(t: HeatmapTable, path) -> None:
-    """The table as an SVG picture, the same drawing as :func:`write_png`."""
-    from kernels.heatmap_figure import save_heatmap
-
-    save_heatmap(t, path, "svg")

@@ -6,7 +6,7 @@ damaged one must cost its user nothing. So every run record and sweep read by
 
 1. the file's size (:data:`MAX_RESULT_FILE_BYTES`) before it is read, and JSON parsing
    that refuses nesting deeper than the interpreter allows;
-2. the JSON Schemas shipped in :mod:`kernels.schemas` (``record.schema.json``,
+2. the JSON Schemas shipped in :mod:`kernels.results.schemas` (``record.schema.json``,
    ``sweep.schema.json``): the fields the project writes, their types and simple bounds;
 3. what a schema cannot say: the number of grid combinations (:data:`MAX_SWEEP_CELLS`, so
    a small file cannot declare a table that takes gigabytes to draw), cells whose
@@ -44,7 +44,7 @@ SWEEP_LINE_KINDS = ("cell", "resume", "end", "confirm")
 
 @functools.cache
 def _schemas() -> dict:
-    folder = resources.files("kernels.schemas")
+    folder = resources.files("kernels.results.schemas")
     return {name: json.loads(folder.joinpath(f"{name}.schema.json").read_text(encoding="utf-8"))
             for name in ("record", "sweep")}
 
@@ -67,7 +67,7 @@ def _validator(name: str):
 
 def schema_text(name: str) -> str:
     """The JSON Schema of ``record`` or ``sweep`` files, as shipped."""
-    return resources.files("kernels.schemas").joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
+    return resources.files("kernels.results.schemas").joinpath(f"{name}.schema.json").read_text(encoding="utf-8")
 
 
 # ---- messages -------------------------------------------------------------------------------------

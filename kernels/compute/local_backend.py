@@ -36,7 +36,7 @@ class LocalBackend(ComputeBackend):
         return "local"
 
     def describe(self) -> list[WorkerInfo]:
-        from kernels.compute.dask.tasks import worker_info  # the same probe a Dask worker runs
+        from kernels.compute.jobs import worker_info  # the same probe a Dask worker runs
 
         return [WorkerInfo(**worker_info())]
 

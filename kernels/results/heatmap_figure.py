@@ -32,7 +32,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from kernels.errors import GraphKernelsError
-from kernels.heatmap import HeatmapTable, column_labels, metric_words, shown_unit
+from kernels.figure_style import STYLE
+from kernels.results.heatmap import HeatmapTable, column_labels, metric_words, shown_unit
 
 PNG_DPI = 150                       # pictures for papers and slides: sharp at twice screen size
 MAX_TEXT_CELLS = 400                # beyond this the cells carry colours only (as in the GUI)
@@ -41,16 +42,6 @@ FAILED_FILL = "#fbe3e3"
 INVALID_FILL = "#f2f2f2"
 L2_FILL = "#dfe8fb"                 # above the roofline: the input stayed in L2
 GRID = "white"
-STYLE = {
-    "svg.fonttype": "path",         # text as outlines: every renderer draws the same glyphs
-    "svg.hashsalt": "gpu-graph-explorer",   # stable element ids: the same table gives the same file
-    "font.family": "DejaVu Sans",   # ships with matplotlib, has the star and the dashes used here
-    # unhinted glyphs in the PNG, as in the SVG's outlines: hinting moves and widens text by
-    # resolution, and the PNG would then differ from the SVG drawn at the same size
-    "text.hinting": "no_hinting",
-    "hatch.color": "#9a9a9a",
-    "hatch.linewidth": 0.8,
-}
 
 
 def _cell_size(n_rows: int, n_cols: int) -> tuple[float, float]:
@@ -250,3 +241,13 @@ def save_heatmap(t: HeatmapTable, path, fmt: str) -> None:
             fig.savefig(path, format=fmt, dpi=PNG_DPI, metadata=metadata)
         except OSError as exc:
             raise GraphKernelsError(f"{Path(path)}: cannot write the picture: {exc.strerror or exc}") from None
+
+
+def write_png(t: HeatmapTable, path) -> None:
+    """The table as a PNG picture (matplotlib's Agg canvas: no GUI toolkit)."""
+    save_heatmap(t, path, "png")
+
+
+def write_svg(t: HeatmapTable, path) -> None:
+    """The table as an SVG picture, the same drawing as :func:`write_png`."""
+    save_heatmap(t, path, "svg")

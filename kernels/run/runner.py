@@ -198,7 +198,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                 progress: Callable[[str, int, int], None] | None = None) -> RunResult:
     """Run ``family/variant`` on ``graph`` and return its record and output.
 
-    ``live`` (a :class:`~kernels.graph.live_pages.LivePages` whose structure ``graph`` is the
+    ``live`` (a :class:`~kernels.operators.live_pages.LivePages` whose structure ``graph`` is the
     CSR snapshot of): a variant declaring ``live_pages`` runs on its device mirror, synced
     before the run; the record's ``structure`` field says so, with the sync's cost. Other
     variants run on ``graph`` and their record says ``"structure": {"live": false}``.

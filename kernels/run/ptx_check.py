@@ -1,5 +1,5 @@
 """Compile every operator and traversal kernel to PTX, without a GPU: ``python -m
-kernels.operators.ptx_check [--cc 9.0]``.
+kernels.run.ptx_check [--cc 9.0]``.
 
 The CUDA simulator runs kernels as Python, so it cannot catch what only numba's CUDA
 compiler sees (typing of tuples, atomics on each dtype, local/shared array shapes). This
@@ -120,13 +120,13 @@ def kernels_to_check():
 
 
 def batch_update_kernels(t: dict):
-    """The device batch updates (kernels/graph/device_updates.py), for the argument types
+    """The device batch updates (kernels/operators/device_updates.py), for the argument types
     ``DeviceUpdater`` passes, with float64 and float32 weight pools."""
     import numba
     from numba import types
 
-    from kernels.graph.device_updates import _kernels
     from kernels.operators import scan
+    from kernels.operators.device_updates import _kernels
 
     k = _kernels()
     i32, i64, u8, n = t["i32"], t["i64"], t["u8"], t["int"]
