@@ -6,6 +6,7 @@ machine, on small inputs (a few seconds of simulation in all)."""
 
 from __future__ import annotations
 
+import math
 import os
 import time
 
@@ -32,6 +33,10 @@ CASES = [
 @pytest.mark.slow          # about 7 s of simulation
 @pytest.mark.skipif(not SIMULATOR, reason="needs numba's CUDA simulator (NUMBA_ENABLE_CUDASIM=1)")
 def test_the_estimate_is_within_2x_of_the_simulators_time_on_small_inputs():
+    """Each case's estimate over its measured simulator time, relative to the cases' geometric
+    mean: the model's shape (which input and variant costs how much more) holds within 2x either
+    way. The absolute scale is the calibrating machine's speed (kernels/run/sim_estimate.py), so it is left
+    out: this test must not depend on how fast or busy the machine running it is."""
     from kernels.algorithms.registry import get_variant
     from kernels.run.runner import run_variant
 
@@ -46,7 +51,9 @@ def test_the_estimate_is_within_2x_of_the_simulators_time_on_small_inputs():
         run_variant(graph, family, variant, params, target="sim", repeat=1, warmup=1)
         measured = time.perf_counter() - started
         ratios[f"{family}/{variant} {name} {params}"] = est.seconds / measured
-    assert all(0.5 <= r <= 2.0 for r in ratios.values()), {k: round(v, 2) for k, v in ratios.items()}
+    scale = math.exp(sum(math.log(r) for r in ratios.values()) / len(ratios))
+    relative = {k: r / scale for k, r in ratios.items()}
+    assert all(0.5 <= r <= 2.0 for r in relative.values()), {k: round(v, 2) for k, v in relative.items()}
 
 
 def path_graph(n: int) -> CSRGraph:
