@@ -192,3 +192,11 @@ def test_heatmap_view_by_energy(qtbot):
     assert sorted(item.toPlainText() for item in view.cell_texts()) == ["0.5 ★", "2"]
     assert view.colorbar_titles()[0] == "energy per launch (mJ, log scale)"
     assert "0.5 mJ" in view.describe_cell(0, 0) and "100 µs" in view.describe_cell(0, 0)
+
+
+def test_no_two_of_many_series_look_alike():
+    from explorer.plots.roofline_view import series_style
+
+    styles = [series_style(i) for i in range(20)]
+    assert len({(c.name(), s) for c, s in styles}) == 20
+    assert all(s != "s" for _, s in styles)          # the hollow square is the L2-resident points'

@@ -32,9 +32,16 @@ HOVER_HEIGHT = 24
 HOVER_PX = 12                       # a point is hovered within this many pixels
 PALETTE = [QColor(31, 119, 180), QColor(44, 160, 44), QColor(148, 103, 189), QColor(140, 86, 75),
            QColor(227, 119, 194), QColor(23, 190, 207), QColor(188, 189, 34), QColor(127, 127, 127)]
+#: after eight series the colours come round again with the next symbol (the hollow square is L2's)
+SYMBOLS = ["o", "t", "d", "star", "p", "h", "t1"]
 L2_COLOUR = QColor(230, 120, 0)
 ROOF_COLOURS = {"fma-fp64": QColor(200, 30, 30), "fma-fp32": QColor(230, 90, 90), "add+min-fp64": QColor(120, 40, 0),
                 "add+min-fp32": QColor(170, 90, 40), "int32": QColor(60, 60, 60)}
+
+
+def series_style(i: int) -> tuple[QColor, str]:
+    """The ``i``-th series' colour and symbol: no two of the first 56 series look alike."""
+    return PALETTE[i % len(PALETTE)], SYMBOLS[(i // len(PALETTE)) % len(SYMBOLS)]
 
 
 def _fmt(x: float) -> str:
@@ -124,9 +131,9 @@ class RooflineView(HoverLayoutWidget):
             pts = [p for p in chart.points if p.series == name and not p.point.above]
             if not pts:
                 continue
-            colour = PALETTE[i % len(PALETTE)]
+            colour, symbol = series_style(i)
             self.series_items[name] = self.plot.plot(
-                [p.point.intensity for p in pts], [p.point.rate / GIGA for p in pts], pen=None, symbol="o",
+                [p.point.intensity for p in pts], [p.point.rate / GIGA for p in pts], pen=None, symbol=symbol,
                 symbolSize=9, symbolBrush=colour, symbolPen=pg.mkPen(QColor(255, 255, 255), width=1))
             self.legend.addItem(self.series_items[name], name)
         above = chart.above
