@@ -119,3 +119,34 @@ def test_batch_files_are_read_and_bad_lines_named(tmp_path):
     path.write_text("+ 1 x\n")
     with pytest.raises(GraphFormatError, match="line 1"):
         read_batch_file(path)
+
+
+@pytest.mark.parametrize("content, says", [
+    (b"+ 1 2\n\xff\xfe garbage\n", "not UTF-8"),
+    (b"+ 1 99999999999999999999999999\n", "out of range"),
+    (b"+ 1 2 nan\n", "finite"),
+    (b"= 1 2 inf\n", "finite"),
+    (b"+ 1 " + b"9" * 5000 + b"\n", "integers"),          # past Python's digit limit
+    (b"\x1f\x8b\x08\x00" + bytes(range(256)) * 4, "not UTF-8"),   # a gzip file named as a batch
+    (b"import os\n", "expected"),
+])
+def test_a_damaged_or_crafted_batch_file_is_refused_in_one_sentence(tmp_path, content, says):
+    path = tmp_path / "batch.txt"
+    path.write_bytes(content)
+    with pytest.raises(GraphFormatError, match=says) as err:
+        read_batch_file(path)
+    assert "\n" not in str(err.value) and len(str(err.value)) < 300
+
+
+def test_a_batch_file_larger_than_the_memory_it_needs_is_refused_before_reading(tmp_path, monkeypatch):
+    from kernels.errors import ResourceLimitError
+    from kernels.graph import update_batches
+
+    path = tmp_path / "batch.txt"
+    path.write_text("+ 1 2\n" * 1000)
+    monkeypatch.setattr(update_batches, "available_memory", lambda: 1000)   # far less than the file needs
+    opened = []
+    monkeypatch.setattr("builtins.open", lambda *a, **k: opened.append(a) or (_ for _ in ()).throw(AssertionError))
+    with pytest.raises(ResourceLimitError, match="would need"):
+        read_batch_file(path)
+    assert not opened

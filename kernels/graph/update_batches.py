@@ -7,11 +7,20 @@ A batch file has one update per line: ``+ u v [weight]`` inserts, ``- u v`` dele
 
 from __future__ import annotations
 
+import math
+from array import array
 from pathlib import Path
 
 import numpy as np
 
-from kernels.errors import GraphFormatError, ParameterError
+from kernels.errors import GraphFormatError, ParameterError, ResourceLimitError
+from kernels.memory import available_memory, format_bytes
+
+#: memory a batch file may cost per byte on disk while read: the shortest line ("+ 1 2", 6 bytes)
+#: becomes three 8-byte array items
+MEMORY_PER_FILE_BYTE = 4
+MEMORY_HEADROOM = 0.5       # of the memory available when the read starts
+ID_LIMIT = 1 << 62          # vertex ids beyond this are no graph's (and would overflow int64 sums)
 
 
 def edge_keys(csr) -> np.ndarray:
@@ -98,38 +107,62 @@ def random_batch(g, insertions: int, deletions: int, rng, *, csr=None) -> dict:
 
 
 def read_batch_file(path) -> dict:
-    """A batch from a text file (see the module); ``GraphFormatError`` names the line."""
-    parts = {"+": ([], [], []), "-": ([], [], []), "=": ([], [], [])}
+    """A batch from a text file (see the module). The file is untrusted: a malformed line, text
+    that is not UTF-8, an id that fits no int64, a weight that is not finite raise
+    ``GraphFormatError`` naming the line; a file larger than the memory it would need raises
+    ``ResourceLimitError`` before it is read."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise GraphFormatError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    free = available_memory()
+    if free is not None and size * MEMORY_PER_FILE_BYTE > MEMORY_HEADROOM * free:
+        raise ResourceLimitError(f"{path}: a batch file of {format_bytes(size)} would need about "
+                                 f"{format_bytes(size * MEMORY_PER_FILE_BYTE)} to read; "
+                                 f"{format_bytes(free)} are available")
+    parts = {op: (array("q"), array("q"), array("d")) for op in "+-="}
     weights_seen = False
-    with open(Path(path), encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            words = line.split()
-            if not words or words[0].startswith("#"):
-                continue
-            op = words[0]
-            if op not in parts or len(words) not in (3, 4) or (op == "=" and len(words) != 4) \
-                    or (op == "-" and len(words) != 3):
-                raise GraphFormatError(f"{path}: line {lineno}: expected '+ u v [weight]', '- u v' or "
-                                       f"'= u v weight', got {line.strip()!r}")
-            try:
-                u, v = int(words[1]), int(words[2])
-                w = float(words[3]) if len(words) == 4 else None
-            except ValueError:
-                raise GraphFormatError(f"{path}: line {lineno}: vertex ids are integers and weights "
-                                       f"numbers, got {line.strip()!r}") from None
-            us, vs, ws = parts[op]
-            us.append(u)
-            vs.append(v)
-            if w is not None:
-                weights_seen = True
-            ws.append(1.0 if w is None else w)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                weights_seen |= _parse_batch_line(path, lineno, line, parts)
+    except UnicodeDecodeError as exc:
+        raise GraphFormatError(f"{path}: not a text batch file (byte {exc.start} is not UTF-8)") from None
     out = {}
     for op, name in (("-", "delete"), ("+", "insert"), ("=", "reweight")):
         us, vs, ws = parts[op]
         if not us:
             continue
-        pair = (np.array(us, dtype=np.int64), np.array(vs, dtype=np.int64))
+        pair = (np.frombuffer(us, dtype=np.int64).copy(), np.frombuffer(vs, dtype=np.int64).copy())
         if op == "=" or (op == "+" and weights_seen):
-            pair = pair + (np.array(ws, dtype=np.float64),)
+            pair = pair + (np.frombuffer(ws, dtype=np.float64).copy(),)
         out[name] = pair
     return out
+
+
+def _parse_batch_line(path, lineno: int, line: str, parts: dict) -> bool:
+    """Append one line's update to ``parts``; True when it gave a weight."""
+    words = line.split()
+    if not words or words[0].startswith("#"):
+        return False
+    op = words[0]
+    if op not in parts or len(words) not in (3, 4) or (op == "=" and len(words) != 4) \
+            or (op == "-" and len(words) != 3):
+        raise GraphFormatError(f"{path}: line {lineno}: expected '+ u v [weight]', '- u v' or "
+                               f"'= u v weight', got {line.strip()[:80]!r}")
+    try:
+        u, v = int(words[1]), int(words[2])
+        w = float(words[3]) if len(words) == 4 else None
+    except ValueError:
+        raise GraphFormatError(f"{path}: line {lineno}: vertex ids are integers and weights "
+                               f"numbers, got {line.strip()[:80]!r}") from None
+    if not (-ID_LIMIT < u < ID_LIMIT and -ID_LIMIT < v < ID_LIMIT):
+        raise GraphFormatError(f"{path}: line {lineno}: vertex id out of range (|id| < 2**62)")
+    if w is not None and not math.isfinite(w):
+        raise GraphFormatError(f"{path}: line {lineno}: the weight must be a finite number, got {words[3]!r}")
+    us, vs, ws = parts[op]
+    us.append(u)
+    vs.append(v)
+    ws.append(1.0 if w is None else w)
+    return w is not None
