@@ -129,7 +129,7 @@ def main(argv=None) -> int:
     from kernels.measure.targets import activate
 
     activate(args.target)
-    from kernels.measure.environment import device_description
+    from kernels.measure.environment import device_description, environment
     from kernels.results import plain
     from kernels.roofline import peaks as kept
     from kernels.run.runner import run_variant
@@ -172,7 +172,8 @@ def main(argv=None) -> int:
     with open(f"{stem}.jsonl", "w", encoding="utf-8") as fh:
         for r in records:
             fh.write(json.dumps(plain(r)) + "\n")
-    summary = {"device": device, "peaks": peaks, "runs": rows, "wall_s": time.perf_counter() - started,
+    summary = {"device": device, "environment": environment(args.target), "peaks": peaks,
+               "runs": rows, "wall_s": time.perf_counter() - started,
                "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
                "script": "benchmarks/bench_roofline.py" + (" --smoke" if args.smoke else "")}
     Path(f"{stem}.json").write_text(json.dumps(plain(summary), indent=1), encoding="utf-8")

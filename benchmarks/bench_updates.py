@@ -295,7 +295,11 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     warm_up(target)
     say(f"warm-up (compile or load caches): {time.perf_counter() - t0:.1f} s")
+    from kernels.measure.environment import environment
+
+    # "environment" is every record's: the device and the exact code (gpu-graph-explorer's version)
     results = {"benchmark": "updates", "quick": bool(args.quick), "device": device_description(target),
+               "environment": environment(target),
                "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "graphs": {},
                "protocol": __doc__.split("\n\n")[2]}
     args.out.mkdir(parents=True, exist_ok=True)
