@@ -81,12 +81,22 @@ def test_triangle_spgemm_products_by_hand():
 def test_bfs_and_sssp_count_only_what_is_reached():
     # path 0-1-2 and an isolated vertex 3, from 0: 3 reached, 4 entries scanned
     g = _undirected(4, [(0, 1), (1, 2)])
-    bfs = _work("bfs", "gpu-csr", g, source=0)
+    bfs = _work("bfs", "gpu-csr", g, source=0, direction="push")
     assert (bfs.bytes, bfs.ops, bfs.op) == (3 * (16 + 4 + 8) + 4 * (4 + 4), 4.0, "int32")
     sssp = _work("sssp", "gpu-slotted", g, source=0)
     assert (sssp.bytes, sssp.ops, sssp.op) == (3 * (16 + 8 + 8) + 4 * (4 + 8 + 8), 4.0, "add+min-fp64")
-    alone = _work("bfs", "gpu-csr", g, source=3)            # nothing to scan from the isolated vertex
+    alone = _work("bfs", "gpu-csr", g, source=3, direction="push")   # nothing to scan from the isolated vertex
     assert (alone.bytes, alone.ops) == (16 + 4 + 8, 0.0)
+
+
+def test_a_direction_optimizing_bfs_gets_the_lower_bound_not_the_top_down_count():
+    # bottom-up steps stop at the first visited parent, so the top-down count (every entry of every
+    # reached vertex) is no model of gpu-csr's default: per reached vertex row pointers, level, one
+    # entry (column, neighbour's level); the frontier bitmap once (4 vertices: one byte)
+    g = _undirected(4, [(0, 1), (1, 2)])
+    optimizing = _work("bfs", "gpu-csr", g, source=0)                 # the default direction
+    assert (optimizing.bytes, optimizing.ops) == (3 * (16 + 4 + 4 + 4) + 1, 3.0)
+    assert optimizing == _work("bfs", "gpu-do", g, source=0)
 
 
 def test_apsp_floyd_warshall_passes_by_hand():

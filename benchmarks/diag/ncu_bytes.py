@@ -47,7 +47,11 @@ METRIC = "dram__bytes.sum"
 CASES = [
     ("spmv", "gpu-adaptive", ("rmat", 18, True), {}),
     ("triangles", "gpu-oriented", ("rmat", 16, False), {}),
+    # top-down only: the model counts every entry of every reached vertex, what push scans
+    ("bfs", "gpu-csr", ("rmat", 18, False), {"direction": "push"}),
+    # the default, direction-optimizing: the model is the lower bound (bottom-up stops early)
     ("bfs", "gpu-csr", ("rmat", 18, False), {}),
+    ("bfs", "gpu-do", ("rmat", 18, False), {}),
     ("sssp", "gpu-csr", ("rmat", 18, True), {}),
     ("apsp", "gpu-fw-blocked", ("rmat", 10, True), {}),
     ("apsp", "gpu-dijkstra", ("rmat", 10, True), {}),
@@ -123,9 +127,10 @@ def dram_bytes(log_text: str) -> tuple[float, int]:
     return total, kernels
 
 
-def run_case(ncu: str, case, tmp: Path) -> dict:
+def run_case(ncu: str, case, tmp: Path, index: int = 0) -> dict:
     family, variant, spec, params = case
-    model_out, log = tmp / f"{family}-{variant}.json", tmp / f"{family}-{variant}.ncu.csv"
+    stem = f"{index}-{family}-{variant}"            # one variant may be profiled with several parameters
+    model_out, log = tmp / f"{stem}.json", tmp / f"{stem}.ncu.csv"
     cmd = [ncu, "--profile-from-start", "off", "--metrics", METRIC, "--csv", "--print-units", "base",
            "--log-file", str(log), sys.executable, str(Path(__file__).resolve()), "--child", family, variant,
            json.dumps(list(spec)), json.dumps(params), str(model_out)]
@@ -177,8 +182,8 @@ def main(argv=None) -> int:
     chosen = [c for c in CASES if not args.families or c[0] in args.families]
     rows = []
     with tempfile.TemporaryDirectory(prefix="ncu-bytes-") as tmp:
-        for case in chosen:
-            row = run_case(ncu, case, Path(tmp))
+        for index, case in enumerate(chosen):
+            row = run_case(ncu, case, Path(tmp), index)
             rows.append(row)
             if "error" in row:
                 say(f"{row['family']}/{row['variant']}: {row['error']}")
@@ -189,13 +194,16 @@ def main(argv=None) -> int:
             if any("ERR_NVGPUCTRPERM" in (r.get("error") or "") for r in rows):
                 break
     args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / f"ncu-bytes-{slug(device['name'])}.json"
+    only = "-" + "-".join(sorted(set(args.families))) if args.families else ""      # a subset keeps the full file
+    path = args.out / f"ncu-bytes-{slug(device['name'])}{only}.json"
     path.write_text(json.dumps({"device": device, "ncu": ncu, "metric": METRIC, "cache_control": "all (ncu default)",
                                 "rows": rows}, indent=1), encoding="utf-8")
-    say(f"{'run':<26} {'model MB':>10} {'ncu MB':>10} {'ratio':>6}")
+    say(f"{'run':<36} {'model MB':>10} {'ncu MB':>10} {'ratio':>6}")
     for r in rows:
         if "error" not in r:
-            say(f"{r['family'] + '/' + r['variant']:<26} {r['model_bytes'] / 1e6:>10,.2f} "
+            direction = r["params"].get("direction")
+            label = f"{r['family']}/{r['variant']}" + (f" {direction}" if direction else "")
+            say(f"{label:<36} {r['model_bytes'] / 1e6:>10,.2f} "
                 f"{r['ncu_dram_bytes'] / 1e6:>10,.2f} {r['ratio']:>6.2f}")
     say(f"wrote {shown_path(path)}")
     return 1 if any("error" in r for r in rows) else 0
