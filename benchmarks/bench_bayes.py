@@ -60,6 +60,12 @@ def key(params: dict) -> str:
     return json.dumps(params, sort_keys=True)
 
 
+def valid_cells(sweep: dict) -> int:
+    """The grid's cells that keep the constraints: what a search may measure (the 132 of the SpMV
+    grid's 242 combinations)."""
+    return sum(c["status"] != "invalid" for c in sweep["cells"])
+
+
 def judge(grid: dict, search: dict) -> dict:
     """The search's best cell judged on the grid run's times."""
     times = {key(c["params"]): c["median_s"] for c in grid["cells"] if c["status"] == "ok"}
@@ -67,8 +73,9 @@ def judge(grid: dict, search: dict) -> dict:
     measured = [c for c in search["cells"] if c["status"] == "ok"]
     found = min(measured, key=lambda c: c["median_s"])
     in_grid = times[key(found["params"])]
-    return {"cells_measured": len(search["cells"]), "cells_ok": len(measured), "grid_cells": len(grid["cells"]),
-            "share_measured": len(search["cells"]) / len(grid["cells"]),
+    run = [c for c in search["cells"] if c["status"] != "invalid"]      # an invalid cell is never sent
+    return {"cells_measured": len(run), "cells_ok": len(measured), "grid_cells": valid_cells(grid),
+            "share_measured": len(run) / valid_cells(grid),
             "found": found["params"], "found_s_in_search": found["median_s"], "found_s_in_grid": in_grid,
             "grid_best_s": best_grid, "ratio_in_grid": in_grid / best_grid,
             "statuses": sorted({c["status"] for c in search["cells"]})}
@@ -100,7 +107,7 @@ def main() -> int:
                 continue
             say(f"{name}: the whole grid on {args.gpus} GPU(s)")
             grid = run_sweep(spec, args.out / f"{name}-grid.json", env, address, [])
-            cells = len(grid["data"]["cells"])
+            cells = valid_cells(grid["data"])
             budget = max(1, int(args.budget * cells))
             case = {"grid_s": grid["process_s"], "grid_cells": cells, "budget_cells": budget, "seeds": {}}
             for seed in (int(s) for s in args.seeds.split(",")):

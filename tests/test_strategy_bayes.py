@@ -52,7 +52,8 @@ def test_the_model_finds_the_floor_of_a_smooth_space_measuring_under_a_third(see
     space = SearchSpace(GRID)
     n_valid = sum(valid(c) for c in space.combos())                # 132 cells, like the SpMV sweep's
     harness = Harness(space, budget=int(0.3 * n_valid))
-    search(Strategy("bayes", seed=seed), space, harness.evaluate, harness.exhausted, valid=valid, batch=4)
+    search(Strategy("bayes", budget_cells=int(0.3 * n_valid), seed=seed), space, harness.evaluate, harness.exhausted,
+           valid=valid, batch=4)
     best = min(harness.measured.values())
     optimum = min(time_of(c) for c in space.combos() if valid(c))
     assert n_valid == 132 and len(harness.measured) <= int(0.3 * n_valid) + 4
@@ -76,3 +77,21 @@ def test_bayes_sweeps_run_through_the_sweep_with_a_default_budget(tmp_path):
                       strategy=Strategy("bayes", seed=3), out=tmp_path / "s.json")
     assert sweep["strategy"]["name"] == "bayes" and sweep["strategy"]["budget_cells"] == 4
     assert len(sweep["cells"]) == 2 and {c["status"] for c in sweep["cells"]} == {"ok"}
+
+
+def test_without_a_cell_budget_the_model_stops_when_it_stops_improving_and_polishes():
+    # a time budget only (the harness stops at 60 cells): the descent still reaches the floor
+    space = SearchSpace(GRID)
+    harness = Harness(space, budget=60)
+    search(Strategy("bayes", seed=2), space, harness.evaluate, harness.exhausted, valid=valid, batch=4)
+    assert min(harness.measured.values()) == min(time_of(c) for c in space.combos() if valid(c))
+
+
+def test_the_polish_follows_a_diagonal_ridge():
+    # the floor lies on a ridge where wg / rows is constant; one-parameter steps from a cell on
+    # it only climb, the two-parameter step walks down it
+    space = SearchSpace(GRID)
+    ridge = {"wg": 512, "rows": 16, "reduce": "shuffle"}
+    assert {"wg": 256, "rows": 8, "reduce": "shuffle"} in space.neighbours(ridge, diagonal=True)
+    assert {"wg": 256, "rows": 8, "reduce": "shuffle"} not in space.neighbours(ridge)
+    assert len(space.neighbours(ridge, diagonal=True)) == 5 + 2 * 2 + 2 * 1 + 2 * 1   # reduce has one other value

@@ -26,6 +26,7 @@ are recorded as invalid and cost nothing.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Callable, Iterable
 
@@ -35,6 +36,8 @@ from kernels.results.records import Strategy
 STRATEGIES = ("grid", "random", "local", "bayes")
 LOCAL_STARTS = 3
 BAYES_STARTUP = 8             # random proposals before the model is used (at least one batch)
+BAYES_MODEL_SHARE = 0.6       # of the cell budget for the model's proposals; the rest polishes the best
+BAYES_STALL = 16              # without a cell budget: cells measured with no better one before polishing
 
 
 def check_strategy(strategy: Strategy) -> Strategy:
@@ -93,14 +96,22 @@ class SearchSpace:
     def key(self, combo: dict) -> tuple:
         return tuple(value_key(combo[n]) for n in self.names)
 
-    def neighbours(self, combo: dict) -> list[dict]:
-        out = []
+    def neighbours(self, combo: dict, *, diagonal: bool = False) -> list[dict]:
+        """The cells one parameter moved one step to the next or previous value of its list;
+        with ``diagonal`` also two parameters moved one step each."""
+        steps = []
         for name in self.names:
             i = self._index[name][value_key(combo[name])]
-            for j in (i - 1, i + 1):
-                if 0 <= j < len(self.grid[name]):
-                    out.append({**combo, name: self.grid[name][j]})
+            steps.append([(name, self.grid[name][j]) for j in (i - 1, i + 1) if 0 <= j < len(self.grid[name])])
+        out = [{**combo, name: value} for moves in steps for name, value in moves]
+        if diagonal:
+            for a, b in itertools.combinations(range(len(self.names)), 2):
+                out += [{**combo, na: va, nb: vb} for na, va in steps[a] for nb, vb in steps[b]]
         return out
+
+    def distance(self, a: dict, b: dict) -> int:
+        """How many parameters differ."""
+        return sum(value_key(a[n]) != value_key(b[n]) for n in self.names)
 
 
 Evaluate = Callable[..., list[dict]]
@@ -140,6 +151,12 @@ def search(strategy: Strategy, space: SearchSpace, evaluate: Evaluate, exhausted
             current = min(better, key=_speed)
 
 
+def _ordered(values: list) -> bool:
+    """Numbers (not booleans) in increasing order: their grid index is an ordinal scale."""
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    return numbers and len(values) > 2 and all(a < b for a, b in itertools.pairwise(values))
+
+
 def _bayes(strategy: Strategy, space: SearchSpace, evaluate: Evaluate, exhausted: Callable[[], bool],
            valid: Callable[[dict], bool], batch: int) -> None:
     try:
@@ -147,26 +164,50 @@ def _bayes(strategy: Strategy, space: SearchSpace, evaluate: Evaluate, exhausted
     except ImportError:
         raise ParameterError("strategy", "bayes", "grid, random or local here: bayes needs Optuna "
                              '(pip install "gpu-graph-explorer[search]")') from None
-    from optuna.distributions import CategoricalDistribution
+    from optuna.distributions import CategoricalDistribution, IntDistribution
     from optuna.trial import TrialState
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     names = space.names
-    # Optuna's categories must be plain values; the grid's own values are looked up by index
-    distributions = {n: CategoricalDistribution(list(range(len(space.grid[n])))) for n in names}
+    # The grid's own values are looked up by index. A parameter of increasing numbers (block
+    # sizes, tiles: mostly powers of two) is an integer over its index, so the model knows that
+    # 128 lies between 64 and 256; others (reduce, dtype) are categories.
+    distributions = {n: IntDistribution(0, len(space.grid[n]) - 1) if _ordered(space.grid[n])
+                     else CategoricalDistribution(list(range(len(space.grid[n])))) for n in names}
     sampler = optuna.samplers.TPESampler(seed=strategy.seed, multivariate=True, constant_liar=True,
                                          n_startup_trials=max(batch, BAYES_STARTUP))
     study = optuna.create_study(direction="minimize", sampler=sampler)
     valid_total = sum(1 for combo in space.combos() if valid(combo))
     measured: dict[tuple, float | None] = {}
+    combos: dict[tuple, dict] = {}
 
     def tell(trial, seconds) -> None:
         if seconds is None:
             study.tell(trial, state=TrialState.FAIL)
         else:
-            study.tell(trial, seconds)
+            study.tell(trial, math.log(seconds))   # times span decades: the model fits their logarithm
 
-    while not exhausted() and len(measured) < valid_total:
+    def run(batch_combos: list[dict]) -> dict:
+        cells = {space.key(c["params"]): c for c in evaluate(batch_combos, limit=len(batch_combos))}
+        for key, cell in cells.items():
+            if cell.get("status") != "invalid":
+                measured[key] = _speed(cell)
+                combos[key] = cell["params"]
+        return cells
+
+    # The model's part of the budget; the rest polishes the best cell found (below). Without a
+    # cell budget the polish starts when the model stops finding better cells.
+    startup = max(batch, BAYES_STARTUP)
+    if strategy.budget_cells is not None:
+        model_share = max(startup, int(BAYES_MODEL_SHARE * min(strategy.budget_cells, valid_total)))
+    else:
+        model_share = valid_total
+    stall = max(3 * batch, BAYES_STALL)
+    best_at = 0                                    # cells measured when the best so far was found
+
+    while not exhausted() and len(measured) < min(valid_total, model_share):
+        if len(measured) >= startup and len(measured) - best_at >= stall:
+            break                                  # the model has stopped improving: polish now
         proposals, trials, asked = {}, [], 0
         while len(proposals) < batch and asked < 50 * batch and len(measured) + len(proposals) < valid_total:
             asked += 1
@@ -184,12 +225,53 @@ def _bayes(strategy: Strategy, space: SearchSpace, evaluate: Evaluate, exhausted
                 trials.append((key, trial))
         if not proposals:
             break
-        cells = {space.key(c["params"]): c for c in evaluate(list(proposals.values()), limit=len(proposals))}
+        before = _fastest_time(measured)
+        cells = run(list(proposals.values()))
+        if _fastest_time(measured) < before:
+            best_at = len(measured)
         for key, trial in trials:
             cell = cells.get(key)
             if cell is None:                           # not run (budget or cancel): leave it to the model
                 tell(trial, None)
                 continue
-            seconds = _speed(cell)
-            measured[key] = seconds
-            tell(trial, seconds)
+            tell(trial, measured.get(key))
+    _polish(space, run, exhausted, valid, measured, combos, batch)
+
+
+def _polish(space: SearchSpace, run: Callable[[list[dict]], dict], exhausted: Callable[[], bool],
+            valid: Callable[[dict], bool], measured: dict, combos: dict, batch: int) -> None:
+    """The rest of the budget: a descent from the best cells measured. Each step measures the
+    unmeasured valid cells one or two grid steps away (one parameter, or two at once: a ridge
+    such as SpMV's ``wg / rows`` constant runs diagonally) in batches of the GPUs, and moves to
+    the fastest while it improves; then from the next best start, until the budget is spent."""
+    tried: set = set()
+    while not exhausted():
+        ranked = sorted((k for k, t in measured.items() if t is not None and k not in tried),
+                        key=lambda k: measured[k])
+        if not ranked:
+            return
+        current = ranked[0]
+        tried.add(current)
+        while not exhausted():
+            around = [c for c in space.neighbours(combos[current], diagonal=True)
+                      if valid(c) and space.key(c) not in measured]
+            around.sort(key=lambda c: space.distance(c, combos[current]))      # single steps first
+            for i in range(0, len(around), max(1, batch)):
+                if exhausted():
+                    break
+                run(around[i:i + max(1, batch)])
+                if _fastest(measured) != current:
+                    break                          # a better cell: move there now, the budget is small
+            best = _fastest(measured)
+            if best == current:
+                break
+            current = best
+            tried.add(current)
+
+
+def _fastest_time(measured: dict) -> float:
+    return min((t for t in measured.values() if t is not None), default=math.inf)
+
+
+def _fastest(measured: dict):
+    return min((k for k, t in measured.items() if t is not None), key=lambda k: measured[k])

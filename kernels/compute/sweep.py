@@ -252,11 +252,14 @@ def run_sweep(graph, family: str, variant: str, grid: dict[str, list], *, fixed:
     if not isinstance(time_limit, (int, float)) or not math.isfinite(time_limit) or time_limit <= 0:
         raise ParameterError("time_limit", time_limit, "a finite number of seconds > 0")
     strategy = check_strategy(strategy or Strategy())
-    if strategy.name == "bayes" and strategy.budget_cells is None:
-        # a model-based search is for measuring less than the grid: a third of it unless told
-        strategy = Strategy(strategy.name, max(4, -(-math.prod(len(v) for v in grid.values()) // 3)),
-                            strategy.budget_seconds, strategy.seed, strategy.source)
     fixed = dict(fixed or {})
+    if strategy.name == "bayes" and strategy.budget_cells is None:
+        # a model-based search is for measuring less than the grid: a third of its valid cells
+        # unless told (an invalid cell costs nothing, so it does not count)
+        valid = sum(fam.constraint_violation(var, {**fixed, **combo}) is None
+                    for combo in SearchSpace(unique_values(grid)).combos())
+        strategy = Strategy(strategy.name, max(4, -(-valid // 3)), strategy.budget_seconds, strategy.seed,
+                            strategy.source)
     for name in fixed:
         if name in grid:
             raise GraphKernelsError(f"parameter '{name}' is both fixed (--param) and swept (--grid)")
