@@ -15,8 +15,8 @@ from matplotlib.patches import Rectangle
 
 from kernels.cli import main as cli_main
 from kernels.results import load_sweep
-from kernels.results.compare_figure import OTHER, cell_of, comparison_figure, save_comparison, shared_unit
-from kernels.results.heatmap import heatmap_table
+from kernels.results.compare_figure import OTHER, comparison_figure, save_comparison, shared_unit
+from kernels.results.heatmap import cell_of, heatmap_table
 from kernels.results.portability import compare
 
 ROOT = Path(__file__).resolve().parents[1]

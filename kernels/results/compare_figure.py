@@ -23,22 +23,12 @@ from matplotlib.patches import Rectangle
 
 from kernels.errors import GraphKernelsError
 from kernels.figure_style import STYLE
-from kernels.results.heatmap import HeatmapTable, time_unit
+from kernels.results.heatmap import HeatmapTable, cell_of, time_unit
 from kernels.results.heatmap_figure import PNG_DPI, colour_bar, draw_table, value_range, wrap_to_width
 from kernels.results.portability import Portability
 
 OTHER = "#ff8c00"                   # the other GPU's best: orange, apart from the red of this GPU's own
 OTHER_MARK = "◆"
-
-
-def cell_of(t: HeatmapTable, params: dict) -> tuple[int, int] | None:
-    """The table position of a cell's parameters (``None`` when the table does not show them)."""
-    def index(values, value):
-        return next((i for i, v in enumerate(values) if type(v) is type(value) and v == value), None)
-
-    r = index(t.row_values, params.get(t.row_param))
-    c = 0 if t.col_param is None else index(t.col_values, params.get(t.col_param))
-    return None if r is None or c is None else (r, c)
 
 
 def shared_unit(a: HeatmapTable, b: HeatmapTable) -> tuple[str, float]:

@@ -45,7 +45,7 @@ def split_by_device(sweep: dict) -> list[dict]:
         return [sweep]
     parts = []
     for name, cells in sorted(kinds.items()):
-        part = {**sweep, "device": name, "cells": cells, **summarize_best(cells)}
+        part = {**sweep, "device": name, "cells": cells, "split_from_mixed": True, **summarize_best(cells)}
         part.pop("environment", None)
         env = next((c["record"]["environment"] for c in cells if isinstance(c.get("record"), dict)
                     and isinstance(c["record"].get("environment"), dict)), None)
@@ -234,8 +234,11 @@ def compare(a: dict, b: dict) -> Portability:
     ta, tb = _verified_times(a, names), _verified_times(b, names)
     common = [k for k in ta if k in tb]
     if not common:
+        why = (": a --mixed-gpus sweep runs each cell once, on whichever GPU is free; sweep the grid on each kind "
+               "of GPU to compare them" if a.get("split_from_mixed") and b.get("split_from_mixed") else
+               ": nothing to compare")
         raise GraphKernelsError(f"no cell was verified in both sweeps ({len(ta)} verified on {_device(a)}, "
-                                f"{len(tb)} on {_device(b)}): nothing to compare")
+                                f"{len(tb)} on {_device(b)}){why}")
     best_a = min(common, key=lambda k: ta[k]["median_s"])
     best_b = min(common, key=lambda k: tb[k]["median_s"])
     xs = [ta[k]["median_s"] for k in common]
