@@ -56,13 +56,16 @@ class CompareView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         self.message = QLabel()
         self.message.setWordWrap(True)
+        self.message.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.message)
-        row = QHBoxLayout()
+        self.pair_area = QWidget()             # hidden while there is nothing to draw: the sentence alone
+        row = QHBoxLayout(self.pair_area)
+        row.setContentsMargins(0, 0, 0, 0)
         self.views = (HeatmapView(), HeatmapView())
         for view in self.views:
             row.addWidget(view, 1)
-        layout.addLayout(row, 1)
+        layout.addWidget(self.pair_area, 1)
         self.hover_label = QLabel(" ")
         self.hover_label.setStyleSheet("font-weight: bold;")
         layout.addWidget(self.hover_label)
@@ -103,6 +106,7 @@ class CompareView(QWidget):
         self.message.setText(f"These sweeps cannot be compared: {text}" if refused else text)
         self.message.setStyleSheet(REFUSED_STYLE if refused else "")
         self.message.setVisible(True)
+        self.pair_area.setVisible(False)
         self.summary.setText("")
         self.hover_label.setText(" ")
 
@@ -127,6 +131,7 @@ class CompareView(QWidget):
         from kernels.results.heatmap import heatmap_table
 
         tables = [heatmap_table(a, rows, cols), heatmap_table(b, rows, cols)]
+        self.pair_area.setVisible(True)         # before drawing: the heatmaps fit their rows to their height
         times = np.concatenate([t.times.ravel() for t in tables])
         finite = times[np.isfinite(times)]
         shared = (float(finite.min()), float(finite.max())) if finite.size else None

@@ -140,11 +140,11 @@ class Portability:
 
 
 def format_time(seconds: float) -> str:
-    """A time in the unit that reads best (``0.1057 ms``)."""
+    """A time in the unit that reads best (``105.7 µs``)."""
     if not math.isfinite(seconds):
         return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e3), ("us", 1e6)):
-        if seconds >= 1.0 / scale or unit == "us":
+    for unit, scale in (("s", 1.0), ("ms", 1e3), ("µs", 1e6)):
+        if seconds >= 1.0 / scale or unit == "µs":
             return f"{seconds * scale:.4g} {unit}"
     return f"{seconds:.4g} s"
 
