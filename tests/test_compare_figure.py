@@ -103,3 +103,13 @@ def test_librsvg_draws_the_svg_like_the_png(pictures):
 def test_a_picture_that_cannot_be_written_is_said_in_one_line(tmp_path, capsys):
     assert cli_main(["compare", str(H100), str(H200), "--svg", str(tmp_path / "missing" / "c.svg")]) != 0
     assert "cannot write the picture" in capsys.readouterr().err
+
+
+def test_the_png_resolution_is_asked_within_bounds(tmp_path, capsys):
+    from PIL import Image
+
+    assert cli_main(["compare", str(H100), str(H200), "--png", str(tmp_path / "c.png"), "--dpi", "50"]) == 0
+    with Image.open(tmp_path / "c.png") as im:
+        assert im.size[0] < 1000                      # a third of the 150 dpi picture's width
+    assert cli_main(["compare", str(H100), str(H200), "--png", str(tmp_path / "c.png"), "--dpi", "5000"]) != 0
+    assert "--dpi 5000: use 30 to 600" in capsys.readouterr().err

@@ -85,13 +85,16 @@ def comparison_figure(a: HeatmapTable, b: HeatmapTable, p: Portability) -> Figur
     title = a.title.replace(f" ({a.title.rsplit('(', 1)[-1]}", "") if "(" in a.title else a.title
     wrap_to_width(fig.suptitle("", fontsize=12.5, fontweight="bold"), [f"One tuning, two GPUs: {title}"], renderer,
                   room)
-    # the caption: the comparison's sentence, then how to read the marks
-    wrap_to_width(fig.supxlabel("", fontsize=9.0, color="#202020"), [p.sentence(), legend], renderer, room)
+    # the caption: the comparison's sentence, how to read the marks, where, how and when each sweep ran
+    where = [f"{side}: {t.subtitle}" for side, t in (("left", a), ("right", b)) if t.subtitle]
+    wrap_to_width(fig.supxlabel("", fontsize=9.0, color="#202020"), [p.sentence(), legend, *where], renderer, room)
     return fig
 
 
-def save_comparison(a: HeatmapTable, b: HeatmapTable, p: Portability, path, fmt: str | None = None) -> None:
-    """Write the comparison's picture as ``fmt`` (``png`` or ``svg``; by default the suffix's)."""
+def save_comparison(a: HeatmapTable, b: HeatmapTable, p: Portability, path, fmt: str | None = None,
+                    dpi: int = PNG_DPI) -> None:
+    """Write the comparison's picture as ``fmt`` (``png`` or ``svg``; by default the suffix's), a PNG
+    at ``dpi`` (the docs' copy is drawn at 100)."""
     fmt = fmt or Path(path).suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
         raise GraphKernelsError(f"{path}: pictures are written as png or svg, not {fmt!r}")
@@ -101,6 +104,6 @@ def save_comparison(a: HeatmapTable, b: HeatmapTable, p: Portability, path, fmt:
         metadata = {"Software": "gpu-graph-explorer"} if fmt == "png" else {"Date": None,
                                                                              "Creator": "gpu-graph-explorer"}
         try:
-            fig.savefig(path, format=fmt, dpi=PNG_DPI, metadata=metadata)
+            fig.savefig(path, format=fmt, dpi=dpi, metadata=metadata)
         except OSError as exc:
             raise GraphKernelsError(f"{Path(path)}: cannot write the picture: {exc.strerror or exc}") from None
