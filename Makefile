@@ -48,6 +48,8 @@ lint: $(STAMP_TEST)
 ## the GPU variants of the timing chart and the heatmap run on numba's CUDA simulator, ~3 minutes).
 SHOTS     := docs/images
 SHOT_WORK := build/screenshots
+COMPARE_PAIR := benchmarks/results/sweep/h100-x1/sweep-spmv-warm.json \
+                benchmarks/results/sweep/h200-x4-capped/sweep-spmv-cluster-1gpu.json
 SHOOT     := QT_QPA_PLATFORM=offscreen $(PY) -m explorer.screenshot
 screenshots: $(STAMP_RUN)
 	mkdir -p $(SHOTS) $(SHOT_WORK)
@@ -64,6 +66,8 @@ screenshots: $(STAMP_RUN)
 	  --grid wg=32,64,128 --grid rows=1,4,16,64 --repeat 2 --quiet --out $(SHOT_WORK)/sweep.json > /dev/null
 	$(SHOOT) $(SHOTS)/heatmap.png --view heatmap tests/data/lp_afiro.mtx $(SHOT_WORK)/sweep.json
 	$(SHOOT) $(SHOTS)/heatmap-h200.png --view heatmap benchmarks/results/spmv-sweep-nvidia-h200.json
+	$(VENV)/bin/graph-kernels compare $(COMPARE_PAIR) --png $(SHOTS)/compare-h100-h200.png --dpi 100 > /dev/null
+	QT_QPA_PLATFORM=offscreen $(PY) -m explorer.render compare $(COMPARE_PAIR) $(SHOTS)/compare-window.png --size 1366x768
 
 ## Build the desktop application as one folder, dist/gpu-graph-explorer/ (PyInstaller, about a minute),
 ## then smoke-test the program built (--version, -m kernels, --self-test offscreen). By hand: not in CI.

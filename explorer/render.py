@@ -4,7 +4,9 @@
 sweep's heatmap with the GUI's own widget and writes it (PNG, or SVG by the suffix);
 ``python -m explorer.render timing RECORDS.jsonl OUT.png [--baseline VARIANT]`` draws the
 timing chart of run records (``--metric`` for the heatmap's and the chart's percentages or energy);
-``python -m explorer.render roofline RESULTS OUT.png`` the roofline of run records or a sweep's cells.
+``python -m explorer.render roofline RESULTS OUT.png`` the roofline of run records or a sweep's cells;
+``python -m explorer.render compare A.json [B.json] OUT.png`` the Compare Sweeps window on two sweeps
+(or one mixed-GPU sweep).
 The command line draws its own pictures without Qt (``kernels.results.heatmap_figure``,
 matplotlib); this module draws the GUI's widgets, for the docs and the tests that compare them.
 Exit status 0 when the picture was written, 1 on an error (said in one line on stderr).
@@ -40,6 +42,9 @@ def _parse(argv):
     r.add_argument("results", help="run records (.jsonl) or a sweep (.json)")
     r.add_argument("out", help="OUT.png or OUT.svg")
     r.add_argument("--size", default="1200x800", metavar="WxH", help="picture size in pixels (default 1200x800)")
+    c = sub.add_parser("compare", help="the Compare Sweeps window: two sweeps (or one mixed-GPU sweep) side by side")
+    c.add_argument("files", nargs="+", metavar="FILE", help="one or two sweep JSON files, then OUT.png")
+    c.add_argument("--size", default="1600x1000", metavar="WxH", help="window size in pixels (default 1600x1000)")
     return p.parse_args(argv)
 
 
@@ -62,6 +67,9 @@ def render(args) -> None:
 
     pg.setConfigOptions(antialias=True, background="w", foreground="k")
     width, height = _size(args.size)
+    if args.what == "compare":
+        _render_compare(args.files, (width, height), app)
+        return
     if args.what == "heatmap":
         from explorer.plots.heatmap_view import HeatmapView
         from kernels.results import load_sweep
@@ -100,6 +108,29 @@ def render(args) -> None:
     app.processEvents()
     save_picture(view, args.out)
     view.close()
+
+
+def _render_compare(files: list[str], size: tuple[int, int], app) -> None:
+    """The Compare Sweeps window on ``files[:-1]``, grabbed into ``files[-1]`` (a PNG of the window
+    as it appears; a refused pair shows its sentence, and is an error here)."""
+    from explorer.window.compare_window import CompareWindow
+    from kernels.errors import GraphKernelsError
+
+    if len(files) not in (2, 3) or not files[-1].lower().endswith(".png"):
+        raise GraphKernelsError("compare takes one or two sweep files, then OUT.png")
+    window = CompareWindow()
+    window.resize(*size)
+    window.show()
+    window.open_files(files[:-1])
+    app.processEvents()
+    try:
+        if not window.grab().save(files[-1]):
+            raise GraphKernelsError(f"{files[-1]}: the picture could not be written")
+        if window.view.portability is None:
+            raise GraphKernelsError(f"not compared (the picture shows why): {window.view.refusal}")
+    finally:
+        window.close()
+        app.processEvents()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -266,6 +266,10 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.open_action.triggered.connect(lambda _c=False: self.open_dialog())
         menu.addAction(self.open_action)
         self._add_to_file_menu(window)
+        from explorer.window.compare_window import install_compare_action
+
+        self.compare_window = None
+        self.compare_action = install_compare_action(window, self)      # one tuning, two GPUs
         menu.addMenu(self.export_menu).setText("&Export")
         menu.addSeparator()
         for text, key, index in (("Show &Timing Chart", "Ctrl+Alt+T", 0), ("Show &Heatmap", "Ctrl+Alt+H", 1),
@@ -728,6 +732,8 @@ class ResultsDock(QDockWidget, ComputeDock):
         self.refresh_chart()
 
     def shutdown(self) -> None:
+        if getattr(self, "compare_window", None) is not None:      # Results ▸ Compare Sweeps…
+            self.compare_window.close()
         self.client.shutdown()
 
 

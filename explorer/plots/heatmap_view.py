@@ -97,6 +97,10 @@ class HeatmapView(HoverLayoutWidget):
         self.best_item: QGraphicsRectItem | None = None
         self.flat_items: list[QGraphicsRectItem] = []
         self._overlays: list = []
+        # a colour scale shared with other views (seconds, lo to hi): side-by-side sweeps (compare_view.py)
+        self.shared_range: tuple[float, float] | None = None
+        self.heading: str | None = None     # the title's first line in place of the sweep's (HTML)
+        self.legend: str | None = None      # the line under it in place of the sweep's legend
         # every move, not the scene's sigMouseMoved: it drops moves closer than 10 ms apart, which
         # can leave the label describing the cell the mouse just left
         self.viewport().installEventFilter(self)
@@ -143,6 +147,7 @@ class HeatmapView(HoverLayoutWidget):
     def clone(self) -> HeatmapView:
         """A new view of the same sweep and axes (exports draw it at a fixed size, offscreen)."""
         copy = HeatmapView()
+        copy.shared_range, copy.heading, copy.legend = self.shared_range, self.heading, self.legend
         if self.sweep is not None and self.table is not None:
             copy.set_sweep(self.sweep, self.table.row_param, self.table.col_param, self.table.metric)
         return copy
@@ -158,11 +163,12 @@ class HeatmapView(HoverLayoutWidget):
             self.colorbar.setLevels((0.0, 100.0))
             self.colorbar.axis.setTicks([[(v, f"{v:g}") for v in (0, 25, 50, 75, 100)]])
         elif finite.size:
-            self.unit, self.scale = (time_unit(finite.tolist()) if t.metric == "time"
+            shared = self.shared_range if t.metric == "time" else None
+            self.unit, self.scale = (time_unit(list(shared or finite.tolist())) if t.metric == "time"
                                      else shown_unit(t)[:2])
             with np.errstate(divide="ignore", invalid="ignore"):
                 logs = np.log10(values * self.scale)    # NaN stays NaN: drawn transparent
-            lo, hi = float(finite.min()) * self.scale, float(finite.max()) * self.scale
+            lo, hi = (float(x) * self.scale for x in (shared or (finite.min(), finite.max())))
             if hi <= lo * 1.0001:
                 lo, hi = lo / 1.5, hi * 1.5
             self.image.setImage(logs.T, autoLevels=False)   # ImageItem's first axis is x (columns)
@@ -282,6 +288,8 @@ class HeatmapView(HoverLayoutWidget):
         font.setPointSizeF(9.0 if n_rows * n_cols <= 100 else 7.5)
         if self.percent:
             mid = 50.0
+        elif self.shared_range is not None and t.metric == "time":
+            mid = math.sqrt(self.shared_range[0] * self.shared_range[1])
         else:
             mid = math.sqrt(float(finite.min()) * float(finite.max())) if finite.size else 0.0
         for r in range(n_rows):
@@ -306,6 +314,16 @@ class HeatmapView(HoverLayoutWidget):
                 self.plot.addItem(item)
                 self._overlays.append(item)
                 self._cell_texts.append(item)
+
+    def add_mark(self, r: int, c: int, pen: QPen, inset: float = 0.16, z: float = 6) -> QGraphicsRectItem:
+        """Frame cell (r, c) with ``pen`` (another view's best, say); gone at the next redraw."""
+        return self._add_rect(r, c, pen, None, z=z, inset=inset)
+
+    def remove_mark(self, item: QGraphicsRectItem) -> None:
+        """Take away a mark of :meth:`add_mark` (nothing when a redraw already did)."""
+        if item in self._overlays:
+            self._overlays.remove(item)
+            self.plot.removeItem(item)
 
     def _add_rect(self, r: int, c: int, pen: QPen, brush, z: float, inset: float = 0.0) -> QGraphicsRectItem:
         item = QGraphicsRectItem(QRectF(c + inset, r + inset, 1 - 2 * inset, 1 - 2 * inset))
@@ -338,7 +356,7 @@ class HeatmapView(HoverLayoutWidget):
             # short words: a legend wider than the view widened the layout and pushed the columns off it
             legend = (f"{SHORT_WORDS[t.metric]} ({self.unit}){timing}; ★ fastest, dashed: tied with it in time, "
                       "– invalid" + ("; L2: above the roof, the input stayed in L2" if self.percent else ""))
-        self._title_html = (f"<b>{t.title}</b>{state}", legend + extra)
+        self._title_html = (self.heading or f"<b>{t.title}</b>{state}", self.legend or legend + extra)
         title, legend = self._title_html
         self.title_label.setText(title if self.compact else f"{title}<br><small>{legend}</small>")
 

@@ -150,6 +150,18 @@ def _metric_cells(metric: str, chosen, times: np.ndarray) -> tuple[np.ndarray, n
     return shown, above
 
 
+def cell_of(t: HeatmapTable, params: dict) -> tuple[int, int] | None:
+    """The (row, column) of a cell's parameters in the table, ``None`` when it does not show them
+    (``True`` is not ``1`` here, as in the grid)."""
+    def index(values, value):
+        return next((i for i, v in enumerate(values) if (type(v) is bool) == (type(value) is bool)
+                     and v == value), None)
+
+    r = index(t.row_values, params.get(t.row_param))
+    c = 0 if t.col_param is None else index(t.col_values, params.get(t.col_param))
+    return None if r is None or c is None else (r, c)
+
+
 def metric_words(t: HeatmapTable) -> str:
     from kernels.roofline.percent import METRICS
 

@@ -82,28 +82,26 @@ def _flat_region_edges(mask: np.ndarray) -> list[tuple[tuple[float, float], tupl
     return edges
 
 
-def heatmap_figure(t: HeatmapTable) -> Figure:
-    """Draw the table into a new matplotlib ``Figure`` (constrained layout: every label inside)."""
-    n_rows, n_cols = t.shape
-    unit, _, values = shown_unit(t)
-    percent = unit == "%"
-    cell_w, cell_h = _cell_size(n_rows, n_cols)
-    # one parameter: one column of medians, drawn as a narrow table rather than a wide band
-    width = max(7.5 if t.col_param else 6.0, 2.4 + n_cols * cell_w)
-    height = max(4.5, 2.3 + n_rows * cell_h)
-    fig = Figure(figsize=(width, height), layout="constrained")
-    fig.patch.set_facecolor("white")
-    ax = fig.add_subplot()
-
+def value_range(values: np.ndarray, percent: bool = False) -> tuple[float, float]:
+    """The colour scale's ends for ``values`` (NaN: no value): 0-100 for percentages, else the
+    smallest and largest value (a range around a single one). Side-by-side tables share one range:
+    pass their values together."""
     finite = values[np.isfinite(values)]
     if percent:                                  # a fraction of a limit: 0 to 100 %, linear
-        lo, hi = 0.0, 100.0
-    elif finite.size:
-        lo, hi = float(finite.min()), float(finite.max())
-        if hi <= lo * 1.0001:                    # one time (or one cell): a range around it
-            lo, hi = lo / 1.5, hi * 1.5
-    else:
-        lo, hi = 1.0, 10.0
+        return 0.0, 100.0
+    if not finite.size:
+        return 1.0, 10.0
+    lo, hi = float(finite.min()), float(finite.max())
+    if hi <= lo * 1.0001:                        # one time (or one cell): a range around it
+        lo, hi = lo / 1.5, hi * 1.5
+    return lo, hi
+
+
+def draw_table(ax, t: HeatmapTable, values: np.ndarray, lo: float, hi: float, percent: bool = False):
+    """Draw the table's cells, labels and marks (best, tied with it) into ``ax`` on the colour scale
+    ``lo``-``hi`` (``values``: what the cells show, in the picture's unit); returns the cells' mesh
+    (for a colour bar)."""
+    n_rows, n_cols = t.shape
     # percentages: bright is good (viridis' top); times and joules: dark is good (the low end)
     norm = Normalize(lo, hi) if percent else LogNorm(lo, hi)
     # a mesh of vector quads rather than an image: an SVG keeps sharp cell edges at any zoom
@@ -112,18 +110,6 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
     # show faint seams of their own between neighbouring cells
     image = ax.pcolormesh(np.arange(n_cols + 1), np.arange(n_rows + 1), np.ma.masked_invalid(values),
                           cmap="viridis", norm=norm, shading="flat", edgecolors=GRID, linewidth=0.6)
-    bar = fig.colorbar(image, ax=ax, pad=0.02, fraction=0.05, aspect=max(12, 3 * n_rows))
-    what = "median kernel time" if t.metric == "time" else metric_words(t).split(" (")[0].split(",")[0]
-    bar.set_label(f"{what} (%)" if percent else f"{what} ({unit}, log scale)")
-    bar.minorticks_off()
-    if percent:
-        bar.set_ticks([0, 25, 50, 75, 100])
-    elif finite.size:
-        ticks = _color_ticks(lo, hi)
-        bar.set_ticks(ticks, labels=[f"{v:g}" for v in ticks])
-    else:
-        bar.set_ticks([])
-
     ax.set_xlim(0, n_cols)
     ax.set_ylim(n_rows, 0)                       # the first row on top, as in the printed table
     ax.xaxis.tick_top()
@@ -145,6 +131,44 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
         r, c = t.best
         ax.add_patch(Rectangle((c + 0.05, r + 0.06), 0.9, 0.88, fill=False, edgecolor=RED, linewidth=2.8,
                                zorder=5))
+    return image
+
+
+def colour_bar(fig: Figure, image, ax, label: str, lo: float, hi: float, percent: bool, n_rows: int,
+               has_values: bool = True):
+    """The colour bar of ``image`` beside ``ax`` (an axes, or a list of them sharing the bar),
+    ticked in the picture's unit."""
+    bar = fig.colorbar(image, ax=ax, pad=0.02, fraction=0.05, aspect=max(12, 3 * n_rows))
+    bar.set_label(label)
+    bar.minorticks_off()
+    if percent:
+        bar.set_ticks([0, 25, 50, 75, 100])
+    elif has_values:
+        ticks = _color_ticks(lo, hi)
+        bar.set_ticks(ticks, labels=[f"{v:g}" for v in ticks])
+    else:
+        bar.set_ticks([])
+    return bar
+
+
+def heatmap_figure(t: HeatmapTable) -> Figure:
+    """Draw the table into a new matplotlib ``Figure`` (constrained layout: every label inside)."""
+    n_rows, n_cols = t.shape
+    unit, _, values = shown_unit(t)
+    percent = unit == "%"
+    cell_w, cell_h = _cell_size(n_rows, n_cols)
+    # one parameter: one column of medians, drawn as a narrow table rather than a wide band
+    width = max(7.5 if t.col_param else 6.0, 2.4 + n_cols * cell_w)
+    height = max(4.5, 2.3 + n_rows * cell_h)
+    fig = Figure(figsize=(width, height), layout="constrained")
+    fig.patch.set_facecolor("white")
+    ax = fig.add_subplot()
+
+    lo, hi = value_range(values, percent)
+    image = draw_table(ax, t, values, lo, hi, percent)
+    what = "median kernel time" if t.metric == "time" else metric_words(t).split(" (")[0].split(",")[0]
+    colour_bar(fig, image, ax, f"{what} (%)" if percent else f"{what} ({unit}, log scale)", lo, hi, percent,
+               n_rows, bool(np.isfinite(values).any()))
 
     if t.metric == "time":
         legend = f"median kernel time per cell ({unit}); ★ best, dashed: tied with it (95 %); " \
@@ -160,14 +184,14 @@ def heatmap_figure(t: HeatmapTable) -> Figure:
         legend += f"; each cell: the best over {', '.join(t.reduced_over)}"
     renderer = FigureCanvasAgg(fig).get_renderer()
     room = fig.bbox.width * 0.96
-    _wrap_to_width(fig.suptitle("", fontsize=12.5, fontweight="bold"), [t.title], renderer, room)
+    wrap_to_width(fig.suptitle("", fontsize=12.5, fontweight="bold"), [t.title], renderer, room)
     subtitle = ax.set_title("", fontsize=9.0, color="#303030", pad=8)
-    _wrap_to_width(subtitle, [t.subtitle, legend], renderer, room)
-    _keep_inside(fig, subtitle, [t.subtitle, legend], renderer)
+    wrap_to_width(subtitle, [t.subtitle, legend], renderer, room)
+    keep_inside(fig, subtitle, [t.subtitle, legend], renderer)
     return fig
 
 
-def _wrap_to_width(text, paragraphs: list[str], renderer, width: float) -> None:
+def wrap_to_width(text, paragraphs: list[str], renderer, width: float) -> None:
     """Set ``text`` to the paragraphs, each wrapped at spaces (or inside a word longer than a
     line, such as a file name) into the fewest lines that fit ``width`` pixels as drawn."""
     paragraphs = [p for p in paragraphs if p]
@@ -179,7 +203,7 @@ def _wrap_to_width(text, paragraphs: list[str], renderer, width: float) -> None:
         chars = int(chars * 0.92)
 
 
-def _keep_inside(fig: Figure, text, paragraphs: list[str], renderer) -> None:
+def keep_inside(fig: Figure, text, paragraphs: list[str], renderer) -> None:
     """Wrap ``text`` (centred over the axes, which the colour bar pushes left) narrower until,
     laid out, it lies inside the figure: in a narrow picture (one parameter, one column) the
     legend line ran off the left edge."""
@@ -190,7 +214,7 @@ def _keep_inside(fig: Figure, text, paragraphs: list[str], renderer) -> None:
         if ext.x0 >= fig.bbox.x0 and ext.x1 <= fig.bbox.x1:
             return
         width *= 0.9
-        _wrap_to_width(text, paragraphs, renderer, width)
+        wrap_to_width(text, paragraphs, renderer, width)
 
 
 def _draw_cells(ax, t: HeatmapTable, values: np.ndarray, lo: float, hi: float, percent: bool = False) -> None:
