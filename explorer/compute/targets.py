@@ -11,21 +11,19 @@ from __future__ import annotations
 
 from kernels.measure.targets import TARGETS, Target, default_gpu_target, forced_target, probe_gpu, target_label
 
-TARGET_ORDER = TARGETS      # best first: cuda, sim, cpu
-
 
 def machine_targets() -> tuple[str, ...]:
     """Targets this machine can run: ``cuda`` only with a GPU; the simulator and CPU always."""
     forced = forced_target()
     if forced is not None and not forced.is_gpu:
         return (str(forced),)
-    return tuple(t for t in TARGET_ORDER if not Target.parse(t).real_gpu or probe_gpu() is not None)
+    return tuple(str(t) for t in Target.devices() if not t.real_gpu or probe_gpu() is not None)
 
 
 def targets_for(variant) -> list[str]:
     """The variant's targets that this machine has, best first."""
     here = machine_targets()
-    return [t for t in TARGET_ORDER if t in variant.targets and t in here]
+    return [t for t in TARGETS if t in variant.targets and t in here]     # best first: cuda, sim, cpu
 
 
 def default_target_for(variant) -> str | None:
