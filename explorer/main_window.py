@@ -58,7 +58,7 @@ from explorer.window.session_controller import SessionController, session_suffix
 from explorer.window.status_bar import ElidingStatusBar
 from explorer.window.task_status import TaskStatus
 from kernels.errors import GraphKernelsError
-from kernels.measure.targets import target_label
+from kernels.measure.targets import Target, target_label
 from kernels.memory import format_bytes
 
 RESULT_SUFFIXES = (".json", ".jsonl")
@@ -82,9 +82,9 @@ def targets_text() -> str:
         here = machine_targets()
     except GraphKernelsError as exc:
         return f"no target ({exc})"
-    names = {"cuda": target_label("cuda"), "sim": "CUDA simulator", "cpu": "CPU"}
-    text = "targets: " + ", ".join(names[t] for t in here)
-    return text + ("" if "cuda" in here else " (no GPU)")
+    chosen = [Target.parse(t) for t in here]
+    text = "targets: " + ", ".join(target_label(t) if t.is_gpu else "CPU" for t in chosen)
+    return text + ("" if any(t.real_gpu for t in chosen) else " (no GPU)")
 
 
 class MainWindow(QMainWindow):

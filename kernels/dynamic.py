@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from kernels.errors import InputRequirementError, ParameterError
+from kernels.measure.targets import Target
 
 ALGORITHMS = ("bfs", "sssp")
 # how a round's edits reach the pages: "engine" (the host's one-edge-at-a-time edits, then a
@@ -185,7 +186,7 @@ def warm_up_host_paths(csr, page_size: int, weight_dtype, apply: str = "engine")
 class DynamicExperiment:
     """State of one experiment: the slotted graph, its mirror, the two GPU runners."""
 
-    def __init__(self, graph, settings: DynamicSettings, *, target: str):
+    def __init__(self, graph, settings: DynamicSettings, *, target: Target | str):
         from numba import cuda
 
         from kernels.algorithms.registry import get_family
@@ -198,7 +199,7 @@ class DynamicExperiment:
 
         self.cuda = cuda
         self.settings = s = settings
-        self.target = target
+        self.target = target = Target.of(target)
         self.family = get_family(s.algorithm)
         sssp = s.algorithm == "sssp"
         problem = prepare_traversal(graph, {"source": s.source}, weighted=sssp, what=s.algorithm.upper())
@@ -216,7 +217,7 @@ class DynamicExperiment:
         self.mirror = DeviceMirror(self.graph, upload=False)
         self.initial_upload = self.mirror.upload_full()
         t0 = time.perf_counter()
-        if target == "cuda":
+        if target.real_gpu:
             for kind in ("slotted", "csr"):
                 compile_like(s.algorithm, kind, params, directed=csr.directed, weighted=self.weighted,
                              weight_dtype=self.graph.weight_dtype)
@@ -249,7 +250,7 @@ class DynamicExperiment:
         self.sync()
         call_s, _ = _timed(launch, self.sync)          # one call as an application makes it (also a warm-up)
         repeat = max(1, int(self.settings.repeat))
-        if self.target == "cuda":
+        if self.target.real_gpu:
             queued = isinstance(runner, DeviceLoopTraversal)     # one launch that never waits for the device
             stats, _ = time_kernel_cuda(launch, repeat, 1, queued=queued)
             how = "cuda events, launches queued (device time)" if queued else "cuda events, direct launches"
@@ -391,7 +392,7 @@ def summarize_rounds(records: list[dict], experiment: DynamicExperiment | None =
         g = experiment.graph
         summary.update({
             "algorithm": s.algorithm, "batch_fraction": s.batch, "page_size": s.page_size, "source": s.source,
-            "seed": s.seed, "params": s.gpu_params(), "target": experiment.target,
+            "seed": s.seed, "params": s.gpu_params(), "target": str(experiment.target),
             "graph": {"name": experiment.csr.name, "vertices": g.num_vertices, "edges": g.num_edges,
                       "entries": g.num_entries, "directed": g.directed, "weighted": experiment.weighted,
                       "pages": g.num_pages},
@@ -401,7 +402,7 @@ def summarize_rounds(records: list[dict], experiment: DynamicExperiment | None =
             "clock": ("edits, syncs, rebuild and upload: perf_counter + cuda.synchronize(); reruns: as graph-kernels "
                       "run times kernels (CUDA events after a warm-up, device time; call_s the host's wall time of "
                       "one call)" + (" (CUDA simulator: host copies and simulated kernels, not GPU times)"
-                                     if experiment.target == "sim" else "")),
+                                     if experiment.target.simulated else "")),
             "notices": list(s.notices),
         })
     return summary
@@ -422,9 +423,9 @@ def run_dynamic(graph, settings: DynamicSettings | None = None, *, target: str |
         setattr(settings, key, value)
     settings.validate()
     settings.choose_page_size(graph)
-    target = target or default_gpu_target()
-    if target not in ("cuda", "sim"):
-        raise ParameterError("target", target, "cuda or sim (the experiment runs GPU kernels)")
+    target = Target.of(target or default_gpu_target())
+    if not target.is_gpu or target.on_cluster:
+        raise ParameterError("target", str(target), "cuda or sim (the experiment runs GPU kernels)")
     activate(target)
     experiment = DynamicExperiment(graph, settings, target=target)
     records = []

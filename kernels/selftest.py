@@ -69,7 +69,7 @@ def gpu_reason() -> str | None:
     from kernels.measure.targets import forced_target, probe_gpu
 
     forced = forced_target()
-    if forced in ("sim", "cpu"):
+    if forced is not None and not forced.real_gpu:
         return f"GRAPH_KERNELS_TARGET={forced}: the GPU is not used"
     if probe_gpu() is None:
         return "no CUDA driver or device found: GPU variants run on the simulator here"
@@ -79,6 +79,8 @@ def gpu_reason() -> str | None:
 def check_record(checks: CheckList, name: str, record: dict, sample: str, target: str, took: str) -> None:
     """One line for a triangle-counting run's record: verified, the known count, the target asked
     (the core's self-test and the GUI's ``--self-test`` judge their runs by it)."""
+    from kernels.measure.targets import Target
+
     count = (record.get("result") or {}).get("triangles")
     expected = KNOWN_TRIANGLES.get(sample)
     if not record.get("verified"):
@@ -86,7 +88,7 @@ def check_record(checks: CheckList, name: str, record: dict, sample: str, target
         checks.record(name, "FAIL", f"{count} triangles, verification failed: {detail} ({took})")
     elif expected is not None and count != expected:
         checks.record(name, "FAIL", f"{count} triangles, expected {expected} ({took})")
-    elif record.get("target") != target:
+    elif Target.read(record.get("target")) != Target.of(target):
         checks.record(name, "FAIL", f"ran on {record.get('target')!r} instead of {target!r} ({took})")
     else:
         checks.record(name, "ok", f"{count} triangles, verified ({took})")

@@ -81,6 +81,17 @@ def test_status_bar_names_the_targets_the_run_dock_offers(window):
         assert all(describe_target(t) == run.target_box.itemText(i) for i, t in enumerate(offered))
 
 
+def test_the_window_is_what_its_menus_and_session_controller_ask_for(window):
+    """The menus and the session controller are typed by the protocols they declare, not by the
+    window's class (which imports them: no cycle); the window must keep every member they use."""
+    from explorer.window.actions import MenuHost
+    from explorer.window.session_controller import SessionHost
+
+    assert isinstance(window, MenuHost)
+    assert isinstance(window, SessionHost)
+    assert window.sessions.window is window
+
+
 def test_dropping_mtx_files_opens_a_tab_each_with_the_right_counts(qtbot, window):
     ref = reference_table()
     files = [data_path("karate.mtx"), data_path("dolphins.mtx"), data_path("fe_4elt2.mtx")]   # the last is .gz

@@ -21,13 +21,15 @@ import signal
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.compute.cluster import ClusterConnection, split_target
+from explorer.compute.cluster import ClusterConnection
 from explorer.compute.requests import RunRequest, SweepRequest
 from explorer.compute.task import ComputeTask, JobCancelled, JobControl, JobFailed
 from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerTimeout
 from kernels.compute.local_backend import LocalBackend
+from kernels.compute.pool import mode_of
 from kernels.compute.resume import ResumeRefused
 from kernels.errors import GraphKernelsError
+from kernels.measure.targets import Target
 
 START_TIMEOUT_S = 120.0          # a cold worker imports numba and the families: seconds, not minutes
 
@@ -87,7 +89,7 @@ class ComputeClient(QObject):
         self.current: ComputeTask | None = None
         self._finished_tasks: list[ComputeTask] = []
         self.restarts = 0
-        self.cluster = ClusterConnection(self)      # jobs whose target says "cluster:" go there
+        self.cluster = ClusterConnection(self)      # jobs whose target is on_cluster go there
 
     # ---- workers ---------------------------------------------------------------------------
     def _worker(self, target: str) -> WorkerClient:
@@ -99,11 +101,9 @@ class ComputeClient(QObject):
 
     def worker_pid(self, target: str | None = None) -> int | None:
         """The process id of the worker serving ``target`` (or of the running job's worker)."""
-        if target is None:
-            if self.current is not None and self.current.worker_pid is not None:
-                return self.current.worker_pid
-            target = "sim"
-        client = self.local.pool.workers().get("cuda" if target == "cuda" else "sim")
+        if target is None and self.current is not None and self.current.worker_pid is not None:
+            return self.current.worker_pid
+        client = self.local.pool.workers().get(mode_of(target))
         return client.pid if client is not None and client.alive else None
 
     def restart_workers(self) -> None:
@@ -205,15 +205,15 @@ class ComputeClient(QObject):
             raise JobFailed("not connected to a cluster: use Compute ▸ Connect to Cluster… first")
         return backend
 
-    def _run_on_cluster(self, request: RunRequest, target: str, control: JobControl) -> dict:
+    def _run_on_cluster(self, request: RunRequest, target: Target, control: JobControl) -> dict:
         from kernels.compute.backend import Job
 
         backend = self._cluster_backend()
         backend.add_graph(request.graph_key, request.graph)      # sent once to a worker that needs it
         control.progress(None, f"running {request.title} on {request.graph_name} on the cluster "
-                               f"({backend.address}, {target})")
+                               f"({backend.address}, {target.local()})")
         job = Job(graph_key=request.graph_key, family=request.family, variant=request.variant,
-                  params=dict(request.params), target=target, repeat=request.repeat, warmup=request.warmup,
+                  params=dict(request.params), target=str(target.local()), repeat=request.repeat, warmup=request.warmup,
                   time_limit=request.time_limit, launch=request.launch)
         outcome = backend.run(job, cancel=control.cancelled)
         if control.cancelled():
@@ -226,74 +226,75 @@ class ComputeClient(QObject):
         control.progress(1.0, f"{request.title} finished on {outcome.worker}")
         return {"record": record}
 
-    def _run_on_live_pages(self, request: RunRequest, where: str, target: str, control: JobControl) -> dict:
+    def _run_on_live_pages(self, request: RunRequest, target: Target, control: JobControl) -> dict:
         """Bring the worker's replica of the document up to date (deltas, or a snapshot), then run
         on its pages: only the pages written since the last run cross to the device."""
         from kernels.compute.backend import Job
 
-        if where == "cluster":
+        if target.on_cluster:
             backend = self._cluster_backend()
             place = f"the cluster ({backend.address})"
         else:
-            self._start_worker(self._worker(target), control)
+            self._start_worker(self._worker(str(target)), control)
             backend = self.local
-            place = target
+            place = str(target)
         source = request.live_source
         control.progress(None, f"syncing {request.graph_name}'s pages and running {request.title} on {place}")
         job = Job(graph_key=request.live_key, family=request.family, variant=request.variant,
-                  params=dict(request.params), target=target, repeat=request.repeat, warmup=request.warmup,
+                  params=dict(request.params), target=str(target.local()), repeat=request.repeat, warmup=request.warmup,
                   time_limit=request.time_limit, launch=request.launch)
         outcome, sync = backend.run_on_document(request.live_key, source, job, cancel=control.cancelled)
         if control.cancelled():
             raise JobCancelled()
-        self._raise_if_failed(outcome, request, where, target, control)
+        self._raise_if_failed(outcome, request, target, control)
         record = dict(outcome.record)
-        if where == "cluster":
+        if target.on_cluster:
             record["worker"] = {"address": outcome.worker, "device": outcome.device, "cluster": backend.address}
         control.progress(1.0, f"{request.title} finished; {sync.summary()}")
         return {"record": record, "sync": sync.to_json(), "sync_summary": sync.summary(),
                 "revision": sync.revision, "live_key": request.live_key}
 
     def _run_job(self, request: RunRequest, control: JobControl) -> dict:
-        where, target = split_target(request.target)
+        target = Target.parse(request.target)
         if request.on_live_pages:
-            return self._run_on_live_pages(request, where, target, control)
-        if where == "cluster":
+            return self._run_on_live_pages(request, target, control)
+        if target.on_cluster:
             return self._run_on_cluster(request, target, control)
         from kernels.compute.backend import CANCELLED, Job
 
-        self._start_worker(self._worker(target), control)
+        self._start_worker(self._worker(str(target)), control)
         backend = self.local                           # the same seam as the command line and the cluster
         backend.add_graph(request.graph_slot, request.graph)    # one copy per graph content in the worker
         control.progress(None, f"running {request.title} on {request.graph_name} on {target}")
         job = Job(graph_key=request.graph_slot, family=request.family, variant=request.variant,
-                  params=dict(request.params), target=target, repeat=request.repeat, warmup=request.warmup,
+                  params=dict(request.params), target=str(target), repeat=request.repeat, warmup=request.warmup,
                   time_limit=request.time_limit, launch=request.launch)
         outcome = backend.run(job, cancel=control.cancelled)
         if outcome.failure == CANCELLED or control.cancelled():
             raise JobCancelled()
-        self._raise_if_failed(outcome, request, "local", target, control)
+        self._raise_if_failed(outcome, request, target, control)
         control.progress(1.0, f"{request.title} finished")
         return {"record": outcome.record}
 
-    def _raise_if_failed(self, outcome, request: RunRequest, where: str, target: str, control: JobControl) -> None:
+    def _raise_if_failed(self, outcome, request: RunRequest, target: Target, control: JobControl) -> None:
         """A failed outcome as the user reads it; a crashed or hung local worker is replaced first."""
         if outcome.ok:
             return
-        if where == "local" and outcome.failure in ("crashed", "timed out"):
+        if not target.on_cluster and outcome.failure in ("crashed", "timed out"):
             timed_out = outcome.failure == "timed out"
             exc = (WorkerTimeout(outcome.message, limit_s=request.time_limit) if timed_out
                    else WorkerDied(outcome.message))
-            raise self._replace_worker(self._worker(target), control, request.title, exc, timed_out=timed_out)
+            raise self._replace_worker(self._worker(str(target)), control, request.title, exc, timed_out=timed_out)
         raise JobFailed(f"{request.title} did not run: {outcome.message or outcome.reason}")
 
-    def _sweep_on_cluster(self, request: SweepRequest, target: str, control: JobControl) -> dict:
-        return self._run_sweep(request, target, control, f"{request.title} on {request.graph_name} on the cluster",
+    def _sweep_on_cluster(self, request: SweepRequest, target: Target, control: JobControl) -> dict:
+        return self._run_sweep(request, str(target.local()), control,
+                               f"{request.title} on {request.graph_name} on the cluster",
                                backend=self._cluster_backend())
 
     def _sweep_job(self, request: SweepRequest, control: JobControl) -> dict:
-        where, target = split_target(request.target)
-        if where == "cluster":
+        target = Target.parse(request.target)
+        if target.on_cluster:
             return self._sweep_on_cluster(request, target, control)
         client = self._worker(request.target)
         self._start_worker(client, control)

@@ -5,8 +5,9 @@ A :class:`ClusterConnection` (one per compute client) holds a
 scheduler may be far away, a TLS handshake may fail), so it runs in a plain thread and its
 outcome reaches the GUI thread as a queued signal: ``connected(workers)`` or
 ``connectFailed(message)``; ``disconnected()`` after :meth:`disconnect`. The Run dock offers
-the cluster's targets ("cluster: cuda — 2 × NVIDIA H200") beside the local ones, and the
-compute client sends a job there when its target says ``cluster:``.
+the cluster's targets ("cluster: cuda — 2 × NVIDIA H200", ``cluster:cuda`` as a
+:class:`~kernels.measure.targets.Target`'s text) beside the local ones, and the compute client
+sends a job there when its target is ``on_cluster``.
 
 Nothing here runs kernels: jobs go through the backend from the compute client's job thread.
 """
@@ -20,17 +21,9 @@ from collections import Counter
 from PySide6.QtCore import QObject, Signal
 
 from kernels.errors import GraphKernelsError
+from kernels.measure.targets import Target
 
-CLUSTER_PREFIX = "cluster:"
 CONNECT_TIMEOUT_S = 20.0
-
-
-def split_target(data: str | None) -> tuple[str, str | None]:
-    """A Run dock target as (where, target): ``"cluster:cuda"`` → ``("cluster", "cuda")``,
-    ``"sim"`` → ``("local", "sim")``."""
-    if data and data.startswith(CLUSTER_PREFIX):
-        return "cluster", data[len(CLUSTER_PREFIX):]
-    return "local", data
 
 
 def gpu_summary(workers) -> str:
@@ -69,20 +62,22 @@ class ClusterConnection(QObject):
         return f"cluster {self.address}: {len(self.workers)} worker(s), {gpu_summary(self.workers)}"
 
     def targets_for(self, variant) -> list[str]:
-        """The variant's targets on the cluster (``cuda`` only where a worker can run GPU variants;
-        every worker runs the simulator and CPU variants)."""
+        """The variant's targets on the cluster, as their text (``cluster:cuda`` only where a worker
+        can run GPU variants; every worker runs the simulator and CPU variants)."""
         if not self.is_connected:
             return []
         have_gpu = any(w.can_run_gpu for w in self.workers)
-        return [t for t in ("cuda", "sim", "cpu") if t in variant.targets and (t != "cuda" or have_gpu)]
+        return [str(t.on_the_cluster()) for t in Target.devices()
+                if str(t) in variant.targets and (not t.real_gpu or have_gpu)]
 
-    def describe_target(self, target: str) -> str:
+    def describe_target(self, target: Target | str) -> str:
+        target = Target.of(target)
         n = len(self.workers)
-        if target == "cuda":
-            return f"cluster: cuda — {gpu_summary(self.workers)}"
-        if target == "sim":
-            return f"cluster: sim — CUDA simulator on {n} worker(s) (slow, correct)"
-        return f"cluster: cpu — numba on {n} worker(s)"
+        if target.real_gpu:
+            return f"cluster: {target.device} — {gpu_summary(self.workers)}"
+        if target.simulated:
+            return f"cluster: {target.device} — CUDA simulator on {n} worker(s) (slow, correct)"
+        return f"cluster: {target.device} — numba on {n} worker(s)"
 
     # ---- connecting ----------------------------------------------------------------------------
     def connect_to(self, address: str, tls=None) -> None:

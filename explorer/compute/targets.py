@@ -9,23 +9,21 @@ never initialises a GPU context for them.
 
 from __future__ import annotations
 
-from kernels.measure.targets import default_gpu_target, forced_target, probe_gpu, target_label
-
-TARGET_ORDER = ("cuda", "sim", "cpu")
+from kernels.measure.targets import TARGETS, Target, default_gpu_target, forced_target, probe_gpu, target_label
 
 
 def machine_targets() -> tuple[str, ...]:
     """Targets this machine can run: ``cuda`` only with a GPU; the simulator and CPU always."""
     forced = forced_target()
-    if forced == "cpu":
-        return ("cpu",)
-    return tuple(t for t in TARGET_ORDER if t != "cuda" or probe_gpu() is not None)
+    if forced is not None and not forced.is_gpu:
+        return (str(forced),)
+    return tuple(str(t) for t in Target.devices() if not t.real_gpu or probe_gpu() is not None)
 
 
 def targets_for(variant) -> list[str]:
     """The variant's targets that this machine has, best first."""
     here = machine_targets()
-    return [t for t in TARGET_ORDER if t in variant.targets and t in here]
+    return [t for t in TARGETS if t in variant.targets and t in here]     # best first: cuda, sim, cpu
 
 
 def default_target_for(variant) -> str | None:
@@ -45,10 +43,12 @@ def unavailable_reason(variant) -> str | None:
     if not targets_for(variant):
         wanted = " or ".join(variant.targets)
         return f"it runs on {wanted}, which this machine does not have ({target_label('cpu')} here)" \
-            if "cuda" in variant.targets else f"it runs on {wanted} only"
+            if any(Target.parse(t).real_gpu for t in variant.targets) else f"it runs on {wanted} only"
     return None
 
 
-def describe_target(target: str) -> str:
-    return {"cuda": f"cuda — {target_label('cuda')}", "sim": "sim — CUDA simulator (slow, correct)",
-            "cpu": "cpu — numba on the host"}[target]
+def describe_target(target: Target | str) -> str:
+    target = Target.of(target)
+    if target.real_gpu:
+        return f"{target} — {target_label(target)}"
+    return f"{target} — CUDA simulator (slow, correct)" if target.simulated else f"{target} — numba on the host"

@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.compute import ComputeClient, ComputeTask, RunRequest, SweepRequest
-from explorer.compute.cluster import CLUSTER_PREFIX, split_target
 from explorer.compute.cluster_ui import ClusterControls
 from explorer.compute.requests import DEFAULT_TIME_LIMIT_S
 from explorer.compute.targets import default_target_for, describe_target, targets_for, unavailable_reason
@@ -43,6 +42,7 @@ from explorer.docks.run_form import ParamForm, SweepPanel, check_params
 from explorer.window.compute_dock import ComputeDock
 from kernels.algorithms.registry import check_vertex_params, families, plugin_problems
 from kernels.errors import GraphKernelsError, ParameterError
+from kernels.measure.targets import Target
 from kernels.run.sim_estimate import estimate, format_duration
 
 ERROR_COLOUR = "#b01010"
@@ -70,7 +70,14 @@ def _how_timed(record: dict) -> str:
            "direct": "direct launches, host overhead included"}.get(mode, mode)
     total = (timing.get("stages") or {}).get("total_s")
     return f", {how}" + (f"; {format_seconds(total)} for the whole run" if total else "") \
-        if record.get("target") == "cuda" else ""
+        if Target.read(record.get("target")) == Target.CUDA else ""
+
+
+def _simulated(target: str | None) -> bool:
+    """Whether the Run dock's target (its text, ``None`` when none is offered) is the simulator's,
+    here or on a cluster."""
+    chosen = Target.read(target)
+    return chosen is not None and chosen.simulated
 
 
 def _plural(n: int, word: str) -> str:
@@ -365,8 +372,8 @@ class RunDock(QDockWidget, ComputeDock):
             self.target_box.addItem(describe_target(t), t)
         cluster = self.client.cluster
         for t in cluster.targets_for(var):          # a connected cluster's targets come after the local ones
-            self.target_box.addItem(cluster.describe_target(t), CLUSTER_PREFIX + t)
-            offered.append(CLUSTER_PREFIX + t)
+            self.target_box.addItem(cluster.describe_target(t), t)
+            offered.append(t)
         wanted = previous if previous in offered else default_target_for(var)
         if wanted is not None:
             self.target_box.setCurrentIndex(self.target_box.findData(wanted))
@@ -567,7 +574,7 @@ class RunDock(QDockWidget, ComputeDock):
         except GraphKernelsError as exc:
             self._refuse(f"the graph could not be prepared: {exc}")
             return None
-        if split_target(self.target_box.currentData())[1] == "sim" and var.is_gpu:
+        if _simulated(self.target_box.currentData()) and var.is_gpu:
             seconds, detail = self._simulator_estimate(graph, [params])
             if not self.simulator_go_ahead(f"{fam.name}/{var.name} on {self.document.name}", seconds, detail):
                 return None
@@ -612,7 +619,7 @@ class RunDock(QDockWidget, ComputeDock):
     def _sweep_go_ahead(self, fam, var, graph, grid, fixed, target, what, done=()) -> bool:
         """On the simulator, say (and above the user's limit ask) how long the cells not in ``done``
         (keys as ``tuple(sorted(params))``) will take."""
-        if split_target(target)[1] != "sim" or not var.is_gpu:
+        if not _simulated(target) or not var.is_gpu:
             return True
         import itertools
 
@@ -696,15 +703,15 @@ class RunDock(QDockWidget, ComputeDock):
                                 f"({previous.get('stopped', 'complete')}, {len(previous['cells'])} configurations)")
         # the file's target, on the cluster it ran on when connected, else here (a lost cluster's cells
         # run again on this machine: the core checks that the device is the same)
-        target = str(previous.get("target"))
-        offered = list(targets_for(var)) + [CLUSTER_PREFIX + t for t in self.client.cluster.targets_for(var)]
+        saved = Target.read(previous.get("target"))
+        offered = list(targets_for(var)) + self.client.cluster.targets_for(var)
         on_cluster = (previous.get("backend") or {}).get("kind") == "dask"
-        candidates = [CLUSTER_PREFIX + target, target] if on_cluster else [target, CLUSTER_PREFIX + target]
-        chosen = next((t for t in candidates if t in offered), None)
-        if chosen is None:
-            raise ResumeRefused(f"cannot resume {path}: its target {target} is not available here for "
-                                f"{family}/{variant} (here: {', '.join(offered) or 'none'})")
-        target = chosen
+        candidates = [] if saved is None else [saved.on_the_cluster(), saved.local()] if on_cluster \
+            else [saved.local(), saved.on_the_cluster()]
+        target = next((str(t) for t in candidates if str(t) in offered), None)
+        if target is None:
+            raise ResumeRefused(f"cannot resume {path}: its target {previous.get('target')} is not available here "
+                                f"for {family}/{variant} (here: {', '.join(offered) or 'none'})")
         graph, key, _slot = self._graph()
         return SweepRequest(graph=graph, graph_key=key, family=family, variant=variant, grid=previous["grid"],
                             fixed=dict(previous.get("fixed") or {}), target=target,

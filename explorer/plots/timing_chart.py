@@ -46,6 +46,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 from explorer.plots.axes import RatioAxis, TimeAxis
 from explorer.plots.format import format_seconds, params_text, shown_params
 from explorer.plots.hover import HoverLayoutWidget
+from kernels.measure.targets import Target
 from kernels.results.launch_modes import DESCRIPTIONS, comparable, cross_mode_note, describe_modes, launch_mode
 
 PERCENT_TITLES = {             # the axis's titles, longest first (explorer.plots.axes fits one)
@@ -69,7 +70,8 @@ SIM_NOTE = ("simulator runs (right of the dashed line) are not compared with oth
 
 
 def is_simulated(record: dict) -> bool:
-    return record.get("target") == "sim"
+    target = Target.read(record.get("target"))
+    return target is not None and target.simulated
 
 
 def kernel_times(record: dict) -> tuple[float, float, float] | None:
@@ -240,9 +242,10 @@ class TimingChart(HoverLayoutWidget):
         if common:
             notes.append("all runs: " + params_text(common))
         notes.append(describe_modes(launch_mode(r) for r in self.records))
-        if "sim" in targets and len(targets) > 1:
+        simulated = any(is_simulated(r) for r in self.records)
+        if simulated and len(targets) > 1:
             notes.append("simulator times (right of the dashed line) are not GPU times: compared only with each other")
-        elif "sim" in targets:
+        elif simulated:
             notes.append("simulator times are not GPU times")
         self._notes = notes
         self._title_html = (f"<b>{', '.join(families)}</b> on {', '.join(inputs[:3])}"

@@ -1,20 +1,75 @@
 """The window's menus and actions, their shortcuts, and which are enabled when.
 
 :func:`build_menus` fills the window's menu bar with actions bound to the window's commands
-and returns them as :class:`WindowMenus`, which also knows when each action applies.
+and returns them as :class:`WindowMenus`, which also knows when each action applies. What they
+ask of the window is :class:`MenuHost` (the main window is one), not the window's class: the
+main window imports this module, so this module does not import it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QMenuBar
+from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar
 
 if TYPE_CHECKING:
-    from explorer.main_window import MainWindow
+    from explorer.document import GraphDocument
+    from explorer.settings import AppSettings
+    from explorer.window.documents import DocumentTabs
+    from explorer.window.session_controller import SessionController
+
+
+class StructureCommands(Protocol):
+    """The Structure dock's edits the Structure menu triggers (a ``QDockWidget``)."""
+
+    def add_vertex(self) -> None: ...
+    def remove_vertex(self) -> None: ...
+    def add_edge(self) -> None: ...
+    def remove_edge(self) -> None: ...
+    def edit_edge(self) -> None: ...
+    def apply_batch(self) -> None: ...
+    def route_shortcuts(self, actions: list[QAction]) -> None: ...
+    def toggleViewAction(self) -> QAction: ...
+
+
+@runtime_checkable
+class MenuHost(Protocol):
+    """What the menus ask of the window they fill (a ``QMainWindow``): its parts, and the
+    commands the actions call."""
+
+    settings: AppSettings
+    sessions: SessionController
+    document_tabs: DocumentTabs
+    structure_dock: StructureCommands
+    graph_dock: QDockWidget
+    log_dock: QDockWidget
+
+    def menuBar(self) -> QMenuBar: ...
+    def current_document(self) -> GraphDocument | None: ...
+    def documents(self) -> list[GraphDocument]: ...
+    def open_paths(self, paths) -> list: ...
+    def open_dialog(self) -> None: ...
+    def open_sample(self) -> None: ...
+    def reopen_closed(self) -> None: ...
+    def export_graph_dialog(self) -> None: ...
+    def picture_dialog(self) -> None: ...
+    def close_document(self, document: GraphDocument | None) -> None: ...
+    def close(self) -> bool: ...
+    def generate_dialog(self) -> None: ...
+    def rename_dialog(self) -> None: ...
+    def duplicate_current(self) -> None: ...
+    def default_page_size_dialog(self) -> None: ...
+    def page_size_dialog(self) -> None: ...
+    def step_page(self, step: int) -> None: ...
+    def check_invariants(self) -> None: ...
+    def forget_dirty_marks(self) -> None: ...
+    def reset_layout(self) -> None: ...
+    def shortcuts_dialog(self) -> None: ...
+    def about_dialog(self) -> None: ...
 
 
 def with_platform_keys(main: str, standard: QKeySequence.StandardKey) -> list[QKeySequence]:
@@ -57,7 +112,7 @@ class WindowMenus:
     clone_action: QAction
     structure_actions: list[QAction] = field(default_factory=list)
 
-    def update(self, window: MainWindow) -> None:
+    def update(self, window: MenuHost) -> None:
         """Enable what applies to the current document and the window's state."""
         d = window.current_document()
         for act in (self.export_action, self.close_action, self.rename_action, self.clone_action):
@@ -70,7 +125,8 @@ class WindowMenus:
         self.save_session_action.setEnabled(bool(window.documents()))
 
 
-def _action(window, menu: QMenu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+def _action(window: MenuHost, menu: QMenu, text: str, slot: Callable[[], object], shortcut=None,
+            tip: str = "") -> QAction:
     act = QAction(text, window)
     if shortcut is not None:
         act.setShortcut(QKeySequence(shortcut))
@@ -82,7 +138,7 @@ def _action(window, menu: QMenu, text: str, slot, shortcut=None, tip: str = "") 
     return act
 
 
-def _fill_recent_menu(window: MainWindow, menu: QMenu) -> None:
+def _fill_recent_menu(window: MenuHost, menu: QMenu) -> None:
     menu.clear()
     files = window.settings.recent_files()
     if not files:
@@ -96,7 +152,7 @@ def _fill_recent_menu(window: MainWindow, menu: QMenu) -> None:
     menu.addAction("Clear List", window.settings.clear_recent_files)
 
 
-def build_menus(window: MainWindow) -> WindowMenus:
+def build_menus(window: MenuHost) -> WindowMenus:
     """File, Edit, Graph, Structure, View and Help menus of ``window``."""
     mb = window.menuBar()
     S = QKeySequence.StandardKey

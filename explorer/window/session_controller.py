@@ -3,16 +3,18 @@ recovery of unsaved edits when the window closes.
 
 The controller reads the window's documents through :class:`~explorer.window.documents.DocumentTabs`
 and the compute docks through :class:`~explorer.window.compute_dock.ComputeDock`; the file
-format is :mod:`explorer.session`.
+format is :mod:`explorer.session`. What it asks of the window is :class:`SessionHost` (the main
+window is one), not the window's class: the main window imports this module, so this module
+does not import it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from PySide6.QtCore import QByteArray, QObject, Signal
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtWidgets import QFileDialog, QStatusBar
 
 from explorer.document import GraphDocument
 from explorer.loading import auto_page_size
@@ -20,7 +22,32 @@ from explorer.tasks import Task, describe_error
 from kernels.errors import GraphKernelsError
 
 if TYPE_CHECKING:
-    from explorer.main_window import MainWindow
+    from explorer.settings import AppSettings
+    from explorer.window.compute_dock import ComputeDock
+    from explorer.window.documents import DocumentTabs
+    from explorer.window.task_status import TaskStatus
+
+
+@runtime_checkable
+class SessionHost(Protocol):
+    """What the session controller asks of its window (a ``QMainWindow``, the parent of the
+    controller and of its file dialogs): the documents, the compute docks, where to say things."""
+
+    settings: AppSettings
+    document_tabs: DocumentTabs
+    compute_docks: list[ComputeDock]
+    task_status: TaskStatus
+    default_page_size: int | None
+
+    def documents(self) -> list[GraphDocument]: ...
+    def log(self, level: str, message: str) -> None: ...
+    def show_error(self, title: str, message: str) -> None: ...
+    def show_warning(self, message: str) -> None: ...
+    def report_load_failed(self, what: str, task: Task) -> None: ...
+    def statusBar(self) -> QStatusBar: ...
+    def saveGeometry(self) -> QByteArray: ...
+    def saveState(self, version: int = 0) -> QByteArray: ...
+    def restoreState(self, state: QByteArray, version: int = 0) -> bool: ...
 
 
 def session_suffix() -> str:
@@ -35,7 +62,7 @@ class SessionController(QObject):
     sessionSaved = Signal(str)
     sessionLoaded = Signal(str)
 
-    def __init__(self, window: MainWindow):
+    def __init__(self, window: SessionHost):
         super().__init__(window)
         self.window = window
         self.path: str | None = None          # the session file the window's graphs belong to

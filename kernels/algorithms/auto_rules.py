@@ -257,9 +257,10 @@ def kclique_group_size(k: int, work: str) -> AutoChoice:
 
 def kclique_work_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
     from kernels.cuda.device import NOMINAL, multiprocessors
+    from kernels.measure.targets import needs_gpu
 
     # the SMs of the GPU it runs on; elsewhere (simulator, a CPU-only ``info``) the nominal H100's
-    sms = multiprocessors() if target == "cuda" else NOMINAL.multiprocessors
+    sms = multiprocessors() if needs_gpu(target) else NOMINAL.multiprocessors
     dag = problem.data["oriented"]
     return kclique_work(CliqueSearch.of(np.diff(dag.indptr), int(params["k"]), sms))
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
+from kernels.measure.targets import GPU_TARGETS, Target
 
 KINDS = ("cpu-serial", "cpu-parallel", "library", "gpu", "vendor")
-GPU_TARGETS = ("cuda", "sim")
 PLUGINS_ENV = "GRAPH_KERNELS_PLUGINS"
 # set to 1: built-in families only (no entry points, no GRAPH_KERNELS_PLUGINS): the README's
 # table is generated so, and it starts the program past a plug-in that breaks it
@@ -259,17 +259,17 @@ class Problem:
     live: Any = None
 
 
-def lazy_make(target: str) -> Callable[[Problem, dict, str], Any]:
+def lazy_make(spec: str) -> Callable[[Problem, dict, str], Any]:
     """A variant's ``make`` given as ``"package.module:function"``, imported on first use.
 
     GPU modules import ``numba.cuda`` at module level; deferring the import keeps listing the
     registry free of CUDA (the GUI process never imports it)."""
-    module_name, _, function_name = target.partition(":")
+    module_name, _, function_name = spec.partition(":")
 
     def make(problem, params, run_target):
         return getattr(importlib.import_module(module_name), function_name)(problem, params, run_target)
 
-    make.__qualname__ = make.__name__ = f"lazy_make({target!r})"
+    make.__qualname__ = make.__name__ = f"lazy_make({spec!r})"
     return make
 
 
@@ -302,7 +302,8 @@ class Variant:
         if self.kind not in KINDS:
             raise ValueError(f"variant kind must be one of {KINDS}, not {self.kind!r}")
         if self.targets is None:
-            self.targets = GPU_TARGETS if self.kind == "gpu" else ("cuda",) if self.kind == "vendor" else ("cpu",)
+            self.targets = (GPU_TARGETS if self.kind == "gpu" else (str(Target.CUDA),) if self.kind == "vendor"
+                            else (str(Target.CPU),))
 
     @property
     def is_gpu(self) -> bool:

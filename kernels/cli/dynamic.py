@@ -9,6 +9,7 @@ import sys
 from kernels.cli.cluster_options import add_cluster_options, run_dynamic_on_cluster, scheduler_from_args
 from kernels.cli.common import positive_int, print_json
 from kernels.graph.page_size import PAGE_SIZE_DEFAULT_TEXT
+from kernels.measure.targets import GPU_TARGETS
 
 EXIT_VERIFICATION_FAILED = 3
 
@@ -36,7 +37,7 @@ def register(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random edits (default 0)")
     p.add_argument("--repeat", type=positive_int, default=5,
                    help="timed reruns of each path per round, after a warm-up, as run times kernels (default 5)")
-    p.add_argument("--target", choices=("cuda", "sim"), help="real GPU or the CUDA simulator (default: cuda "
+    p.add_argument("--target", choices=GPU_TARGETS, help="real GPU or the CUDA simulator (default: cuda "
                    "with a GPU, else sim)")
     p.add_argument("--records", metavar="FILE.jsonl", help="write one JSON line per round")
     p.add_argument("--summary", metavar="FILE.json", help="write the summary (and the rounds) as JSON")

@@ -8,6 +8,7 @@ import numpy as np
 
 from kernels.cli.cluster_options import add_cluster_options, run_on_cluster, scheduler_from_args
 from kernels.cli.common import launch_mode, print_json, progress_of, repetitions, warmups
+from kernels.measure.targets import TARGETS
 
 EXIT_VERIFICATION_FAILED = 3
 
@@ -27,7 +28,7 @@ def register(sub) -> None:
 
 
 def add_run_options(p) -> None:
-    p.add_argument("--target", choices=("cuda", "sim", "cpu"), help="where GPU variants run (default: "
+    p.add_argument("--target", choices=TARGETS, help="where GPU variants run (default: "
                    "cuda with a GPU, else the simulator)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE", help="a parameter (repeatable)")
     p.add_argument("--repeat", type=repetitions, default=5, help="timed repetitions, >= 1 (default 5)")
@@ -132,11 +133,10 @@ def collect_params(args) -> dict:
 
 def _say_simulator_estimate(args, fam, var, graph, params) -> None:
     """A GPU variant on the simulator can take minutes: say how long before it starts (stderr)."""
-    from kernels.measure.targets import default_gpu_target
+    from kernels.measure.targets import Target, default_gpu_target
     from kernels.run.sim_estimate import estimate
 
-    target = args.target or (default_gpu_target() if var.is_gpu else None)
-    if target != "sim" or not var.is_gpu:
+    if not var.is_gpu or not Target.parse(args.target or default_gpu_target()).simulated:
         return
     est = estimate(fam.name, var.name, graph, fam.resolve_params(var, params), repeat=args.repeat,
                    warmup=args.warmup)

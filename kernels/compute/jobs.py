@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kernels.errors import GraphKernelsError
+from kernels.measure.targets import Target, needs_gpu
 
 # Outcome.failure values besides an error class name ("ParameterError", "KernelFailure", ...)
 CRASHED = "crashed"        # the kernels child process died (a kernel fault, an outside kill)
@@ -39,6 +40,11 @@ class Job:
     energy: bool = False       # also NVML's energy per launch (kernels.measure.energy)
     time_limit: float | None = 300.0
     tag: Any = None            # the caller's name for the job (a sweep: the cell's grid position)
+
+    @property
+    def real_gpu(self) -> bool:
+        """Whether the job runs on a real GPU (its target, the text a job carries, is ``cuda``)."""
+        return needs_gpu(self.target)
 
 
 @dataclass
@@ -112,11 +118,12 @@ class WorkerInfo:
     def can_run_gpu(self) -> bool:
         return self.gpu is not None and not self.problems
 
-    def device_kind(self, target: str) -> str:
+    def device_kind(self, target: Target | str) -> str:
         """The device a job of ``target`` runs on here: the GPU's name, or the CPU's."""
-        if target == "cuda":
+        target = Target.of(target)
+        if target.real_gpu:
             return self.gpu["name"] if self.gpu else "no GPU"
-        return f"{self.cpu} (CUDA simulator)" if target == "sim" else self.cpu
+        return f"{self.cpu} (CUDA simulator)" if target.simulated else self.cpu
 
     def to_json(self) -> dict:
         return asdict(self)

@@ -19,6 +19,7 @@ from kernels.compute.documents import ChannelFailure, DocumentChannel
 from kernels.compute.live import UnknownDocument
 from kernels.compute.local.client import SendFailed, WorkerClient, WorkerDied, WorkerError, WorkerTimeout
 from kernels.compute.pool import WorkerPool, mode_of
+from kernels.measure.targets import Target
 
 
 class LocalBackend(ComputeBackend):
@@ -94,7 +95,8 @@ class LocalBackend(ComputeBackend):
                     time_limit: float | None = None) -> dict:
         from kernels.compute.command import run_command_here
 
-        env = {**self.env, **({"NUMBA_ENABLE_CUDASIM": "1"} if target == "sim" else {})}
+        simulated = target is not None and Target.parse(target).simulated
+        env = {**self.env, **({"NUMBA_ENABLE_CUDASIM": "1"} if simulated else {})}
         return {"result": run_command_here(graph, command, result_option, time_limit, env=env),
                 "worker": f"local ({platform.node() or 'this machine'})"}
 

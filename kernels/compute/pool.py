@@ -27,12 +27,14 @@ from collections.abc import Callable
 
 from kernels.compute.backend import CANCELLED, CRASHED, TIMED_OUT, Job, Outcome
 from kernels.compute.local.client import SendFailed, WorkerClient, WorkerDied, WorkerError, WorkerTimeout
+from kernels.measure.targets import Target
 
 
-def mode_of(target: str | None) -> str:
+def mode_of(target: Target | str | None) -> str:
     """The process a target's jobs go to: ``cuda``, or ``sim`` (CPU jobs share the simulator's,
     which never opens a GPU context for them)."""
-    return "cuda" if target == "cuda" else "sim"
+    target = Target.of(target)
+    return str(Target.CUDA if target is not None and target.real_gpu else Target.SIM)
 
 
 def graph_key(graph) -> str:
@@ -144,7 +146,7 @@ class WorkerPool:
             if cancelled():
                 return Outcome(job, failure=CANCELLED, message="cancelled before it ran")
             client = self.worker(job.target)
-            ahead = self._ahead if job.target == "cuda" else None
+            ahead = self._ahead if job.real_gpu else None
             claim = ahead.before_run(job) if ahead is not None else None
 
             def request():
@@ -176,7 +178,7 @@ class WorkerPool:
             return Outcome(job, failure=exc.kind, message=str(exc), worker=where)
         record = reply["record"]
         device = record["environment"]["device"].get("name", "")
-        if job.target == "cuda" and self.device_suffix:
+        if job.real_gpu and self.device_suffix:
             device += self.device_suffix
         return Outcome(job, record=record, output=reply.get("output"), worker=self.label(client), device=device)
 
@@ -199,7 +201,7 @@ class WorkerPool:
     def compile_ahead(self, jobs: list[Job]) -> None:
         """Have the next ``cuda`` jobs' kernels compiled by other processes while these run
         (nothing for fewer than two jobs, without a disk cache, or with compiling ahead off)."""
-        jobs = [j for j in jobs if j.target == "cuda"]
+        jobs = [j for j in jobs if j.real_gpu]
         if len(jobs) < 2:
             return
         ahead = self._compile_ahead_pool()

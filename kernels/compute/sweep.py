@@ -27,6 +27,7 @@ from kernels.compute.strategies import SearchSpace, check_strategy, search, uniq
 from kernels.errors import ConstraintError, GraphKernelsError, ParameterError
 from kernels.measure.cuda_graphs import check_launch_mode
 from kernels.measure.environment import environment
+from kernels.measure.targets import needs_gpu
 from kernels.results.records import (
     Strategy,
     SweepCell,
@@ -75,11 +76,11 @@ def _device_name(backend, target: str) -> str | None:
         workers = backend.describe()
     except GraphKernelsError:
         workers = []
-    if target == "cuda" and workers:
+    if needs_gpu(target) and workers:
         chosen = None
         if hasattr(backend, "choose_workers"):
             with contextlib.suppress(GraphKernelsError):
-                chosen, _ = backend.choose_workers("cuda")
+                chosen, _ = backend.choose_workers(target)
         kinds = Counter(w.gpu["name"] for w in workers
                         if w.can_run_gpu and (chosen is None or w.address in chosen))
         if kinds:

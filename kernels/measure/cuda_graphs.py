@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kernels.errors import ParameterError
+from kernels.measure.targets import needs_gpu
 
 logger = logging.getLogger(__name__)
 
@@ -149,14 +150,14 @@ def plan_launches(execution, target: str, mode: str = "auto", capturer_factory=N
     if mode == "direct":
         return direct
     if mode == "queued":
-        if target != "cuda":
+        if not needs_gpu(target):
             direct.reason = f"{NOT_CUDA}; this run's target is '{target}'"
             return direct
         if not getattr(execution, "capturable", False):  # a read-back inside launch() would wait for the busy kernel
             direct.reason = f"{NOT_CAPTURABLE} (queued timing needs launches that do not wait for the device)"
             return direct
         return LaunchPlan("queued", execution.launch, execution.stream, requested=mode)
-    if target != "cuda":
+    if not needs_gpu(target):
         direct.reason = f"{NOT_CUDA}; this run's target is '{target}'"
         return direct
     if not getattr(execution, "capturable", False):

@@ -8,7 +8,7 @@ import sys
 from functools import lru_cache
 from importlib import metadata
 
-from kernels.measure.targets import probe_gpu
+from kernels.measure.targets import Target, probe_gpu
 from kernels.version import code_version
 
 _LIBRARIES = ("numpy", "scipy", "numba", "numba-cuda", "llvmlite", "networkx", "cupy-cuda12x",
@@ -43,23 +43,27 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-@lru_cache(maxsize=4)
-def device_description(target: str) -> dict:
+def device_description(target: Target | str) -> dict:
     """The device a target runs on, for records and status bars."""
-    if target == "cuda":
+    return _device_description(Target.of(target).local())
+
+
+@lru_cache(maxsize=4)
+def _device_description(target: Target) -> dict:
+    if target.real_gpu:
         gpu = probe_gpu()
         if gpu is not None:
-            return {"target": "cuda", "name": gpu.name, "memory_bytes": gpu.total_memory_bytes,
+            return {"target": str(target), "name": gpu.name, "memory_bytes": gpu.total_memory_bytes,
                     "compute_capability": f"{gpu.compute_capability[0]}.{gpu.compute_capability[1]}",
                     "driver": gpu.driver_version, "multiprocessors": gpu.multiprocessors,
                     "l2_cache_bytes": gpu.l2_cache_bytes, **({"uuid": gpu.uuid} if gpu.uuid else {})}
-        return {"target": "cuda", "name": "no CUDA device"}
-    if target == "sim":
-        return {"target": "sim", "name": "CUDA simulator", "host": cpu_name(), "cores": os.cpu_count()}
-    return {"target": "cpu", "name": cpu_name(), "cores": os.cpu_count()}
+        return {"target": str(target), "name": "no CUDA device"}
+    if target.simulated:
+        return {"target": str(target), "name": "CUDA simulator", "host": cpu_name(), "cores": os.cpu_count()}
+    return {"target": str(target), "name": cpu_name(), "cores": os.cpu_count()}
 
 
-def environment(target: str) -> dict:
+def environment(target: Target | str) -> dict:
     return {"device": device_description(target), "versions": library_versions(),
             "platform": f"{platform.system()} {platform.release()} ({platform.machine()})",
             "executable": sys.executable}

@@ -15,6 +15,8 @@ import importlib
 import os
 from collections.abc import Callable, Iterator
 
+from kernels.measure.targets import needs_gpu
+
 NVTX_ENV = "GRAPH_KERNELS_NVTX"
 DOMAIN = "gpu-graph-explorer"
 COLOURS = {"compile": "yellow", "upload": "blue", "preprocess": "orange", "kernel": "green", "download": "purple"}
@@ -31,7 +33,7 @@ def stage_ranges(label: str, target: str) -> Callable[[str], contextlib.Abstract
     """``ranges = stage_ranges("spmv/gpu-tunable", target)``, then ``with ranges("compile"): ...``;
     a no-op where ranges are not wanted or ``nvtx`` is missing."""
     wanted = os.environ.get(NVTX_ENV, "").strip()
-    nvtx = None if wanted == "0" or (target != "cuda" and wanted != "1") else _nvtx_module()
+    nvtx = None if wanted == "0" or (not needs_gpu(target) and wanted != "1") else _nvtx_module()
     if nvtx is None:
         return lambda stage: contextlib.nullcontext()
 

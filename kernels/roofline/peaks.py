@@ -22,6 +22,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from kernels.measure.targets import Target
+
 PEAKS_ENV = "GRAPH_KERNELS_PEAKS_FILE"
 FORMAT = 1
 
@@ -36,7 +38,7 @@ def peaks_file() -> Path:
 
 def device_key(device: dict) -> str | None:
     """``name|uuid|driver`` of a record's ``environment.device``; ``None`` for no real GPU."""
-    if not isinstance(device, dict) or device.get("target") != "cuda" or not device.get("name") \
+    if not isinstance(device, dict) or Target.read(device.get("target")) != Target.CUDA or not device.get("name") \
             or device.get("name") == "no CUDA device":
         return None
     return f"{device['name']}|{device.get('uuid') or '?'}|{device.get('driver') or '?'}"

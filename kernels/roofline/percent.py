@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kernels.measure.targets import Target
 from kernels.roofline.peaks import stored_peaks, valid_peaks
 
 #: what a heatmap or chart can show instead of time: name -> (words, unit)
@@ -82,7 +83,7 @@ def why_not_on_roofline(record: dict) -> str | None:
     roof = record.get("roofline")
     if not isinstance(roof, dict) or not roof.get("bytes") or not roof.get("ops"):
         return f"{record.get('family')}/{record.get('variant')} has no work model in this record (GPU runs only)"
-    if record.get("target") != "cuda":
+    if Target.read(record.get("target")) != Target.CUDA:
         return f"a {record.get('target')} run: the roofline is a real GPU's"
     if _median(record) is None:
         return "no kernel time"

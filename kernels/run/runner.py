@@ -23,7 +23,7 @@ from kernels.errors import GraphKernelsError, ParameterError, ResourceLimitError
 from kernels.measure.cuda_graphs import check_launch_mode, plan_launches
 from kernels.measure.environment import environment
 from kernels.measure.nvtx_ranges import stage_ranges
-from kernels.measure.targets import activate, default_gpu_target
+from kernels.measure.targets import Target, activate, default_gpu_target
 from kernels.measure.timing import (
     Timing,
     time_kernel_cpu,
@@ -53,22 +53,22 @@ _reference_cache: dict = {}
 _REFERENCE_CACHE_LIMIT = 8
 
 
-def choose_target(variant: Variant, requested: str | None) -> str:
+def choose_target(variant: Variant, requested: Target | str | None) -> str:
+    """The target ``variant`` runs on (``requested``, else its default), this process prepared
+    for it; returned as its text, which the variant's ``make`` and the record take."""
     if requested is None:
-        if variant.kind == "gpu":
-            requested = default_gpu_target()
-        else:
-            requested = variant.targets[0]
-    if requested not in variant.targets:
+        requested = default_gpu_target() if variant.kind == "gpu" else variant.targets[0]
+    chosen = Target.of(requested)
+    if str(chosen) not in variant.targets:
         raise TargetUnavailableError(
             f"variant '{variant.family}/{variant.name}' ({variant.kind}) runs on "
-            f"{' or '.join(variant.targets)}, not on '{requested}'")
+            f"{' or '.join(variant.targets)}, not on '{chosen}'")
     reason = variant.available()
     if reason:
         raise TargetUnavailableError(f"variant '{variant.family}/{variant.name}' is unavailable: {reason}")
-    if requested in ("cuda", "sim"):
-        activate(requested)
-    return requested
+    if chosen.is_gpu:
+        activate(chosen)
+    return str(chosen)
 
 
 def check_repetitions(repeat, warmup) -> None:
@@ -153,7 +153,7 @@ def _roofline_of(fam: Family, var: Variant, problem, params: dict, record: dict)
     if work is None:
         return None
     out = work.to_json()
-    if record.get("target") == "cuda":
+    if Target.read(record.get("target")) == Target.CUDA:
         peaks = stored_peaks(record["environment"]["device"])
         if peaks is not None:
             out["peaks"] = peaks
@@ -173,7 +173,7 @@ def compile_variant(graph, family: str, variant: str, params: dict | None = None
     target = choose_target(var, target)
     before = kernel_cache.STATS.copy()
     started = _dt.datetime.now(_dt.timezone.utc)
-    if var.kind != "gpu" or target != "cuda":
+    if var.kind != "gpu" or not Target.parse(target).real_gpu:
         return {"skipped": f"{var.kind} variant on {target}: nothing to compile ahead"}
     problem = fam.prepare(graph, resolved, seed)
     resolved, _ = fam.resolve_auto(var, problem, resolved, target)
@@ -218,6 +218,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     check_repetitions(repeat, warmup)
     check_launch_mode(launch)
     target = choose_target(var, target)
+    on = Target.parse(target)
     check_vertex_params(fam, resolved, graph, live.graph if live is not None else None)
     run_started = time.perf_counter()
     energy_figures = None
@@ -268,7 +269,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                 report("kernel", 1)
 
             with stage_range("kernel"):
-                if target == "cuda":
+                if on.real_gpu:
                     planned = time.perf_counter()
                     plan = plan_launches(execution, target, launch)
                     stages["capture_s"] = time.perf_counter() - planned
@@ -288,7 +289,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
                     plan.close()
                     method = ("cuda events (launches queued behind a busy kernel: device time, host overhead hidden)"
                               if launch_mode == "queued" else "cuda events")
-                elif target == "sim":
+                elif on.simulated:
                     kernel = time_kernel_simulator(execution.launch, sync, repeat, warmup, reset, tick)
                     method = "perf_counter (CUDA simulator: not GPU time)"
                 else:
@@ -308,7 +309,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     fits_in_l2 = None
     env = environment(target)
     l2 = env["device"].get("l2_cache_bytes")
-    if target == "cuda" and l2 and execution.device_bytes:
+    if on.real_gpu and l2 and execution.device_bytes:
         fits_in_l2 = execution.device_bytes <= l2
 
     report("verify", 1)
@@ -331,7 +332,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     median = kernel.median_s
     metrics = [{"name": m.name, "unit": m.unit,
                 "value": m.compute(problem, median) if median > 0 else None} for m in fam.metrics]
-    cache = kernel_cache.STATS.copy().since(cache_before).to_json() if target == "cuda" else None
+    cache = kernel_cache.STATS.copy().since(cache_before).to_json() if on.real_gpu else None
     stages["total_s"] = time.perf_counter() - run_started
     timing = Timing(compile_s=compile_s, h2d_s=h2d_s, kernel=kernel, d2h_s=d2h_s, method=method,
                     launch_bound=launch_bound, fits_in_l2=fits_in_l2, repeat=repeat, warmup=warmup,
@@ -346,7 +347,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         notices=list(problem.notices), result=fam.summarize(output, problem), verified=bool(verification.ok),
         verification=verification.to_json(), timing=timing.to_json(), metrics=metrics, environment=env,
     ).to_json()
-    if var.kind in ("gpu", "vendor") and target in ("cuda", "sim"):
+    if var.is_gpu and on.is_gpu:
         roofline = _roofline_of(fam, var, problem, resolved, record)
         if roofline is not None:
             record["roofline"] = roofline

@@ -8,6 +8,7 @@ from numba import cuda
 from kernels.algorithms.execution import Execution
 from kernels.algorithms.kclique import gpu_bitmap, gpu_list
 from kernels.errors import InputRequirementError, ResourceLimitError
+from kernels.measure.targets import Target
 
 # Global scratch refused beyond this (a GPU has tens of GiB; a wrong max_blocks should not take it all)
 SCRATCH_LIMIT_BYTES = 8 << 30
@@ -93,7 +94,7 @@ class GpuCliqueExecution(Execution):
         self.d_pv = cuda.device_array(dag.n if self.per_vertex else 1, dtype=np.int64)
 
     def _zero(self, arr) -> None:
-        if self.target == "sim":
+        if Target.parse(self.target).simulated:
             gpu_bitmap.fill_zero[1, 32, self.stream](arr)  # every simulated thread costs a Python thread
         else:
             gpu_bitmap.fill_zero[min(max((arr.size + 255) // 256, 1), 1024), 256, self.stream](arr)

@@ -23,6 +23,7 @@ from numba import cuda
 
 from kernels.algorithms.execution import Execution
 from kernels.cuda.simulator import SPMV_THREADS
+from kernels.measure.targets import Target
 
 INT32_LIMIT = 2**31 - 1
 # numba's own limit for grid.x is 2**31 - 1; far fewer blocks already fill any GPU, and
@@ -37,7 +38,7 @@ def index_dtype(nnz: int):
 
 def grid_limit(target: str, threads_per_block: int) -> int:
     """Most blocks one launch may have on ``target`` (the kernels grid-stride over the rest)."""
-    if target == "sim":
+    if Target.parse(target).simulated:
         return max(1, SPMV_THREADS // threads_per_block)  # simulated threads cost ms each
     return MAX_GRID_CUDA
 

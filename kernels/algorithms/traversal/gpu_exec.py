@@ -33,6 +33,7 @@ from kernels.algorithms.traversal.device_loop import DeviceLoopTraversal
 from kernels.algorithms.traversal.frontier_loop import FrontierLoopTraversal
 from kernels.algorithms.traversal.gpu_bfs import GpuBfs
 from kernels.algorithms.traversal.gpu_sssp import GpuSssp
+from kernels.measure.targets import Target
 from kernels.operators.launch import Workspace
 from kernels.operators.views import slotted_view, upload_csr
 
@@ -122,7 +123,7 @@ class GpuTraversalExecution(Execution):
             self.slotted = SlottedGraph.from_csr(csr, page_size=params["page_size"])
         self.workspace = Workspace()
         self.runner = traversal(algorithm, kind, params, weighted=self.weighted, workspace=self.workspace)
-        if isinstance(self.runner, FrontierLoopTraversal) and target == "sim":
+        if isinstance(self.runner, FrontierLoopTraversal) and Target.parse(target).simulated:
             problem.notices.append("simulator: one block of one warp ran (its warp votes are block-wide exchanges "
                                    f"there); block={params['block']} applies on a GPU")
         self.view = self.mirror = self.out = None
@@ -131,7 +132,7 @@ class GpuTraversalExecution(Execution):
         self.device_bytes = int((n + 1) * 8 + m * 4 + (m * 8 if self.weighted else 0) + n * item)
 
     def compile(self) -> None:
-        if self.target != "cuda":
+        if not Target.parse(self.target).real_gpu:
             return                                  # the simulator compiles nothing
         compile_like(self.algorithm, self.kind, self.params, directed=self.graph.directed, weighted=self.weighted,
                      weight_dtype=self.slotted.weight_dtype if self.slotted is not None else np.float64)

@@ -35,6 +35,7 @@ from kernels.compute.dask.connect import connect
 from kernels.compute.documents import ChannelFailure, DocumentChannel
 from kernels.compute.live import ReplicaOutOfDate, UnknownDocument
 from kernels.errors import ClusterError, GraphKernelsError
+from kernels.measure.targets import Target, needs_gpu
 
 NO_WORKER_GRACE_S = 60.0      # a Nanny restarts a dead worker within seconds; after this, give up
 POLL_S = 0.1
@@ -103,7 +104,7 @@ class _Batch:
         future = self.backend.client.submit(
             run_job, graph, job, self.event_name, key=f"graph-kernels-job-{self.name}-{len(self.futures)}",
             workers=workers, allow_other_workers=False, pure=False,
-            resources={"GPU": 1} if job.target == "cuda" else None)
+            resources={"GPU": 1} if job.real_gpu else None)
         self.futures[future] = job
         self.pending.add(future)
         return future
@@ -183,12 +184,13 @@ class DaskBackend(ComputeBackend):
         if var.kind != "gpu":
             return var.targets[0]
         if (family, variant) not in self._targets:
-            self._targets[(family, variant)] = "cuda" if any(w.can_run_gpu for w in self.describe()) else "sim"
+            able = any(w.can_run_gpu for w in self.describe())
+            self._targets[(family, variant)] = str(Target.CUDA if able else Target.SIM)
         return self._targets[(family, variant)]
 
-    def choose_workers(self, target: str) -> tuple[list[str] | None, list[str]]:
+    def choose_workers(self, target: str | None) -> tuple[list[str] | None, list[str]]:
         """The workers a batch of ``target`` jobs may use (``None``: any) and the notices to show."""
-        if target != "cuda":
+        if not needs_gpu(target):
             return None, []
         workers = self.describe()
         able = [w for w in workers if w.can_run_gpu]
@@ -306,8 +308,8 @@ class DaskBackend(ComputeBackend):
 
     def parallelism(self, target: str | None) -> int:
         try:
-            if target == "cuda":
-                chosen, _ = self.choose_workers("cuda")
+            if needs_gpu(target):
+                chosen, _ = self.choose_workers(target)
                 return len(chosen) if chosen is not None else sum(w.can_run_gpu for w in self.describe())
             return max(1, len(self._scheduler_workers()))
         except GraphKernelsError:
@@ -327,7 +329,7 @@ class DaskBackend(ComputeBackend):
         from kernels.compute.dask.tasks import prestart
 
         try:
-            workers = [w.address for w in self.describe() if w.can_run_gpu] if target == "cuda" else None
+            workers = [w.address for w in self.describe() if w.can_run_gpu] if needs_gpu(target) else None
             self.client.run(prestart, target, workers=workers)      # returns at once
         except Exception:  # noqa: BLE001 - an optimisation: the first job starts them anyway
             pass
@@ -338,11 +340,11 @@ class DaskBackend(ComputeBackend):
         folder). A hint: a worker that cannot take it compiles as it goes."""
         from kernels.compute.dask.tasks import compile_ahead
 
-        cuda_jobs = [j for j in jobs if j.target == "cuda"]
+        cuda_jobs = [j for j in jobs if j.real_gpu]
         if len(cuda_jobs) < 2:
             return
         keys = {j.graph_key: self._futures[self._graphs[j.graph_key].fingerprint].key for j in cuda_jobs}
-        workers = plans.get("cuda") or [w.address for w in self.describe() if w.can_run_gpu]
+        workers = plans.get(str(Target.CUDA)) or [w.address for w in self.describe() if w.can_run_gpu]
         try:
             self.client.run(compile_ahead, cuda_jobs, keys, workers=workers)   # returns at once
         except Exception as exc:  # noqa: BLE001 - compiling ahead is an optimisation; the cells run anyway
@@ -389,8 +391,8 @@ class DaskBackend(ComputeBackend):
     def worker_for_document(self, target: str | None) -> str:
         """The worker a new document's actor goes to: one that can run ``target`` (a GPU of the
         chosen kind for cuda), holding the fewest documents of this backend."""
-        if target == "cuda":
-            chosen, notices = self.choose_workers("cuda")
+        if needs_gpu(target):
+            chosen, notices = self.choose_workers(target)
             self.notices = notices
             able = chosen or [w.address for w in self.describe() if w.can_run_gpu]
         else:
@@ -404,10 +406,10 @@ class DaskBackend(ComputeBackend):
                     time_limit: float | None = None) -> dict:
         from kernels.compute.dask.tasks import run_command_job
 
-        workers, self.notices = self.choose_workers(target or "sim")
+        workers, self.notices = self.choose_workers(target)
         future = self.client.submit(run_command_job, graph, command, result_option, time_limit, pure=False,
                                     workers=workers, allow_other_workers=False,
-                                    resources={"GPU": 1} if target == "cuda" else None)
+                                    resources={"GPU": 1} if needs_gpu(target) else None)
         try:
             return future.result()
         except GraphKernelsError:
@@ -425,7 +427,7 @@ class DaskBackend(ComputeBackend):
 
     def _check_workers(self, pending, futures, plans, alone_since):
         targets = {futures[f].target for f in pending}
-        if any(self._alive(plans[t], t == "cuda") for t in targets):
+        if any(self._alive(plans[t], needs_gpu(t)) for t in targets):
             return None
         now = time.monotonic()
         if alone_since is None:

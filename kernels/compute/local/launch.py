@@ -38,6 +38,8 @@ import threading
 import time
 from pathlib import Path
 
+from kernels.measure.targets import Target
+
 PLUGIN_DIRS_ENV = "GRAPH_KERNELS_PLUGIN_DIRS"
 PARENT_PID_ENV = "GRAPH_KERNELS_WORKER_PARENT"
 PDEATHSIG_ENV = "GRAPH_KERNELS_WORKER_PDEATHSIG"
@@ -127,9 +129,10 @@ def worker_environment(target: str | None, extra_env: dict | None = None) -> dic
     env[PLUGIN_DIRS_ENV] = os.pathsep.join(plugin_directories(plugins))
     env[PARENT_PID_ENV] = str(os.getpid())
     env[PDEATHSIG_ENV] = "1" if threading.current_thread() is threading.main_thread() else "0"
-    if target == "sim":
+    chosen = Target.of(target)
+    if chosen is not None and chosen.simulated:
         env["NUMBA_ENABLE_CUDASIM"] = "1"
-    elif target == "cuda":
+    elif chosen is not None and chosen.real_gpu:
         env.pop("NUMBA_ENABLE_CUDASIM", None)
     return env
 

@@ -19,6 +19,7 @@ import traceback
 from kernels.compute.local.launch import adopt_plugin_directories, lower_priority, tie_to_parent
 from kernels.compute.local.protocol import ProtocolError, read_frame, write_frame
 from kernels.errors import GraphKernelsError
+from kernels.measure.targets import TARGETS, Target
 
 
 def _claim_stdout():
@@ -30,7 +31,7 @@ def _claim_stdout():
 
 
 def serve(target: str | None = None, stdin=None, stdout=None) -> int:
-    if target == "sim":
+    if target is not None and Target.parse(target).simulated:
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
     if stdin is None:                 # a real worker process, not a test driving serve() in-process
         tie_to_parent()
@@ -140,5 +141,5 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("worker", help="serve kernel jobs on stdin/stdout (used by the GUI and sweeps)")
-    p.add_argument("--target", choices=("cuda", "sim", "cpu"), default=None)
+    p.add_argument("--target", choices=TARGETS, default=None)
     p.set_defaults(func=lambda args: serve(args.target))
