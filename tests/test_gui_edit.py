@@ -103,7 +103,7 @@ def test_add_and_remove_edge_through_the_tools_updates_map_and_inspector_and_und
     g.check_invariants()
     after_add = structure_state(g)
     assert doc.key != key_before
-    assert doc.undo_stack.count() == 1 and doc.undo_stack.undoText() == f"add edge {u} -- {v}"
+    assert doc.undo_stack.count() == 1 and doc.undo_stack.undo_text() == f"add edge {u} -- {v}"
     assert not np.array_equal(tab.page_map._rendered, image_before)        # written pages framed red
     assert tab.page_map.stats["dirty"].any()
     tab.select_page(page_of(g, u))

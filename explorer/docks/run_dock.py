@@ -34,12 +34,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.compute import ComputeClient, ComputeTask, RunRequest, SweepRequest
+from explorer.compute import ComputeClient, ComputeTask
 from explorer.compute.cluster import CLUSTER_PREFIX, split_target
 from explorer.compute.cluster_ui import ClusterControls
-from explorer.compute.requests import DEFAULT_TIME_LIMIT_S
 from explorer.compute.targets import default_target_for, describe_target, targets_for, unavailable_reason
 from explorer.docks.run_form import ParamForm, SweepPanel, check_params
+from explorer.model.requests import DEFAULT_TIME_LIMIT_S, RunRequest, SweepRequest
+from explorer.model_signals import signals
 from explorer.window.compute_dock import ComputeDock
 from kernels.algorithms.registry import check_vertex_params, families, plugin_problems
 from kernels.errors import GraphKernelsError, ParameterError
@@ -285,10 +286,10 @@ class RunDock(QDockWidget, ComputeDock):
     def set_document(self, document) -> None:
         if self.document is not None:
             with contextlib.suppress(RuntimeError, TypeError):    # already gone with its tab
-                self.document.changed.disconnect(self._on_document_changed)
+                signals(self.document).changed.disconnect(self._on_document_changed)
         self.document = document
         if document is not None:
-            document.changed.connect(self._on_document_changed)
+            signals(document).changed.connect(self._on_document_changed)
         self._on_document_changed()
 
     def _on_document_changed(self, *_args) -> None:
@@ -627,7 +628,7 @@ class RunDock(QDockWidget, ComputeDock):
 
     def _new_sweep_file(self, family: str, variant: str) -> str:
         """Where a sweep started here writes its cells as they finish (the settings' data directory)."""
-        from explorer.compute.requests import new_sweep_path
+        from explorer.model.requests import new_sweep_path
 
         settings = getattr(self.window_, "settings", None)
         if settings is None:

@@ -128,9 +128,9 @@ def build_menus(window: MainWindow) -> WindowMenus:
     a(file, "&Quit", window.close, "Ctrl+Q")
 
     edit = mb.addMenu("&Edit")
-    undo = tabs.undo_group.createUndoAction(window, "&Undo")
+    undo = tabs.undo_actions.undo_action          # the current graph's undo stack drives them
     undo.setShortcuts(with_platform_keys("Ctrl+Z", S.Undo))
-    redo = tabs.undo_group.createRedoAction(window, "&Redo")
+    redo = tabs.undo_actions.redo_action
     redo.setShortcuts(with_platform_keys("Ctrl+Shift+Z", S.Redo))
     edit.addAction(undo)
     edit.addAction(redo)
