@@ -671,50 +671,20 @@ class RunDock(QDockWidget, ComputeDock):
         return self._submit(request)
 
     def _resume_request(self, path: str) -> SweepRequest:
-        from pathlib import Path
+        """The request continuing ``path``; whether it can be continued here, and how, is the
+        core's decision (:func:`kernels.compute.resume.plan_resume`), which this shows."""
+        from kernels.compute.resume import plan_resume
 
-        from kernels.compute.resume import ResumeRefused, unfinished
-        from kernels.results import load_sweep
-        from kernels.results.sweep_file import is_sweep_lines
-
-        if not Path(path).is_file():
-            raise ResumeRefused(f"cannot resume {path}: no such file")
-        if not is_sweep_lines(path):
-            raise ResumeRefused(f"cannot resume {path}: not a sweep file that cells can be added to (one written "
-                                "by Sweep here or by graph-kernels sweep --out; exports and Kernel Tuner caches "
-                                "open with Results ▸ Open Results…)")
-        previous = load_sweep(path)
-        family, variant = previous.get("family"), previous.get("variant")
-        fam = self.families.get(family)
-        if fam is None or variant not in fam.variants:
-            raise ResumeRefused(f"cannot resume {path}: its variant {family}/{variant} is not available here")
-        var = fam.variants[variant]
-        reason = unavailable_reason(var)
-        if reason:
-            raise ResumeRefused(f"cannot resume {path}: {family}/{variant} cannot run here: {reason}")
-        if not unfinished(previous):
-            raise ResumeRefused(f"nothing to resume in {path}: the sweep ended on its own "
-                                f"({previous.get('stopped', 'complete')}, {len(previous['cells'])} configurations)")
-        # the file's target, on the cluster it ran on when connected, else here (a lost cluster's cells
-        # run again on this machine: the core checks that the device is the same)
-        target = str(previous.get("target"))
-        offered = list(targets_for(var)) + [CLUSTER_PREFIX + t for t in self.client.cluster.targets_for(var)]
-        on_cluster = (previous.get("backend") or {}).get("kind") == "dask"
-        candidates = [CLUSTER_PREFIX + target, target] if on_cluster else [target, CLUSTER_PREFIX + target]
-        chosen = next((t for t in candidates if t in offered), None)
-        if chosen is None:
-            raise ResumeRefused(f"cannot resume {path}: its target {target} is not available here for "
-                                f"{family}/{variant} (here: {', '.join(offered) or 'none'})")
-        target = chosen
+        cluster = self.client.cluster
+        plan = plan_resume(path, self.families, why_unavailable=unavailable_reason,
+                           offered=lambda var: {"local": targets_for(var), "cluster": cluster.targets_for(var)},
+                           repeat=self.repeat_box.value(), time_limit=self.time_limit_box.value())
+        target = CLUSTER_PREFIX + plan.target if plan.place == "cluster" else plan.target
         graph, key, _slot = self._graph()
-        return SweepRequest(graph=graph, graph_key=key, family=family, variant=variant, grid=previous["grid"],
-                            fixed=dict(previous.get("fixed") or {}), target=target,
-                            repeat=int(previous.get("repeat", self.repeat_box.value())),
-                            warmup=int(previous.get("warmup", 1)),
-                            # a resume must keep the file's launch mode (files before launch modes: direct)
-                            launch=str(previous.get("launch", "direct")),
-                            time_limit=float(previous.get("time_limit", self.time_limit_box.value())),
-                            out=path, resume=True, resume_from=previous)
+        return SweepRequest(graph=graph, graph_key=key, family=plan.family, variant=plan.variant, grid=plan.grid,
+                            fixed=plan.fixed, target=target, repeat=plan.repeat, warmup=plan.warmup,
+                            launch=plan.launch, time_limit=plan.time_limit, out=plan.path, resume=True,
+                            resume_from=plan.previous)
 
     def resume_from_file_dialog(self) -> None:
         from PySide6.QtWidgets import QFileDialog
