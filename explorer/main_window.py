@@ -14,13 +14,14 @@ Interface for the compute side (Run and Results docks)
 ------------------------------------------------------
 The compute docks never reach into the tabs; they use only this:
 
-* ``window.current_document()`` -> :class:`~explorer.document.GraphDocument` or ``None``, and
-  the signal ``window.currentDocumentChanged(object)`` (the new document or ``None``).
+* ``window.current_document()`` -> :class:`~explorer.model.document.GraphDocument` (Qt-free)
+  or ``None``, and the signal ``window.currentDocumentChanged(object)`` (the new document or ``None``).
   ``window.documents()`` lists every open document.
 * ``GraphDocument``: ``key`` (changes whenever the content changes: send ``csr()`` to the
   worker under that key), ``csr()`` (the current :class:`~kernels.graph.csr.CSRGraph`
-  snapshot, cached per revision), ``name``, ``changed`` (signal after every edit, undo, redo),
-  ``undo_stack``, ``editable``, ``slotted`` (read-only access to the live structure) and
+  snapshot, cached per revision), ``name``, ``undo_stack``, ``editable``, ``slotted``
+  (read-only access to the live structure), ``events`` (observed from Qt through
+  ``explorer.model_signals.signals(document)``: ``changed`` after every edit, undo, redo) and
   ``mark_synced()`` (call it after uploading the structure's pages to a device: it clears
   the page map's "written since the last sync" marks).
 * ``window.log(level, message)`` puts a message in the log panel (``level``: "info",
@@ -42,12 +43,12 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QApplication, QDockWidget, QFileDialog, QInputDialog, QLabel, QMainWindow, QMessageBox
 
-from explorer import commands
 from explorer.docks.graph_dock import GenerateDialog, GraphDock
 from explorer.docks.log_dock import WINDOW_LOGGER, LogDock, LogPanelHandler, normalise_level
 from explorer.docks.structure_dock import StructureDock
-from explorer.document import GraphDocument
 from explorer.loading import AUTO_PAGE_SIZE, LoadedGraph, generate_job, load_file_job
+from explorer.model import commands
+from explorer.model.document import GraphDocument
 from explorer.settings import AppSettings
 from explorer.tasks import Task, describe_error, is_user_error
 from explorer.views.graph_tab import GraphTab

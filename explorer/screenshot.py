@@ -106,7 +106,7 @@ def _shoot(args, size: tuple[int, int], tmp: str) -> int:
     idle = window.wait_idle(timeout_s=300)
     document = window.current_document()
     if args.random_edits and document is not None and document.editable:
-        from explorer import commands
+        from explorer.model import commands
 
         window.push_command(commands.random_batch(document, args.random_edits, "mixed", seed=1))
         idle = window.wait_idle(timeout_s=60) and idle

@@ -103,7 +103,7 @@ def test_add_and_remove_edge_through_the_tools_updates_map_and_inspector_and_und
     g.check_invariants()
     after_add = structure_state(g)
     assert doc.key != key_before
-    assert doc.undo_stack.count() == 1 and doc.undo_stack.undoText() == f"add edge {u} -- {v}"
+    assert doc.undo_stack.count() == 1 and doc.undo_stack.undo_text() == f"add edge {u} -- {v}"
     assert not np.array_equal(tab.page_map._rendered, image_before)        # written pages framed red
     assert tab.page_map.stats["dirty"].any()
     tab.select_page(page_of(g, u))
@@ -134,6 +134,38 @@ def test_add_and_remove_edge_through_the_tools_updates_map_and_inspector_and_und
     undo(window)
     assert_same_structure(structure_state(g), before)
     assert doc.undo_stack.index() == 0
+
+
+def test_undo_redo_the_history_list_and_the_tab_mark_follow_the_model(qtbot, window):
+    """The Edit menu's actions, the Structure dock's history and the tab's unsaved mark are views
+    of the current document's undo stack (explorer.model.undo), as they were of a QUndoStack."""
+    from explorer.model import commands
+
+    undo_action, redo_action, history = window.undo_action, window.redo_action, window.structure_dock.history
+    doc = open_graph(qtbot, window, data_path("karate.mtx"))
+    tab_text = lambda: window.tabs.tabText(window.tabs.indexOf(window.tab_for(doc)))  # noqa: E731
+    assert (undo_action.text(), undo_action.isEnabled(), redo_action.isEnabled()) == ("&Undo", False, False)
+    assert tab_text() == doc.name and history.model().rowCount() == 1
+    window.push_command(commands.add_edge(doc, 0, 9))
+    window.push_command(commands.remove_edge(doc, 0, 1))
+    assert (undo_action.text(), undo_action.isEnabled()) == ("&Undo remove edge 0 -- 1", True)
+    assert (redo_action.text(), redo_action.isEnabled()) == ("&Redo", False)
+    assert tab_text() == doc.name + " •"
+    rows = [history.model().index(i, 0).data() for i in range(history.model().rowCount())]
+    assert rows == ["loaded", "add edge 0 -- 9", "remove edge 0 -- 1"] and history.currentIndex().row() == 2
+
+    history.setCurrentIndex(history.model().index(0, 0))          # clicking "loaded" goes back to it
+    assert doc.undo_stack.index() == 0 and not doc.slotted.has_edge(0, 9) and doc.slotted.has_edge(0, 1)
+    assert (undo_action.isEnabled(), redo_action.text()) == (False, "&Redo add edge 0 -- 9")
+    assert tab_text() == doc.name                                 # back where it was loaded: clean
+    redo_action.trigger()
+    assert history.currentIndex().row() == 1 and doc.slotted.has_edge(0, 9) and tab_text() == doc.name + " •"
+
+    other = open_graph(qtbot, window, data_path("dolphins.mtx"))   # the actions follow the current graph
+    assert window.current_document() is other and not undo_action.isEnabled() and undo_action.text() == "&Undo"
+    assert history.model().rowCount() == 1
+    window.document_tabs.select(doc)
+    assert undo_action.text() == "&Undo add edge 0 -- 9" and redo_action.text() == "&Redo remove edge 0 -- 1"
 
 
 def test_ctrl_z_and_ctrl_shift_z_undo_and_redo(qtbot, window):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import commands
+from explorer.model import commands
 from kernels.algorithms import registry
 from kernels.results import load_sweep
 from tests.conftest import data_path

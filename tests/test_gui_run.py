@@ -118,7 +118,7 @@ def test_a_run_uses_the_graph_as_edited(qtbot, karate_window):
     run.choose("triangles", "cpu-serial", repeat=1)
     run_and_wait(qtbot, run.run())
     assert results.model.records[-1]["result"] == {"triangles": 45}
-    from explorer import commands
+    from explorer.model import commands
 
     # vertices 0 and 9 have common neighbour 2: adding the edge closes triangles
     w.push_command(commands.add_edge(d, 0, 9))

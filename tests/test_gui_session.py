@@ -10,8 +10,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget
 
-from explorer import session
 from explorer.main_window import MainWindow
+from explorer.model import session
 from kernels.graph.io import read_graph
 from tests import gui_support
 from tests.conftest import data_path
@@ -102,7 +102,7 @@ def test_a_session_brings_back_graphs_edits_history_page_size_runs_and_layout(qt
     w1.structure_dock.hide()
     path = tmp_path / "work.ggesession"
     save(qtbot, w1, path)
-    assert karate.undo_stack.isClean()
+    assert karate.undo_stack.is_clean()
     positions = dict(w1.tab_for(karate).node_link.positions)
     close(w1)
 
@@ -157,7 +157,7 @@ def test_saving_is_atomic_a_failed_save_keeps_the_previous_file(qtbot, tmp_path,
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".keep")] == []
     assert any("No space left" in e and "intact" in e for e in w.log_dock.messages("error"))
-    assert not w.documents()[0].undo_stack.isClean()          # the edit is still unsaved
+    assert not w.documents()[0].undo_stack.is_clean()          # the edit is still unsaved
     close(w)
 
 

@@ -1,7 +1,7 @@
 """Damaged and hostile session files: refused in one sentence, or opened (with or without their
 undo history, saying so) - and then Undo and Redo work to both ends of the history.
 
-Qt-free: the session is written and read through :mod:`explorer.session`, and the undo stack is
+Qt-free: the session is written and read through :mod:`explorer.model.session`, and the undo stack is
 walked the way the GUI's commands walk it (``SlottedGraph.apply_delta`` on each step's
 structure). ``GGE_SESSION_FUZZ`` sets how many randomly damaged files are tried (default 40)."""
 
@@ -16,8 +16,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from explorer import session
-from explorer.session_members import sha256
+from explorer.model import session
+from explorer.model.session_members import sha256
 from kernels.graph.io import read_graph
 from kernels.graph.slotted import SlottedGraph
 from tests.conftest import data_path

@@ -92,6 +92,73 @@ def test_resume_refuses_a_file_of_another_sweep_naming_the_difference(tmp_path, 
     assert "\n" not in str(info.value) and out.read_bytes() == before
 
 
+# ---- whether a file can be continued here, and how (the decision Resume Sweep shows) -------------
+def plan(path, *, why=lambda var: None, local=("cpu",), cluster=(), **kw):
+    from kernels.algorithms.registry import families
+    from kernels.compute.resume import plan_resume
+
+    return plan_resume(path, families(), why_unavailable=why,
+                       offered=lambda var: {"local": list(local), "cluster": list(cluster)},
+                       repeat=kw.get("repeat", 9), time_limit=kw.get("time_limit", 99.0))
+
+
+def cut_short(out: Path, cells: int = 7) -> None:
+    lines = out.read_bytes().split(b"\n")
+    out.write_bytes(b"\n".join(lines[:cells + 1]) + b"\n")
+
+
+def test_a_sweep_cut_short_is_continued_as_it_was_measured(tmp_path):
+    out = tmp_path / "s.json"
+    sweep(out, resume=False)
+    cut_short(out)
+    p = plan(out)
+    assert (p.family, p.variant, p.target, p.place) == ("synthetic", "cpu-serial", "cpu", "local")
+    assert p.grid == GRID and p.repeat == 1 and p.warmup == 0 and p.path == str(out)
+    assert p.launch == load_sweep(out).get("launch", "direct") and len(p.previous["cells"]) == 7
+
+
+def test_a_sweep_that_ran_on_a_cluster_continues_there_first(tmp_path):
+    out = tmp_path / "s.json"
+    sweep(out, resume=False)
+    cut_short(out)
+    lines = out.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    assert plan(out, cluster=("cpu",)).place == "local"
+    header["backend"] = {"kind": "dask"}
+    out.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    assert plan(out, cluster=("cpu",)).place == "cluster"
+    assert plan(out, cluster=()).place == "local"              # the cluster is gone: here
+
+
+@pytest.mark.parametrize("case, words", [
+    ("missing", "no such file"),
+    ("not a sweep", "not a sweep file that cells can be added to"),
+    ("complete", "nothing to resume"),
+    ("unknown variant", "its variant synthetic/cpu-serial is not available here"),
+    ("cannot run", "synthetic/cpu-serial cannot run here: no such library"),
+    ("no target", "its target cpu is not available here for synthetic/cpu-serial (here: sim, cuda on the cluster)"),
+])
+def test_a_file_that_cannot_be_continued_here_is_refused_saying_why(tmp_path, case, words):
+    out = tmp_path / "s.json"
+    sweep(out, resume=False)
+    if case != "complete":
+        cut_short(out)
+    kw = {}
+    if case == "missing":
+        out = tmp_path / "nowhere.json"
+    elif case == "not a sweep":
+        out.write_text("{}\n")
+    elif case == "unknown variant":
+        unload_synthetic()
+    elif case == "cannot run":
+        kw["why"] = lambda var: "no such library"
+    elif case == "no target":
+        kw.update(local=("sim",), cluster=("cuda",))
+    with pytest.raises(ResumeRefused) as info:
+        plan(out, **kw)
+    assert words in str(info.value) and "\n" not in str(info.value)
+
+
 def test_resume_refuses_another_variant_or_target_from_the_command_line(tmp_path, capsys):
     from kernels.graph.io import read_graph
 

@@ -22,8 +22,8 @@ import signal
 from PySide6.QtCore import QObject, Signal
 
 from explorer.compute.cluster import ClusterConnection
-from explorer.compute.requests import RunRequest, SweepRequest
 from explorer.compute.task import ComputeTask, JobCancelled, JobControl, JobFailed
+from explorer.model.requests import RunRequest, SweepRequest
 from kernels.compute.local.client import WorkerClient, WorkerDied, WorkerTimeout
 from kernels.compute.local_backend import LocalBackend
 from kernels.compute.pool import mode_of

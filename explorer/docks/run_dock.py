@@ -34,11 +34,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.compute import ComputeClient, ComputeTask, RunRequest, SweepRequest
+from explorer.compute import ComputeClient, ComputeTask
 from explorer.compute.cluster_ui import ClusterControls
-from explorer.compute.requests import DEFAULT_TIME_LIMIT_S
 from explorer.compute.targets import default_target_for, describe_target, targets_for, unavailable_reason
 from explorer.docks.run_form import ParamForm, SweepPanel, check_params
+from explorer.model.requests import DEFAULT_TIME_LIMIT_S, RunRequest, SweepRequest
+from explorer.model_signals import signals
 from explorer.window.compute_dock import ComputeDock
 from kernels.algorithms.registry import check_vertex_params, families, plugin_problems
 from kernels.errors import GraphKernelsError, ParameterError
@@ -292,10 +293,10 @@ class RunDock(QDockWidget, ComputeDock):
     def set_document(self, document) -> None:
         if self.document is not None:
             with contextlib.suppress(RuntimeError, TypeError):    # already gone with its tab
-                self.document.changed.disconnect(self._on_document_changed)
+                signals(self.document).changed.disconnect(self._on_document_changed)
         self.document = document
         if document is not None:
-            document.changed.connect(self._on_document_changed)
+            signals(document).changed.connect(self._on_document_changed)
         self._on_document_changed()
 
     def _on_document_changed(self, *_args) -> None:
@@ -634,7 +635,7 @@ class RunDock(QDockWidget, ComputeDock):
 
     def _new_sweep_file(self, family: str, variant: str) -> str:
         """Where a sweep started here writes its cells as they finish (the settings' data directory)."""
-        from explorer.compute.requests import new_sweep_path
+        from explorer.model.requests import new_sweep_path
 
         settings = getattr(self.window_, "settings", None)
         if settings is None:
@@ -677,50 +678,25 @@ class RunDock(QDockWidget, ComputeDock):
         return self._submit(request)
 
     def _resume_request(self, path: str) -> SweepRequest:
-        from pathlib import Path
+        """The request continuing ``path``; whether it can be continued here, and how, is the
+        core's decision (:func:`kernels.compute.resume.plan_resume`), which this shows."""
+        from kernels.compute.resume import plan_resume
 
-        from kernels.compute.resume import ResumeRefused, unfinished
-        from kernels.results import load_sweep
-        from kernels.results.sweep_file import is_sweep_lines
+        cluster = self.client.cluster
 
-        if not Path(path).is_file():
-            raise ResumeRefused(f"cannot resume {path}: no such file")
-        if not is_sweep_lines(path):
-            raise ResumeRefused(f"cannot resume {path}: not a sweep file that cells can be added to (one written "
-                                "by Sweep here or by graph-kernels sweep --out; exports and Kernel Tuner caches "
-                                "open with Results ▸ Open Results…)")
-        previous = load_sweep(path)
-        family, variant = previous.get("family"), previous.get("variant")
-        fam = self.families.get(family)
-        if fam is None or variant not in fam.variants:
-            raise ResumeRefused(f"cannot resume {path}: its variant {family}/{variant} is not available here")
-        var = fam.variants[variant]
-        reason = unavailable_reason(var)
-        if reason:
-            raise ResumeRefused(f"cannot resume {path}: {family}/{variant} cannot run here: {reason}")
-        if not unfinished(previous):
-            raise ResumeRefused(f"nothing to resume in {path}: the sweep ended on its own "
-                                f"({previous.get('stopped', 'complete')}, {len(previous['cells'])} configurations)")
-        # the file's target, on the cluster it ran on when connected, else here (a lost cluster's cells
-        # run again on this machine: the core checks that the device is the same)
-        saved = Target.read(previous.get("target"))
-        offered = list(targets_for(var)) + self.client.cluster.targets_for(var)
-        on_cluster = (previous.get("backend") or {}).get("kind") == "dask"
-        candidates = [] if saved is None else [saved.on_the_cluster(), saved.local()] if on_cluster \
-            else [saved.local(), saved.on_the_cluster()]
-        target = next((str(t) for t in candidates if str(t) in offered), None)
-        if target is None:
-            raise ResumeRefused(f"cannot resume {path}: its target {previous.get('target')} is not available here "
-                                f"for {family}/{variant} (here: {', '.join(offered) or 'none'})")
+        def offered(var) -> dict:
+            # by place, as the device's text: the file's own target is compared without its place
+            return {"local": targets_for(var),
+                    "cluster": [str(Target.parse(t).local()) for t in cluster.targets_for(var)]}
+
+        plan = plan_resume(path, self.families, why_unavailable=unavailable_reason, offered=offered,
+                           repeat=self.repeat_box.value(), time_limit=self.time_limit_box.value())
+        target = str(Target.parse(plan.target).on_the_cluster()) if plan.place == "cluster" else plan.target
         graph, key, _slot = self._graph()
-        return SweepRequest(graph=graph, graph_key=key, family=family, variant=variant, grid=previous["grid"],
-                            fixed=dict(previous.get("fixed") or {}), target=target,
-                            repeat=int(previous.get("repeat", self.repeat_box.value())),
-                            warmup=int(previous.get("warmup", 1)),
-                            # a resume must keep the file's launch mode (files before launch modes: direct)
-                            launch=str(previous.get("launch", "direct")),
-                            time_limit=float(previous.get("time_limit", self.time_limit_box.value())),
-                            out=path, resume=True, resume_from=previous)
+        return SweepRequest(graph=graph, graph_key=key, family=plan.family, variant=plan.variant, grid=plan.grid,
+                            fixed=plan.fixed, target=target, repeat=plan.repeat, warmup=plan.warmup,
+                            launch=plan.launch, time_limit=plan.time_limit, out=plan.path, resume=True,
+                            resume_from=plan.previous)
 
     def resume_from_file_dialog(self) -> None:
         from PySide6.QtWidgets import QFileDialog

@@ -1,16 +1,17 @@
 """The Structure dock: edit tools for the current graph's slotted pages, and its edit history.
 
 Ids are typed, or picked by clicking vertices in the node-link view (the first click fills
-"u", the second "v"). Every button builds a command (:mod:`explorer.commands`) and pushes it
-through the window; a refused edit is reported in words and changes nothing. The history list
-is Qt's ``QUndoView`` of the document's undo stack: clicking an entry goes back to it.
+"u", the second "v"). Every button builds a command (:mod:`explorer.model.commands`) and pushes
+it through the window; a refused edit is reported in words and changes nothing. The history
+list (:mod:`explorer.docks.history_view`) shows the document's undo stack: clicking an entry
+goes back to it.
 """
 
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QIntValidator, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -26,12 +27,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSpinBox,
-    QUndoView,
     QVBoxLayout,
     QWidget,
 )
 
-from explorer import commands
+from explorer.docks.history_view import HistoryView
+from explorer.model import commands
+from explorer.model_signals import signals
 from kernels.errors import GraphEditError, GraphKernelsError
 
 PAGE_SIZES = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
@@ -79,22 +81,10 @@ class GraphShortcutRouter(QObject):
         return False
 
 
-class HistoryView(QUndoView):
-    """The edit history; it asks for little height and takes what the dock has left.
-
-    A scroll area whose content wraps text sizes that content to its preferred height, and a
-    list view prefers 192 px: the dock then scrolled at 1366 × 768 although everything fit."""
-
-    MIN_HEIGHT = 110            # a few entries always show, whatever layout was restored
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        return QSize(super().sizeHint().width(), self.MIN_HEIGHT)
-
-
 class StructureDock(QDockWidget):
     """Edit tools; emits :attr:`editRequested` with a ready command factory result."""
 
-    editRequested = Signal(object)          # a command to push (explorer.commands)
+    editRequested = Signal(object)          # a command to push (explorer.model.commands)
     pageSizeRequested = Signal(int)         # rebuild the current graph with this page size
     backgroundBatchRequested = Signal(int, str, int)   # size, mode, seed: a large vectorised batch
     errorRaised = Signal(str)
@@ -212,8 +202,7 @@ class StructureDock(QDockWidget):
         self.last_edit_label.setWordWrap(True)
         layout.addWidget(self.last_edit_label)
         layout.addWidget(QLabel("<b>history</b> (click an entry to go back to it)"))
-        self.history = HistoryView()
-        self.history.setEmptyLabel("loaded")
+        self.history = HistoryView("loaded")
         self.history.setMinimumHeight(HistoryView.MIN_HEIGHT)
         layout.addWidget(self.history, 1)
         # scrollable, so that the dock never forces the window taller than the screen
@@ -251,13 +240,13 @@ class StructureDock(QDockWidget):
     # ---- following the current document ------------------------------------------------
     def set_document(self, document) -> None:
         if self.document is not None:
-            self.document.changed.disconnect(self._on_changed)
-            self.document.syncedChanged.disconnect(self._show_sync)
+            signals(self.document).changed.disconnect(self._on_changed)
+            signals(self.document).syncedChanged.disconnect(self._show_sync)
         self.document = document
-        self.history.setStack(document.undo_stack if document is not None else None)
+        self.history.set_document(document)
         if document is not None:
-            document.changed.connect(self._on_changed)
-            document.syncedChanged.connect(self._show_sync)
+            signals(document).changed.connect(self._on_changed)
+            signals(document).syncedChanged.connect(self._show_sync)
         self._on_changed(None)
 
     def _show_sync(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
+from explorer.model_signals import signals
 from explorer.views.node_link import NodeLinkView
 from explorer.views.page_inspector import PageInspector
 from explorer.views.page_map import PageMapView
@@ -48,8 +49,8 @@ class GraphTab(QWidget):
         self.splitter.setSizes([560, 640])
         layout.addWidget(self.splitter)
         self.page_map.pageSelected.connect(self._on_page_selected)
-        document.changed.connect(self._on_changed)
-        document.syncedChanged.connect(self._on_changed)
+        signals(document).changed.connect(self._on_changed)
+        signals(document).syncedChanged.connect(self._on_changed)
         self.node_link.set_document(document)
         self._on_changed()
         if document.slotted is not None and document.slotted.num_pages:

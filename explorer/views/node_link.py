@@ -14,6 +14,7 @@ from PySide6.QtCore import QPointF, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QLabel, QStackedLayout, QWidget
 
+from explorer.model_signals import signals
 from explorer.tasks import Task
 from explorer.views.graph_layout import force_layout, place_new_vertices
 
@@ -61,12 +62,12 @@ class NodeLinkView(QWidget):
     # ---- document -----------------------------------------------------------------------
     def set_document(self, document) -> None:
         if self.document is not None:
-            self.document.changed.disconnect(self._on_changed)
+            signals(self.document).changed.disconnect(self._on_changed)
         self.document = document
         self.positions = {}
         self.drawn = False
         if document is not None:
-            document.changed.connect(self._on_changed)
+            signals(document).changed.connect(self._on_changed)
         self.refresh()
 
     def _on_changed(self, _summary=None) -> None:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.model_signals import signals
 from explorer.tasks import Task
 from kernels.graph.stats import graph_info
 from kernels.memory import format_bytes
@@ -146,8 +147,8 @@ class StatisticsView(QWidget):
 
     def set_document(self, document) -> None:
         if self.document is not None:
-            self.document.changed.disconnect(self._schedule)
-            self.document.renamed.disconnect(self._on_renamed)
+            signals(self.document).changed.disconnect(self._schedule)
+            signals(self.document).renamed.disconnect(self._on_renamed)
         self.document = document
         self.info = None
         self.info_revision = -1
@@ -156,8 +157,8 @@ class StatisticsView(QWidget):
             self.table.setRowCount(0)
             self.histogram.clear()
             return
-        document.changed.connect(self._schedule)
-        document.renamed.connect(self._on_renamed)
+        signals(document).changed.connect(self._schedule)
+        signals(document).renamed.connect(self._on_renamed)
         self._on_renamed(document.name)
         self.recompute()
 

@@ -17,7 +17,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu, QMenuBar
 
 if TYPE_CHECKING:
-    from explorer.document import GraphDocument
+    from explorer.model.document import GraphDocument
     from explorer.settings import AppSettings
     from explorer.window.documents import DocumentTabs
     from explorer.window.session_controller import SessionController
@@ -184,9 +184,9 @@ def build_menus(window: MenuHost) -> WindowMenus:
     a(file, "&Quit", window.close, "Ctrl+Q")
 
     edit = mb.addMenu("&Edit")
-    undo = tabs.undo_group.createUndoAction(window, "&Undo")
+    undo = tabs.undo_actions.undo_action          # the current graph's undo stack drives them
     undo.setShortcuts(with_platform_keys("Ctrl+Z", S.Undo))
-    redo = tabs.undo_group.createRedoAction(window, "&Redo")
+    redo = tabs.undo_actions.redo_action
     redo.setShortcuts(with_platform_keys("Ctrl+Shift+Z", S.Redo))
     edit.addAction(undo)
     edit.addAction(redo)

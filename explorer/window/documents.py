@@ -1,8 +1,10 @@
 """The open graphs: one tab per document, the current one, and the ones closed (to reopen).
 
-:class:`DocumentTabs` owns the tab widget, the documents in tab order, the undo group (one
-stack per document, the current one active) and the last closed documents with their layouts.
-It says what happened by signals; the window decides what the rest of the GUI does about it.
+:class:`DocumentTabs` owns the tab widget, the documents in tab order (models of
+:mod:`explorer.model`, observed through :mod:`explorer.model_signals`), the Undo and Redo
+actions (they follow the current document's stack) and the last closed documents with their
+layouts. It says what happened by signals; the window decides what the rest of the GUI does
+about it.
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ import itertools
 
 import shiboken6
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QUndoGroup
 from PySide6.QtWidgets import QTabWidget
 
-from explorer.document import GraphDocument
+from explorer.model.document import GraphDocument
+from explorer.model_signals import signals
 from explorer.views.graph_tab import GraphTab
+from explorer.window.undo_actions import UndoActions
 
 MAX_CLOSED_KEPT = 10
 
@@ -37,7 +40,7 @@ class DocumentTabs(QObject):
         self.widget.setMovable(True)
         self.widget.tabCloseRequested.connect(lambda i: self.close(self.widget.widget(i).document))
         self.widget.currentChanged.connect(self._on_tab_changed)
-        self.undo_group = QUndoGroup(self)
+        self.undo_actions = UndoActions(self)
         self._documents: list[GraphDocument] = []
         self._closed: list[tuple[GraphDocument, dict]] = []
         self._current: GraphDocument | None = None
@@ -73,14 +76,14 @@ class DocumentTabs(QObject):
         document.tab_order = self.next_order() if order is None else order
         position = sum(1 for d in self._documents if d.tab_order <= document.tab_order)
         self._documents.insert(position, document)
-        self.undo_group.addStack(document.undo_stack)
         tab = GraphTab(document)
         tab.node_link.vertexClicked.connect(self.vertexClicked)
         index = self.widget.insertTab(position, tab, document.name)
         self.widget.setTabToolTip(index, document.source or document.name)
-        document.renamed.connect(lambda name, d=document: self._update_title(d, name))
-        document.undo_stack.cleanChanged.connect(lambda _clean, d=document: self._update_title(d, d.name))
-        document.changed.connect(lambda _s, d=document: self.documentChanged.emit(d))
+        qt = signals(document)
+        qt.renamed.connect(lambda name, d=document: self._update_title(d, name))
+        qt.cleanChanged.connect(lambda _clean, d=document: self._update_title(d, d.name))
+        qt.changed.connect(lambda _s, d=document: self.documentChanged.emit(d))
         self.documentAdded.emit(document)
         if select:
             self.widget.setCurrentWidget(tab)
@@ -98,7 +101,6 @@ class DocumentTabs(QObject):
             return False
         tab.shutdown()
         self.widget.removeTab(self.widget.indexOf(tab))
-        self.undo_group.removeStack(document.undo_stack)
         self._documents.remove(document)
         self._closed.append((document, {"positions": dict(tab.node_link.positions)}))
         del self._closed[:-MAX_CLOSED_KEPT]
@@ -144,11 +146,11 @@ class DocumentTabs(QObject):
 
     # ---- reactions ------------------------------------------------------------------------------
     def _update_title(self, document: GraphDocument, name: str) -> None:
-        if not shiboken6.isValid(self.widget) or not shiboken6.isValid(document.undo_stack):
+        if not shiboken6.isValid(self) or not shiboken6.isValid(self.widget):
             return                     # the window is being torn down
         tab = self.tab_for(document)
         if tab is not None:
-            mark = "" if document.undo_stack.isClean() else " •"
+            mark = "" if document.undo_stack.is_clean() else " •"
             self.widget.setTabText(self.widget.indexOf(tab), name + mark)
 
     def _on_tab_changed(self, _index: int) -> None:
@@ -157,5 +159,5 @@ class DocumentTabs(QObject):
         if document is self._current:
             return
         self._current = document
-        self.undo_group.setActiveStack(document.undo_stack if document is not None else None)
+        self.undo_actions.set_document(document)
         self.currentDocumentChanged.emit(document)

@@ -3,9 +3,9 @@ recovery of unsaved edits when the window closes.
 
 The controller reads the window's documents through :class:`~explorer.window.documents.DocumentTabs`
 and the compute docks through :class:`~explorer.window.compute_dock.ComputeDock`; the file
-format is :mod:`explorer.session`. What it asks of the window is :class:`SessionHost` (the main
-window is one), not the window's class: the main window imports this module, so this module
-does not import it.
+format is :mod:`explorer.model.session` (Qt-free). What it asks of the window is
+:class:`SessionHost` (the main window is one), not the window's class: the main window imports
+this module, so this module does not import it.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from PySide6.QtCore import QByteArray, QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QStatusBar
 
-from explorer.document import GraphDocument
 from explorer.loading import auto_page_size
+from explorer.model.document import GraphDocument
 from explorer.tasks import Task, describe_error
 from kernels.errors import GraphKernelsError
 
@@ -51,7 +51,7 @@ class SessionHost(Protocol):
 
 
 def session_suffix() -> str:
-    from explorer.session import SESSION_SUFFIX
+    from explorer.model.session import SESSION_SUFFIX
 
     return SESSION_SUFFIX
 
@@ -69,7 +69,7 @@ class SessionController(QObject):
 
     # ---- what a session holds -----------------------------------------------------------------
     def unsaved_documents(self) -> list[GraphDocument]:
-        return [d for d in self.window.documents() if not d.undo_stack.isClean()]
+        return [d for d in self.window.documents() if not d.undo_stack.is_clean()]
 
     def dock_states(self) -> dict:
         states = {}
@@ -84,7 +84,7 @@ class SessionController(QObject):
         return states
 
     def collect(self):
-        from explorer import session
+        from explorer.model import session
 
         window, tabs = self.window, self.window.document_tabs
         docs = tabs.documents()
@@ -112,7 +112,7 @@ class SessionController(QObject):
 
     def save_to(self, path: str, *, autosave: bool = False) -> Task:
         """Save everything to ``path`` (the file is written in the background, atomically)."""
-        from explorer import session
+        from explorer.model import session
 
         window = self.window
         data = self.collect()
@@ -124,7 +124,7 @@ class SessionController(QObject):
             if not autosave:
                 self.path = path
                 for stack in clean_stacks:
-                    stack.setClean()
+                    stack.set_clean()
                 window.settings.set_last_directory(Path(path).parent)
             window.log("info", f"session saved to {path}")
             window.statusBar().showMessage(f"session saved to {path}", 6000)
@@ -137,7 +137,7 @@ class SessionController(QObject):
 
     def save_now(self) -> bool:
         """Save the session in the foreground (the window is closing); False when not saved."""
-        from explorer import session
+        from explorer.model import session
 
         window = self.window
         path = self.path
@@ -156,12 +156,12 @@ class SessionController(QObject):
             return False
         self.path = path
         for d in window.documents():
-            d.undo_stack.setClean()
+            d.undo_stack.set_clean()
         return True
 
     def keep_unsaved(self) -> None:
         """Never lose edits: keep them in the autosave session (File ▸ Recover Autosaved Session)."""
-        from explorer import session
+        from explorer.model import session
 
         autosave = self.window.settings.autosave_path()
         try:
@@ -181,7 +181,7 @@ class SessionController(QObject):
     def open(self, path: str, *, replace: bool = False) -> Task:
         """Read a session in the background and open its graphs as new tabs (``replace``: close
         the current ones first; they stay in Reopen Closed Graph)."""
-        from explorer import session
+        from explorer.model import session
 
         window = self.window
         task = Task(f"opening session {Path(path).name}", lambda control: session.read(path), window)
@@ -196,7 +196,7 @@ class SessionController(QObject):
             self.open(str(path))
 
     def restore(self, data, path: str = "", *, replace: bool = False) -> list[GraphDocument]:
-        from explorer import session
+        from explorer.model import session
 
         window, tabs = self.window, self.window.document_tabs
         if replace:

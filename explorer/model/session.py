@@ -1,5 +1,8 @@
 """Sessions: every open graph with its edits and undo history, the runs and sweeps, the layout.
 
+The session format and its file I/O, Qt-free: the window (``explorer.window.session_controller``)
+adds what only it knows (the layout, the docks' states, the node-link positions) as plain data.
+
 A session is one zip file (``.ggesession``)::
 
     manifest.json                 format name and version, documents, window layout, dock states
@@ -15,11 +18,11 @@ in the same folder (``.<name>.<pid>.<random>.tmp``), flushed, then ``os.replace`
 target, so a crash never leaves a half-written session; temporary files that a killed save
 left behind are removed when that target is saved or opened again. The manifest, written
 last, holds the sha256 of every other member. :func:`read` parses a file back (any thread)
-and :func:`restore_undo_history` rebuilds the undo stack on the GUI thread.
+and :func:`restore_undo_history` puts the undo history back on the document's stack.
 
 A session file is untrusted input (docs/gui.md, "Sessions"): :func:`read` checks every manifest
 field's type, every index into the structures, every member's checksum and array headers
-(:mod:`explorer.session_members`), each structure's invariants, and replays every undo and
+(:mod:`explorer.model.session_members`), each structure's invariants, and replays every undo and
 redo step on copies of the structures it applies to (``SlottedGraph.apply_delta(...,
 verify=True)``). What it finds:
 
@@ -51,8 +54,9 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.session_members import ZIP_ERRORS, MemberError, b64, index_field, load_npz, read_member, sha256
-from explorer.session_members import field as _field
+from explorer.model.commands import ReplaceStructure, StructureEdit
+from explorer.model.session_members import ZIP_ERRORS, MemberError, b64, index_field, load_npz, read_member, sha256
+from explorer.model.session_members import field as _field
 from kernels import __version__, json_input
 from kernels.errors import GraphFormatError, GraphKernelsError
 from kernels.graph.csr import CSRGraph
@@ -120,8 +124,6 @@ def collect(documents, *, current: int = 0, window_geometry: bytes | None = None
             positions: list[dict | None] | None = None) -> SessionData:
     """A self-contained snapshot of the open documents (arrays copied: safe to write from a
     worker thread while the user keeps editing)."""
-    from explorer.commands import ReplaceStructure, StructureEdit
-
     structures: list = []
     numbers: dict[int, int] = {}
 
@@ -139,9 +141,9 @@ def collect(documents, *, current: int = 0, window_geometry: bytes | None = None
         for i in range(stack.count()):
             cmd = stack.command(i)
             if isinstance(cmd, StructureEdit):
-                history.append(HistoryStep("edit", cmd.text(), structure=number(cmd._structure), delta=cmd.delta))
+                history.append(HistoryStep("edit", cmd.text, structure=number(cmd.structure), delta=cmd.delta))
             elif isinstance(cmd, ReplaceStructure):
-                history.append(HistoryStep("replace", cmd.text(), old=number(cmd.old), new=number(cmd.new)))
+                history.append(HistoryStep("replace", cmd.text, old=number(cmd.old), new=number(cmd.new)))
         records.append(DocumentRecord(
             name=doc.name, source=doc.source, csr=doc.csr(),
             structure=number(doc.slotted) if doc.slotted is not None else None,
@@ -526,27 +528,14 @@ def _read_manifest(zf: zipfile.ZipFile, manifest: dict) -> SessionData:
                        docks=docks, app_version=app_version, saved_at=saved_at, warnings=warnings)
 
 
-# ---- rebuilding the undo history (GUI thread) ---------------------------------------------------
+# ---- rebuilding the undo history ----------------------------------------------------------------
 def restore_undo_history(document, record: DocumentRecord, structures: list) -> None:
     """Fill ``document``'s (empty) undo stack with the saved steps, positioned where the user
     left it, without re-applying anything: the structures are already in the saved state."""
-    from explorer.commands import ReplaceStructure, StructureEdit
-
-    stack = document.undo_stack
     built = []
     for step in record.history:
         if step.kind == "edit":
-            cmd = StructureEdit(document, step.text, lambda g: None)
-            cmd.delta = step.delta
-            cmd._structure = structures[step.structure]
+            built.append(StructureEdit.recorded(document, step.text, structures[step.structure], step.delta))
         else:
-            cmd = ReplaceStructure(document, step.text, structures[step.new])
-            cmd.old = structures[step.old]
-        cmd._silent = True
-        built.append(cmd)
-    for cmd in built:
-        stack.push(cmd)                # redo() is silent: nothing is applied again
-    stack.setIndex(max(0, min(record.history_index, stack.count())))   # undo() is silent too
-    for cmd in built:
-        cmd._silent = False
-    stack.setClean()
+            built.append(ReplaceStructure.recorded(document, step.text, structures[step.old], structures[step.new]))
+    document.undo_stack.load(built, record.history_index)      # clean there: it is what the file holds

@@ -1,4 +1,4 @@
-"""What the user asked the compute side to do: plain data, checked before it is sent.
+"""What the user asked the compute side to do: plain data (Qt-free), checked before it is sent.
 
 A request carries the graph snapshot itself (a :class:`~kernels.graph.csr.CSRGraph`, immutable)
 and the document's content key, so a job keeps running on exactly the graph the user saw when

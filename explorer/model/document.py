@@ -1,10 +1,13 @@
-"""One open graph: the model the views show and the commands edit.
+"""One open graph: the model the views show and the commands edit. Qt-free.
 
 A :class:`GraphDocument` holds either a live :class:`~kernels.graph.slotted.SlottedGraph`
 (editable) or, for inputs slotted pages cannot hold (a rectangular matrix, repeated entries),
 a read-only :class:`~kernels.graph.csr.CSRGraph` and the reason in words. It owns the undo
-stack of its edits. Views read from it and listen to :attr:`changed`; they never write to it:
-every change goes through :mod:`explorer.commands`, which call :meth:`_structure_changed`.
+stack of its edits (:class:`~explorer.model.undo.UndoStack`). Views read from it and observe
+``events`` (``changed(summary)`` after every edit, undo and redo, ``renamed(name)``,
+``synced()`` when the dirty marks were cleared); they never write to it: every change goes
+through :mod:`explorer.model.commands`, which call :meth:`_structure_changed`. The Qt views
+observe it through ``explorer.model_signals``, which re-emits these as Qt signals.
 
 ``key`` identifies the content for the compute side: it changes with every edit (the worker
 caches graphs by key), and :meth:`csr` returns the snapshot for that key, built once per
@@ -16,9 +19,8 @@ from __future__ import annotations
 import contextlib
 import itertools
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QUndoStack
-
+from explorer.model.events import Notifier
+from explorer.model.undo import UndoStack
 from kernels.compute.documents import EditJournal
 from kernels.graph.csr import CSRGraph
 
@@ -26,17 +28,20 @@ _ids = itertools.count(1)
 UNDO_LIMIT = 500          # steps kept per graph; a step costs the size of its change
 
 
-class GraphDocument(QObject):
+class DocumentEvents:
+    """What a document tells its observers."""
+
+    def __init__(self):
+        self.changed = Notifier("changed")      # an EditSummary (or None after load / rename)
+        self.renamed = Notifier("renamed")      # the new name
+        self.synced = Notifier("synced")        # the dirty marks were cleared
+
+
+class GraphDocument:
     """A graph open in a tab: content, name, undo history, change notifications."""
 
-    changed = Signal(object)        # an EditSummary (or None after load / rename)
-    renamed = Signal(str)
-    syncedChanged = Signal()        # dirty marks were cleared
-
     def __init__(self, *, name: str, csr: CSRGraph | None = None, slotted=None, source: str = "",
-                 not_editable_reason: str = "", info: dict | None = None, page_size: int | None = None,
-                 parent=None):
-        super().__init__(parent)
+                 not_editable_reason: str = "", info: dict | None = None, page_size: int | None = None):
         if csr is None and slotted is None:
             raise ValueError("a document needs a CSR graph or a slotted graph")
         self.doc_id = next(_ids)
@@ -53,10 +58,10 @@ class GraphDocument(QObject):
             self._csr_cache = (0, csr)            # the loaded CSR is the snapshot of revision 0
         self._info_cache: tuple[int, dict] | None = (0, info) if info is not None else None
         self._page_size = page_size or (slotted.page_size if slotted is not None else None)
-        self.undo_stack = QUndoStack(self)
-        self.undo_stack.setUndoLimit(UNDO_LIMIT)
+        self.events = DocumentEvents()
+        self.undo_stack = UndoStack(limit=UNDO_LIMIT)
         self.last_edit = None
-        self.busy_reason = ""            # set while a background rebuild owns the structure
+        self.busy_reason = ""            # set while a background rebuild owns the structure: edits are refused
         self.tab_order = 0               # where the window shows it among the tabs
         # the deltas of every edit, numbered by revision: a run on the live pages sends the
         # worker's replica only what it lacks (kernels.compute.documents)
@@ -72,7 +77,7 @@ class GraphDocument(QObject):
         name = name.strip()
         if name and name != self._name:
             self._name = name
-            self.renamed.emit(name)
+            self.events.renamed.emit(name)
 
     @property
     def key(self) -> str:
@@ -87,7 +92,7 @@ class GraphDocument(QObject):
     @property
     def slotted(self):
         """The live slotted structure (``None`` for a read-only graph). Read it, never write it:
-        edits go through :mod:`explorer.commands`."""
+        edits go through :mod:`explorer.model.commands`."""
         return self._slotted
 
     @property
@@ -140,7 +145,7 @@ class GraphDocument(QObject):
             if self.journal is not None and delta is not None:
                 self.journal.record(delta, forward, revision=self.revision)
         self.last_edit = summary
-        self.changed.emit(summary)
+        self.events.changed.emit(summary)
 
     def _replace_structure(self, slotted, summary=None) -> None:
         """Swap in another slotted structure (page-size change, undo of one)."""
@@ -150,7 +155,7 @@ class GraphDocument(QObject):
             if self.journal is not None:
                 self.journal.replace(slotted, revision=self.revision)
         self.last_edit = summary
-        self.changed.emit(summary)
+        self.events.changed.emit(summary)
 
     # ---- the live pages on a worker ----------------------------------------------------
     def pending_pages(self) -> int | None:
@@ -165,7 +170,7 @@ class GraphDocument(QObject):
         self.last_sync = (revision, sync)
         if self._slotted is not None and revision == self.revision:
             self._slotted.mark_synced()
-        self.syncedChanged.emit()
+        self.events.synced.emit()
 
     # ---- device sync bookkeeping ------------------------------------------------------
     def mark_synced(self) -> None:
@@ -175,7 +180,7 @@ class GraphDocument(QObject):
         new graph dirty would show nothing useful."""
         if self._slotted is not None:
             self._slotted.mark_synced()
-            self.syncedChanged.emit()
+            self.events.synced.emit()
 
     def __repr__(self) -> str:
         kind = "slotted" if self.editable else "read-only CSR"

@@ -1,14 +1,15 @@
-"""Every edit of a graph as an undoable command (``QUndoCommand``) storing a page delta.
+"""Every edit of a graph as an undoable command storing a page delta. Qt-free.
 
-Use :func:`push`: it performs the edit first (a refused edit raises ``GraphKernelsError`` and
-nothing is pushed or changed), then puts the command on the document's undo stack. Undo and
-redo write the recorded pages back (``SlottedGraph.apply_delta``, see
+Use :func:`push`: it puts the command on the document's undo stack
+(:class:`~explorer.model.undo.UndoStack`), which performs the edit first (:meth:`~StructureEdit.do`:
+a refused edit raises ``GraphKernelsError`` and nothing is pushed or changed). Undo and redo
+write the recorded pages back (``SlottedGraph.apply_delta``, see
 :mod:`kernels.graph.slotted.delta`), so the structure returns
 to exactly the pages it had. A batch is one command, hence one undo step. Changing the page
 size swaps whole structures (the old one is kept by the command).
 
-The factories (:func:`add_edge`, :func:`random_batch`...) build commands; the Qt-free helpers
-at the bottom pick random edges for batches.
+The factories (:func:`add_edge`, :func:`random_batch`...) build commands; the helpers at the
+bottom pick random edges for batches and rebuild structures (any thread).
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
-from PySide6.QtGui import QUndoCommand
 
+from explorer.model.undo import Command
 from kernels.errors import GraphEditError, ParameterError
 from kernels.graph.slotted import PageDelta, SlottedGraph
 
@@ -61,7 +62,7 @@ class EditSummary:
         return prefix + self.text + (f" ({how})" if how and self.direction == "do" else "")
 
 
-class StructureEdit(QUndoCommand):
+class StructureEdit(Command):
     """One edit (single or batch) of a document's slotted structure, as a page delta."""
 
     kind = "edit"
@@ -69,17 +70,23 @@ class StructureEdit(QUndoCommand):
     def __init__(self, document, text: str, edit: Callable[[SlottedGraph], object],
                  vertices: Iterable[int] | Callable[[SlottedGraph], Iterable[int]] = (),
                  describe_result: Callable[[object], str] | None = None):
-        super().__init__(text)
         self.document = document
+        self.text = text
         self._edit = edit
         self._vertices = vertices
         self._describe_result = describe_result
         self.delta: PageDelta | None = None
+        self.structure: SlottedGraph | None = None     # the structure the delta applies to
         self.result = None
-        self._fresh = False
-        self._silent = False          # set while a session rebuilds the stack: nothing to apply
 
-    def execute(self) -> None:
+    @classmethod
+    def recorded(cls, document, text: str, structure: SlottedGraph, delta: PageDelta) -> StructureEdit:
+        """An edit already applied to ``structure`` (a session's history): undo and redo only."""
+        command = cls(document, text, lambda g: None)
+        command.structure, command.delta = structure, delta
+        return command
+
+    def do(self) -> None:
         """Perform the edit on the live structure, recording its delta."""
         g = self.document.slotted
         if g is None:
@@ -88,70 +95,60 @@ class StructureEdit(QUndoCommand):
             raise GraphEditError(f"'{self.document.name}' is busy: {self.document.busy_reason}")
         with self.document.editing():
             self.result, self.delta = g.record_edit(self._edit, self._vertices)
-        self._structure = g
+        self.structure = g
         if self._describe_result is not None:
-            self.setText(self._describe_result(self.result))
-        self._fresh = True
+            self.text = self._describe_result(self.result)
+        self.document._structure_changed(self._summary("do"), self.delta, forward=True)
 
     def _summary(self, direction: str) -> EditSummary:
-        return EditSummary(self.text(), self.delta.cases(), self.delta.pages, direction)
+        return EditSummary(self.text, self.delta.cases(), self.delta.pages, direction)
 
     def redo(self) -> None:
-        if self._silent:
-            return
-        if self._fresh:                       # push() calls redo right after execute()
-            self._fresh = False
-            self.document._structure_changed(self._summary("do"), self.delta, forward=True)
-            return
         with self.document.editing():
-            self._structure.apply_delta(self.delta, forward=True)
+            self.structure.apply_delta(self.delta, forward=True)
         self.document._structure_changed(self._summary("redo"), self.delta, forward=True)
 
     def undo(self) -> None:
-        if self._silent:
-            return
         with self.document.editing():
-            self._structure.apply_delta(self.delta, forward=False)
+            self.structure.apply_delta(self.delta, forward=False)
         self.document._structure_changed(self._summary("undo"), self.delta, forward=False)
 
 
-class ReplaceStructure(QUndoCommand):
+class ReplaceStructure(Command):
     """Swap the document's structure for another (a rebuild with a new page size)."""
 
     kind = "replace"
 
     def __init__(self, document, text: str, new_structure: SlottedGraph):
-        super().__init__(text)
         self.document = document
-        self.old = None
+        self.text = text
+        self.old: SlottedGraph | None = None
         self.new = new_structure
-        self._fresh = False
-        self._silent = False
 
-    def execute(self) -> None:
+    @classmethod
+    def recorded(cls, document, text: str, old: SlottedGraph, new: SlottedGraph) -> ReplaceStructure:
+        """A replacement already made (a session's history): undo and redo only."""
+        command = cls(document, text, new)
+        command.old = old
+        return command
+
+    def do(self) -> None:
         self.old = self.document.slotted
         if self.old is None:
             raise GraphEditError(f"'{self.document.name}' cannot be edited: {self.document.not_editable_reason}")
-        self._fresh = True
+        self.document._replace_structure(self.new, EditSummary(self.text, {}, None, "do"))
 
     def redo(self) -> None:
-        if self._silent:
-            return
-        direction = "do" if self._fresh else "redo"
-        self._fresh = False
-        self.document._replace_structure(self.new, EditSummary(self.text(), {}, None, direction))
+        self.document._replace_structure(self.new, EditSummary(self.text, {}, None, "redo"))
 
     def undo(self) -> None:
-        if self._silent:
-            return
-        self.document._replace_structure(self.old, EditSummary(self.text(), {}, None, "undo"))
+        self.document._replace_structure(self.old, EditSummary(self.text, {}, None, "undo"))
 
 
-def push(document, command) -> object:
+def push(document, command: Command) -> object:
     """Perform ``command`` and put it on the document's undo stack; returns its result.
 
     Raises ``GraphKernelsError`` (nothing changed, nothing pushed) when the edit is refused."""
-    command.execute()
     document.undo_stack.push(command)
     return getattr(command, "result", None)
 
@@ -288,7 +285,7 @@ def replayed_batch(document, text: str, report, page_delta: PageDelta, vertices)
 
 
 def batch_on_copy(copy: SlottedGraph, size: int, mode: str, seed: int):
-    """Qt-free, for a worker thread: a random batch applied to ``copy`` with the host path.
+    """For a worker thread: a random batch applied to ``copy`` with the host path.
     Returns ``(text, report, page delta, vertices)``; :func:`replayed_batch` puts it on the
     live structure."""
     from kernels.graph.update_batches import existing_edges, new_edges
@@ -312,7 +309,7 @@ def change_page_size(document, new_structure: SlottedGraph) -> ReplaceStructure:
     return ReplaceStructure(document, f"page size {old} -> {new_structure.page_size} (rebuild)", new_structure)
 
 
-# ---- Qt-free helpers ------------------------------------------------------------------------
+# ---- helpers (any thread) ------------------------------------------------------------------
 def structure_snapshot(g: SlottedGraph) -> dict:
     """What a rebuild needs, taken on the GUI thread so the rebuild can run in another one."""
     return {"csr": g.to_csr(), "live": g.vertices(), "one_sided": g.one_sided_entries,
