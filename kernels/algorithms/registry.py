@@ -2,8 +2,9 @@
 
 Everything the command line, the sweeps and the GUI know about an algorithm comes from the
 metadata declared here (Kernel Tuner style: parameters are lists of allowed values or ranges,
-constraints are small expressions such as ``"rows <= wg"``). Adding a variant touches one
-file: the family module that registers it.
+constraints are small expressions such as ``"rows <= wg"``; a GPU variant's launch shape and
+its small simulator parameters, :class:`LaunchShape`). Adding a variant touches the family module
+that registers it, the module of its kernels and its doc (``docs/adding-an-algorithm.md``).
 
 A family module must import only NumPy/SciPy at module level; GPU code (``numba.cuda``) is
 imported inside ``Variant.make`` so that listing algorithms never initialises CUDA (the GUI

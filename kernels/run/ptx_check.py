@@ -15,7 +15,7 @@ compiles, with ``numba.cuda.compile_ptx`` (NVVM and NVRTC, no device):
   launches) and the device batch updates.
 
 ``--list`` prints what would be compiled, variant by variant, and compiles nothing (no CUDA
-compiler libraries needed: ``tests/test_ptx_enumeration.py`` runs it). Exit status: 0 when
+compiler libraries needed: ``tests/test_operators_ptx.py`` runs it). Exit status: 0 when
 every kernel compiles, 1 when one fails (each failure printed), 77 when the CUDA compiler
 libraries are not installed (nothing checked).
 
