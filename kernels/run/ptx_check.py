@@ -200,6 +200,9 @@ def _enumerate() -> tuple[dict[str, list], list[str]]:
                                 for name, dispatcher, argtypes in variant_kernels(var)]
             except MissingKernels as exc:
                 problems.append(str(exc))
+            except Exception as exc:  # noqa: BLE001 - a variant whose kernels cannot be built: say which, go on
+                problems.append(f"{label}: its kernels could not be built ({var.launch.ptx}: {type(exc).__name__}: "
+                                f"{str(exc).splitlines()[0] if str(exc) else ''})")
         found["operators"] = [(name, dispatcher, [tuple(args)]) for name, dispatcher, args in operator_kernels()]
     return found, problems
 
