@@ -87,17 +87,16 @@ def work_of(variant: str, n: int, m: int) -> float:
     return float(n) * m if algorithm_of(variant) == "dijkstra" else float(n) ** 3
 
 
-def launch_shape(variant: str, params: dict, n: int) -> tuple[int | None, int | None]:
-    """(blocks of the main kernel per launch, threads per block)."""
-    if "warps_per_block" not in params:
+def launch_shape(variant: str, params: dict, graph) -> tuple[int | None, int | None]:
+    """(blocks of the main kernel per launch, threads per block) on a GPU, as the variant's
+    registered launch shape declares them; (None, None) for a CPU variant."""
+    from kernels.algorithms.registry import get_variant
+
+    fam, var = get_variant("apsp", variant)
+    if var.launch is None:
         return None, None
-    tpb = 32 * params["warps_per_block"]
-    if variant == "gpu-fw-naive":
-        return -(-n // tpb) * min(n, 65535), tpb
-    if variant == "gpu-dijkstra":
-        return -(-n // tpb), tpb
-    rounds = -(-n // params["tile"])
-    return rounds * rounds, tpb  # the two-dependent phase: one block per tile
+    resolved = fam.resolve_params(var, params)
+    return var.launch.grid(graph, resolved, False), var.launch.block(resolved, False)
 
 
 # ---- peak -------------------------------------------------------------------------------------
@@ -173,7 +172,7 @@ class Bench:
         params = dict(params or {})
         n, m = meta["n"], meta["m"]
         row = {**meta, "variant": variant, "params": dict(params), "algorithm": algorithm_of(variant)}
-        row["blocks"], row["threads_per_block"] = launch_shape(variant, params, n)
+        row["blocks"], row["threads_per_block"] = launch_shape(variant, params, graph)
         predicted = self.predict(variant, params, n, m)
         repeat = self.cfg["repeat"] if repeat is None else repeat
         if predicted is None:

@@ -120,7 +120,19 @@ MEDIUM = [
     ("sssp", "gpu-slotted", "delaunay_n10.mtx", {}),
     ("sssp", "gpu-csr", "jagmesh7.mtx", {"block": 64}),
 ]
-CASES = {"small": SMALL, "medium": MEDIUM, "all": SMALL + MEDIUM}
+
+
+def declared_cases(graph: str = "karate.mtx") -> list[tuple[str, str, str, dict]]:
+    """Every GPU variant of the registry with the simulator parameters its launch shape declares
+    (on ``graph``): a variant added to the registry is measured, and its costs can be fitted,
+    without editing the lists above."""
+    from kernels.algorithms.registry import families
+
+    return [(fam.name, var.name, graph, dict(var.launch.sim_params)) for fam in families().values()
+            for var in fam.variants.values() if var.kind == "gpu" and var.launch is not None]
+
+
+CASES = {"small": SMALL + declared_cases(), "medium": MEDIUM, "all": SMALL + declared_cases() + MEDIUM}
 
 
 def measure(family: str, variant: str, graph, params: dict, repeat: int = 2, warmup: int = 1) -> dict:

@@ -91,3 +91,47 @@ def test_a_constraint_naming_no_parameter_is_refused_when_the_variant_is_added()
         fam.add(typo)
     assert Constraint("rows <= wg").names == {"rows", "wg"}
     assert not Constraint("rows <= wg").holds({"rows": 64, "wg": 32})
+
+
+def test_every_gpu_variant_declares_its_launch_shape_and_simulator_params():
+    """The one declaration the simulator estimate, the conformance and launch-mode tests, the PTX
+    check and the benchmarks read: a GPU variant registered without it fails here, by name."""
+    from kernels.inputs import load_input
+
+    tiny = load_input("gen:gnp:n=14,p=0.45,seed=2,weights=uniform")
+    missing = [f"{fam.name}/{var.name}" for fam in families().values() for var in fam.variants.values()
+               if var.kind == "gpu" and (var.launch is None or not var.launch.sim_params or not var.launch.ptx)]
+    assert not missing, ("GPU variants without a launch shape, simulator parameters and PTX kernels "
+                         f"(Variant(launch=LaunchShape(block, grid, sim_params={{...}}, ptx='module:function'))): "
+                         f"{', '.join(missing)}")
+    for fam in families().values():
+        for var in fam.variants.values():
+            if var.kind != "gpu":
+                continue
+            params = fam.resolve_params(var, var.launch.sim_params)
+            threads = var.launch.threads(tiny, params, True)
+            # a few thousand simulated threads at most on a tiny input (each is a Python thread)
+            assert 0 < threads <= 4096, (fam.name, var.name, threads)
+            assert var.launch.threads(tiny, fam.resolve_params(var, {}), False) > 0
+            assert ":" in var.launch.ptx and var.launch.text
+
+
+def test_simulator_params_are_checked_when_the_variant_is_added():
+    from kernels.algorithms.registry import Family, LaunchShape, Variant, block_param
+
+    fam = Family(name="t", title="t", description="", prepare=None, reference=None, verify=None,
+                 summarize=None, metrics=(), reference_name="none")
+    params = (Param("wg", int, 128, "", minimum=32, maximum=1024), Param("rows", int, 1, ""))
+
+    def shape(sim_params):
+        return LaunchShape(block_param("wg"), lambda g, p, sim: 1, sim_params=sim_params, ptx="m:f")
+
+    fam.add(Variant("ok", "gpu", "", lambda *a: None, params=params, launch=shape({"wg": 32})))
+    with pytest.raises(ValueError, match="t/typo: the simulator parameters name wgg, not a parameter"):
+        fam.add(Variant("typo", "gpu", "", lambda *a: None, params=params, launch=shape({"wgg": 32})))
+    with pytest.raises(ParameterError, match="wg"):
+        fam.add(Variant("small", "gpu", "", lambda *a: None, params=params, launch=shape({"wg": 16})))
+    with pytest.raises(ConstraintError, match="rows <= wg"):
+        fam.add(Variant("broken", "gpu", "", lambda *a: None, params=params, launch=shape({"wg": 32, "rows": 64}),
+                        constraints=(Constraint("rows <= wg"),)))
+    assert set(fam.variants) == {"ok"}

@@ -103,22 +103,46 @@ def test_the_launch_models_use_the_simulators_grid_caps(monkeypatch):
     monkeypatch.setattr(launch, "on_simulator", lambda: True)
     assert launch.grid_for(10**6, 16) == simulator.OPERATOR_THREADS // 16
     assert launch.resident_grid(16) == simulator.OPERATOR_THREADS // 16
+    from kernels.algorithms.traversal import variants
     from kernels.cuda import warp
-    from kernels.run import sim_estimate
 
-    assert sim_estimate.FRONTIER_SIM_THREADS == warp.WARP
+    assert variants.SIM_WARP == warp.WARP          # gpu-do / gpu-nearfar's declared simulator block
 
 
-def test_every_gpu_traversal_variant_has_a_launch_model():
+def test_every_gpu_variant_is_estimated_from_its_declared_launch_shape():
+    """No guessing from parameter names: the block and the grid come from the variant's launch
+    shape (a block size parameter named otherwise, or a block the simulator overrides, as
+    gpu-do's one warp, is what the declaration says); a variant whose costs are not fitted yet is
+    costed by its declared launch."""
     from kernels.algorithms.registry import families
-    from kernels.run.sim_estimate import LAUNCH_MODELS
+    from kernels.run.sim_estimate import WORK_MODELS
 
-    for family in ("bfs", "sssp"):
-        for var in families()[family].variants.values():
-            if var.kind == "gpu":
-                assert (family, var.name) in LAUNCH_MODELS, var.name
     g = path_graph(20)
+    for fam in families().values():
+        for var in fam.variants.values():
+            if var.kind != "gpu":
+                continue
+            params = fam.resolve_params(var, var.launch.sim_params)
+            est = estimate(fam.name, var.name, g, params)
+            assert est.threads >= var.launch.threads(g, params, True) > 0, (fam.name, var.name)
+            assert (fam.name, var.name) in WORK_MODELS, f"{fam.name}/{var.name}: costs not fitted yet"
     do = estimate("bfs", "gpu-do", g, {"source": 0, "block": 256, "alpha": 14.0, "beta": 24.0})
     assert do.threads == 32 and do.counts["vertex-levels"] == 21 * 20
     far = estimate("sssp", "gpu-nearfar", g, {"source": 0, "block": 256, "delta": 1.0})
     assert far.counts["thread-levels"] == 2 * 21 * 64
+    rows = estimate("triangles", "gpu-row-block", g, {"block_size": 64})     # no name list: block_size read
+    assert rows.threads == 20 * 64
+    fw = estimate("apsp", "gpu-fw-naive", g, {"warps_per_block": 2})          # 32 x warps_per_block
+    assert fw.threads == 20 * 64 * 20
+
+
+def test_an_unfitted_variant_is_costed_by_its_declared_launch(monkeypatch):
+    from kernels.run import sim_estimate
+
+    monkeypatch.delitem(sim_estimate.WORK_MODELS, ("triangles", "gpu-row-block"))
+    g = path_graph(20)
+    est = estimate("triangles", "gpu-row-block", g, {"block_size": 32})
+    assert est.threads == 20 * 32 and est.run_s == est.threads * sim_estimate.ROUGH_SECONDS_PER_THREAD
+    assert "declared launch" in est.basis
+    plugin = estimate("no-such-family", "gpu-x", g, {"wg": 1024})             # nothing declared: the rough rule
+    assert plugin.threads == 128 and "rough" in plugin.basis

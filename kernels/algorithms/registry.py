@@ -2,8 +2,9 @@
 
 Everything the command line, the sweeps and the GUI know about an algorithm comes from the
 metadata declared here (Kernel Tuner style: parameters are lists of allowed values or ranges,
-constraints are small expressions such as ``"rows <= wg"``). Adding a variant touches one
-file: the family module that registers it.
+constraints are small expressions such as ``"rows <= wg"``; a GPU variant's launch shape and
+its small simulator parameters, :class:`LaunchShape`). Adding a variant touches the family module
+that registers it, the module of its kernels and its doc (``docs/adding-an-algorithm.md``).
 
 A family module must import only NumPy/SciPy at module level; GPU code (``numba.cuda``) is
 imported inside ``Variant.make`` so that listing algorithms never initialises CUDA (the GUI
@@ -273,6 +274,56 @@ def lazy_make(spec: str) -> Callable[[Problem, dict, str], Any]:
     return make
 
 
+# ---- launch shapes ---------------------------------------------------------------------
+
+#: a launch shape's block: ``(params, simulator) -> threads per block``
+BlockRule = Callable[[dict, bool], int]
+#: a launch shape's grid: ``(graph, params, simulator) -> blocks``
+GridRule = Callable[[Any, dict, bool], int]
+
+
+@dataclass(frozen=True)
+class LaunchShape:
+    """How a GPU variant launches, declared once where the variant is registered.
+
+    ``block(params, simulator)`` is the threads per block of its main kernel and
+    ``grid(graph, params, simulator)`` its blocks on the input ``graph`` (a
+    :class:`~kernels.graph.csr.CSRGraph`): exactly what the variant launches on the CUDA simulator
+    (``simulator=True``, grids capped as :mod:`kernels.cuda.simulator` says); on a GPU, the blocks
+    the work asks for (a grid-stride or persistent kernel may launch fewer). ``params`` are the
+    variant's resolved parameters (no ``auto`` left among those the shape reads, except where it
+    says how it counts one). ``sim_params`` are the small parameters it runs with on the
+    simulator: a run on a tiny input stays at a few thousand simulated threads (the conformance
+    and launch-mode tests run it so; the simulator estimate, the PTX check and the benchmarks read
+    the rest). ``ptx`` names, as ``"package.module:function"``, a function returning the
+    variant's kernels for the PTX check (``[(name, dispatcher, argument types or None)]``; None:
+    the dispatcher's own signatures); imported only by the check. ``text`` says the shape in
+    words."""
+
+    block: BlockRule
+    grid: GridRule
+    sim_params: dict
+    ptx: str
+    text: str = ""
+
+    def threads(self, graph, params: dict, simulator: bool = True) -> int:
+        """Simulated (or GPU) threads of the main launch: grid x block."""
+        return int(self.grid(graph, params, simulator)) * int(self.block(params, simulator))
+
+
+def block_param(name: str, per_unit: int = 1) -> BlockRule:
+    """A block of ``params[name]`` threads (times ``per_unit``: 32 for a count of warps)."""
+    def block(params: dict, simulator: bool) -> int:
+        return per_unit * int(params[name])
+
+    block.__qualname__ = block.__name__ = f"block_param({name!r})"
+    return block
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-int(a) // max(int(b), 1))
+
+
 # ---- variants and families -------------------------------------------------------------
 
 @dataclass
@@ -296,6 +347,8 @@ class Variant:
     available: Callable[[], str | None] = lambda: None
     per_vertex: bool = False
     live_pages: bool = False
+    #: how it launches and what it runs with on the simulator (every ``gpu`` variant declares one)
+    launch: LaunchShape | None = None
     family: str = ""
 
     def __post_init__(self):
@@ -346,6 +399,12 @@ class Family:
             if unknown:     # a misspelt name would make the constraint always "hold"
                 raise ValueError(f"{self.name}/{variant.name}: constraint '{c.expression}' names "
                                  f"{', '.join(unknown)}, not a parameter (parameters: {', '.join(sorted(declared))})")
+        if variant.launch is not None:
+            unknown = sorted(set(variant.launch.sim_params) - declared)
+            if unknown:
+                raise ValueError(f"{self.name}/{variant.name}: the simulator parameters name {', '.join(unknown)}, "
+                                 f"not a parameter (parameters: {', '.join(sorted(declared))})")
+            self.resolve_params(variant, variant.launch.sim_params)    # valid values, constraints hold
         variant.family = self.name
         self.variants[variant.name] = variant
         return variant

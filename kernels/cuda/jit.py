@@ -14,9 +14,35 @@ compile, for the kernels a cell created, the signatures its variant launched the
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 
 _DISPATCHERS: weakref.WeakSet = weakref.WeakSet()
+#: inside :func:`signatures_deferred`: kernels given a signature are not compiled here
+_DEFERRED = False
+
+
+@contextlib.contextmanager
+def signatures_deferred():
+    """Kernels made with a signature inside this block are not compiled for the device: their
+    dispatchers stay lazy and keep the argument types they declare in ``declared_signatures``.
+    The PTX check (:mod:`kernels.run.ptx_check`) builds the variants' kernels so and compiles
+    those signatures to PTX, without a device to compile for."""
+    global _DEFERRED
+    before, _DEFERRED = _DEFERRED, True
+    try:
+        yield
+    finally:
+        _DEFERRED = before
+
+
+def array_type(dtype, ndim: int = 1):
+    """numba's type of a C-contiguous ``ndim``-dimensional array of ``dtype`` (what a device
+    array of that dtype passes to a kernel): argument types for the PTX check."""
+    import numba
+    import numpy as np
+
+    return numba.typeof(np.zeros((2,) * ndim, dtype=dtype))
 
 
 def dispatchers() -> list:
@@ -71,6 +97,9 @@ def _compiled(func, signatures: list, *, specialized: bool, options: dict):
     from numba.core import sigutils
 
     dispatcher = _lazy(func, options)
+    if _DEFERRED:
+        dispatcher.declared_signatures = [sigutils.normalize_signature(sig)[0] for sig in signatures]
+        return dispatcher
     for sig in signatures:
         argtypes, _ = sigutils.normalize_signature(sig)
         dispatcher.compile(argtypes)

@@ -214,3 +214,17 @@ def slotted_view(mirror) -> DeviceGraphView:
     args = (mirror.pool, mirror.index, w, np.int64(mirror.num_pages), np.int64(mirror.page_size))
     return DeviceGraphView("slotted", args, int(g.next_vertex_id), int(g.num_entries),
                            mirror.weights is not None, bool(g.directed), False)
+
+
+def view_types() -> dict:
+    """numba's types of the views kernels receive, for the PTX check: ``csr``, ``slotted``
+    (float64 weight pool) and ``slotted_f32``."""
+    from numba import types
+
+    from kernels.cuda.jit import array_type
+
+    i32, i64 = array_type(np.int32), array_type(np.int64)
+    pool = (i32, array_type(np.int32, 2))
+    return {"slotted": types.Tuple((*pool, array_type(np.float64), types.int64, types.int64)),
+            "slotted_f32": types.Tuple((*pool, array_type(np.float32), types.int64, types.int64)),
+            "csr": types.Tuple((i64, i32, array_type(np.float64)))}

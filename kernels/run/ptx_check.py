@@ -1,14 +1,21 @@
-"""Compile every operator and traversal kernel to PTX, without a GPU: ``python -m
-kernels.run.ptx_check [--cc 9.0]``.
+"""Compile every GPU variant's kernels and the operators' to PTX, without a GPU: ``python -m
+kernels.run.ptx_check [--cc 9.0] [--list]``.
 
 The CUDA simulator runs kernels as Python, so it cannot catch what only numba's CUDA
 compiler sees (typing of tuples, atomics on each dtype, local/shared array shapes). This
-compiles each kernel for the argument types the traversals really pass -- both views, both
-balances, both output modes, BFS and SSSP functors, weighted and not, the device-loop
-kernels (:mod:`kernels.algorithms.traversal.device_loop`), the frontier-loop kernels
-(:mod:`kernels.algorithms.traversal.frontier_loop`, with the hardware warp intrinsics) and the triangle family's device
-preprocessing (``gpu-oriented``, ``preprocess=gpu``) -- with
-``numba.cuda.compile_ptx``, which needs NVVM and NVRTC but no device. Exit status: 0 when
+compiles, with ``numba.cuda.compile_ptx`` (NVVM and NVRTC, no device):
+
+* the kernels of **every GPU variant of the registry**, as its launch shape names them
+  (``LaunchShape.ptx``: a function of the variant's own module returning its kernels and the
+  argument types it launches them with; a kernel built with a signature brings its own,
+  :func:`kernels.cuda.jit.signatures_deferred`). A GPU variant without one is a failure naming
+  it; ``vendor`` variants (CuPy) have no kernels of ours;
+* the operators the variants share (advance, filter, compute, scan, intersection for both
+  views, both balances, both output modes, BFS and SSSP functors: what the traversals' host loop
+  launches) and the device batch updates.
+
+``--list`` prints what would be compiled, variant by variant, and compiles nothing (no CUDA
+compiler libraries needed: ``tests/test_operators_ptx.py`` runs it). Exit status: 0 when
 every kernel compiles, 1 when one fails (each failure printed), 77 when the CUDA compiler
 libraries are not installed (nothing checked).
 
@@ -18,6 +25,7 @@ Must run without ``NUMBA_ENABLE_CUDASIM`` (the simulator has no compiler).
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import traceback
@@ -28,31 +36,56 @@ SKIPPED = 77
 
 
 def _types():
-    import numba
     from numba import types
 
-    def arr(dtype, ndim=1):
-        return numba.typeof(np.zeros((2,) * ndim, dtype=dtype))
+    from kernels.cuda.jit import array_type
+    from kernels.operators.views import view_types
 
-    i32, i64, f32, f64, u8 = (arr(np.int32), arr(np.int64), arr(np.float32), arr(np.float64), arr(np.uint8))
-    slotted = types.Tuple((i32, arr(np.int32, 2), f64, types.int64, types.int64))
-    slotted_f32 = types.Tuple((i32, arr(np.int32, 2), f32, types.int64, types.int64))
-    csr = types.Tuple((i64, i32, f64))
-    return {"i32": i32, "i64": i64, "f64": f64, "u8": u8, "int": types.int64, "views": {
-        "slotted": slotted, "slotted_f32": slotted_f32, "csr": csr}}
+    i32, i64, f64, u8 = (array_type(np.int32), array_type(np.int64), array_type(np.float64), array_type(np.uint8))
+    return {"i32": i32, "i64": i64, "f64": f64, "u8": u8, "int": types.int64, "views": view_types()}
 
 
-def _types_3d():
-    import numba
-
-    return numba.typeof(np.zeros((2, 2, 2), dtype=np.int64))
+class MissingKernels(Exception):
+    """A GPU variant whose launch shape names no kernels for this check."""
 
 
-def kernels_to_check():
-    """(name, dispatcher, argument types) of every kernel a traversal can launch."""
+def variant_kernels(variant) -> list:
+    """(name, dispatcher, argument types or None) of one GPU variant, as its launch shape's ``ptx``
+    function gives them; names start with ``family/variant``."""
+    label = f"{variant.family}/{variant.name}"
+    if variant.launch is None or not variant.launch.ptx:
+        raise MissingKernels(f"{label} declares no launch shape naming its kernels (Variant(launch=LaunchShape("
+                             "..., ptx='package.module:function')))")
+    module_name, _, function_name = variant.launch.ptx.partition(":")
+    kernels = getattr(importlib.import_module(module_name), function_name)(variant)
+    if not kernels:
+        raise MissingKernels(f"{label}: {variant.launch.ptx} returned no kernels")
+    return [(f"{label}: {name}", dispatcher, argtypes) for name, dispatcher, argtypes in kernels]
+
+
+def gpu_variants() -> list:
+    """Every variant of the registry whose kernels are ours (kind ``gpu``)."""
+    from kernels.algorithms.registry import families
+
+    return [var for fam in families().values() for var in fam.variants.values() if var.kind == "gpu"]
+
+
+def signatures(dispatcher, argtypes) -> list[tuple]:
+    """The argument types to compile ``dispatcher`` for: those given, else the ones it declares."""
+    if argtypes is not None:
+        return [tuple(argtypes)]
+    declared = getattr(dispatcher, "declared_signatures", None)
+    if not declared:
+        raise MissingKernels(f"{getattr(dispatcher, '__name__', dispatcher)}: no argument types given or declared")
+    return [tuple(sig) for sig in declared]
+
+
+def operator_kernels():
+    """(name, dispatcher, argument types) of the operators the variants share: every kernel a
+    traversal's host loop can launch, and the device batch updates."""
     from numba import types
 
-    from kernels.algorithms.traversal import device_loop, gpu_bfs, gpu_sssp
+    from kernels.algorithms.traversal import gpu_bfs, gpu_sssp
     from kernels.operators import advance, compute, filter, intersection, scan
 
     t = _types()
@@ -85,22 +118,6 @@ def kernels_to_check():
             out.append(("bottom-up csr", gpu_bfs.bottom_up_csr(256), (g, n, i32, n, i64, n, n)))
         else:
             out.append((f"bottom-up slotted[{view_name}]", gpu_bfs.bottom_up_slotted(256, 32), (g, i32, n, i64, n, n)))
-    i64_3d = _types_3d()
-    for view_name, g in t["views"].items():
-        kind = "csr" if view_name == "csr" else "slotted"
-        for algorithm, weighted, group, optimizing, output in (("bfs", False, 32, False, i32),
-                                                               ("bfs", False, 32, True, i32),
-                                                               ("bfs", False, 1, True, i32),
-                                                               ("sssp", True, 32, False, f64),
-                                                               ("sssp", False, 1, False, f64)):
-            # (g, n, m, source, out, bits: the distances' int64 view, stamp, small, chunks,
-            # counters, result, trace)
-            tag = (f"{view_name} {algorithm}{' weighted' if weighted else ''} group={group}"
-                   f"{' optimizing' if optimizing else ''}")
-            out.append((f"device loop[{tag}]",
-                        device_loop.device_loop_kernel(kind, algorithm, weighted, 256, group, optimizing),
-                        (g, n, n, n, output, i64, i32, i64_3d, i64_3d, i64, i64, i64_3d)))
-    out.extend(frontier_loop_kernels(t))
     out.append(("scan[array]", scan.scan_pass(scan.load_array, 1024, 4), (types.UniTuple(i64, 1), n, i64, i64, i64)))
     out.append(("add pass", scan.add_pass(2048), (i64, n, i64)))
     out.append(("partition", advance.partition_kernel(), (i64, n, i64, n, i64, n)))
@@ -114,7 +131,6 @@ def kernels_to_check():
                 (i32, n, types.Tuple((i32, n, i32, i64)))))
     out.append(("compute[sssp start]", compute.compute_kernel(gpu_sssp.start_distances, True),
                 (i32, n, types.Tuple((f64, i32, n, i32, i64)))))
-    out.extend(triangle_preprocessing_kernels(t))
     out.extend(batch_update_kernels(t))
     return out
 
@@ -161,59 +177,6 @@ def batch_update_kernels(t: dict):
     return out
 
 
-def frontier_loop_kernels(t: dict):
-    """gpu-do / gpu-nearfar (kernels/algorithms/traversal/frontier_loop.py) with the hardware warp
-    intrinsics, for the argument types ``FrontierLoopTraversal.run`` passes."""
-    import numba
-
-    from kernels.algorithms.traversal import frontier_loop
-
-    i32, i64, f64, n = t["i32"], t["i64"], t["f64"], t["int"]
-    i64_3d = _types_3d()
-    u32_2d = numba.typeof(np.zeros((2, 2), dtype=np.uint32))
-    out = []
-    for view_name, g in t["views"].items():
-        kind = "csr" if view_name == "csr" else "slotted"
-        for algorithm, weighted, group, optimizing, output in (("bfs", False, 32, True, i32),
-                                                               ("bfs", False, 1, False, i32),
-                                                               ("sssp", True, 32, False, f64),
-                                                               ("sssp", False, 1, False, f64)):
-            tag = (f"{view_name} {algorithm}{' weighted' if weighted else ''} group={group}"
-                   f"{' optimizing' if optimizing else ''}")
-            # (g, n, m, source, out, bits, stamp, small, chunks, counters, result, fb, far, pending, fstamp, tune)
-            out.append((f"frontier loop[{tag}]",
-                        frontier_loop.frontier_loop_kernel(kind, algorithm, weighted, 256, group, optimizing, True),
-                        (g, n, n, n, output, i64, i32, i64_3d, i64_3d, i64, i64, u32_2d, i32, i32, i32, f64)))
-    return out
-
-
-def triangle_preprocessing_kernels(t: dict):
-    """gpu-oriented's device preprocessing (kernels/algorithms/triangles/device_orientation.py),
-    for the argument types ``orient_on_device`` passes: int64 indptr, int32 indices."""
-    from numba import types
-
-    from kernels.algorithms.triangles import device_orientation as dev
-    from kernels.operators import bin_sort, scan
-
-    i32, i64, n = t["i32"], t["i64"], t["int"]
-    block, ipt = scan.FIRST_LEVEL["cuda"]
-    scans = [("keep", dev.keep_load, (i64, i32, i32)), ("partner", dev.partner_load, (i32, i32, i64, i64)),
-             ("owned", dev.owned_load, (i64, i64)), ("work", dev.work_load, (i64, i32, i64, n)),
-             ("chunk", dev.chunk_load, (i32, i64, i64, i32, n, n))]
-    out = [(f"triangles scan[{name}]", scan.scan_pass(load, block, ipt), (types.Tuple(args), n, i64, i64, i64))
-           for name, load, args in scans]
-    out += [("triangles rows", dev.rows_kernel, (i64, n, n, i32)),
-            ("triangles out lists", dev.out_lists_kernel, (i64, i32, n, n, i64, i64, i32)),
-            ("triangles partners", dev.partners_kernel, (i64, i32, i32, n, i64, i64, i32, i32)),
-            ("triangles keys", dev.keys_kernel, (i64, i64, i64, n, n, n, i64, i32)),
-            ("triangles chunks", dev.chunks_kernel, (i32, i64, i64, i32, n, n, n, i64, i32, i64, i64)),
-            ("triangles chunk keys", dev.chunk_keys_kernel, (i64, i64, i64, n, i32)),
-            ("triangles gather chunks", dev.gather_chunks_kernel, (i32, n, i32, i64, i64, i32, i64, i64)),
-            ("bin sort histogram", bin_sort.histogram_kernel(dev.BINS), (i32, n, n, n, i64)),
-            ("bin sort scatter", bin_sort.scatter_kernel(dev.BINS), (i32, n, n, n, i64, i32))]
-    return out
-
-
 def _answer_for_the_device(cc: tuple[int, int]) -> None:
     """numba compiles a called device function for "the current device"; with no device the
     query fails, so answer it with the compute capability being checked."""
@@ -224,9 +187,30 @@ def _answer_for_the_device(cc: tuple[int, int]) -> None:
     dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)
 
 
+def _enumerate() -> tuple[dict[str, list], list[str]]:
+    """Every kernel to compile, by variant, and one line per variant that names none."""
+    from kernels.cuda.jit import signatures_deferred
+
+    found, problems = {}, []
+    with signatures_deferred():
+        for var in gpu_variants():
+            label = f"{var.family}/{var.name}"
+            try:
+                found[label] = [(name, dispatcher, signatures(dispatcher, argtypes))
+                                for name, dispatcher, argtypes in variant_kernels(var)]
+            except MissingKernels as exc:
+                problems.append(str(exc))
+            except Exception as exc:  # noqa: BLE001 - a variant whose kernels cannot be built: say which, go on
+                problems.append(f"{label}: its kernels could not be built ({var.launch.ptx}: {type(exc).__name__}: "
+                                f"{str(exc).splitlines()[0] if str(exc) else ''})")
+        found["operators"] = [(name, dispatcher, [tuple(args)]) for name, dispatcher, args in operator_kernels()]
+    return found, problems
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cc", default="9.0", help="compute capability to compile for (default 9.0: H100/H200)")
+    ap.add_argument("--list", action="store_true", help="print the kernels of every GPU variant, compile nothing")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
@@ -235,6 +219,15 @@ def main(argv=None) -> int:
     from numba import cuda, types
 
     cc = tuple(int(x) for x in args.cc.split("."))
+    if args.list:
+        found, problems = _enumerate()
+        for label, kernels in found.items():
+            print(f"{label}: {sum(len(sigs) for _, _, sigs in kernels)} kernels")
+            for name, _, sigs in kernels:
+                print(f"    {name} ({len(sigs)} signature{'s' if len(sigs) != 1 else ''})")
+        for problem in problems:
+            print(f"MISSING  {problem}")
+        return 1 if problems else 0
     _answer_for_the_device(cc)
     try:
         cuda.compile_ptx(lambda a: None, "void(int32[::1])", cc=cc)
@@ -242,19 +235,30 @@ def main(argv=None) -> int:
         print(f"ptx_check: the CUDA compiler libraries are not available ({type(exc).__name__}); skipped",
               file=sys.stderr)
         return SKIPPED
-    failures = 0
-    checked = kernels_to_check()
-    for name, dispatcher, argtypes in checked:
-        try:
-            cuda.compile_ptx(dispatcher.py_func, types.void(*argtypes), cc=cc)
-            if not args.quiet:
-                print(f"ok      {name}")
-        except Exception as exc:  # noqa: BLE001 - report every kernel, then fail
-            failures += 1
-            print(f"FAILED  {name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
-            if not args.quiet:
-                traceback.print_exc(limit=3)
-    print(f"{len(checked) - failures} of {len(checked)} kernels compile for sm_{cc[0]}{cc[1]}")
+    found, problems = _enumerate()
+    failures, checked, done = len(problems), 0, set()
+    for problem in problems:
+        print(f"FAILED  {problem}")
+    for kernels in found.values():
+        for name, dispatcher, sigs in kernels:
+            for argtypes in sigs:
+                key = (id(dispatcher.py_func), argtypes)     # variants sharing a kernel compile it once
+                if key in done:
+                    continue
+                done.add(key)
+                checked += 1
+                try:
+                    cuda.compile_ptx(dispatcher.py_func, types.void(*argtypes), cc=cc)
+                    if not args.quiet:
+                        print(f"ok      {name}")
+                except Exception as exc:  # noqa: BLE001 - report every kernel, then fail
+                    failures += 1
+                    print(f"FAILED  {name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+                    if not args.quiet:
+                        traceback.print_exc(limit=3)
+    variants = len(found) - 1
+    print(f"{checked - failures + len(problems)} of {checked} kernels compile for sm_{cc[0]}{cc[1]} "
+          f"({variants} GPU variants and the operators; {len(problems)} variants name no kernels)")
     return 1 if failures else 0
 
 

@@ -8,8 +8,9 @@ count: ``spmv gpu-naive`` (no barrier) costs ~0.3 ms a simulated thread, a ``gpu
 block ~0.1 s whatever its width, a BFS level of the device loop a few ms per thread of its one
 block, and every kernel also pays for each stored entry it walks in interpreted Python.
 
-:func:`estimate` takes the variant's launch model (:data:`LAUNCH_MODELS`: the same grids the
-variants launch on the simulator, capped as they are there) and turns its work counts into
+:func:`estimate` reads the variant's launch shape, declared where the variant is registered
+(``Variant.launch``: its block and its grid on the simulator, capped as they are there), counts
+the work its fitted model (:data:`WORK_MODELS`) says a run costs, and turns the counts into
 seconds with that variant's costs (:data:`SIM_COSTS`), for the warm-up plus the timed runs, plus
 the job's own overhead. Traversals count levels: the BFS depth from the run's ``source`` (a SciPy
 BFS on the host, milliseconds), which is why a deep graph takes longer than a wide one of the
@@ -29,8 +30,10 @@ the host's scheduler as much as on its processor: between the two sessions barri
 ``gpu-row-block``) up to 4x faster, so the costs sit between, and an estimate is a warning, not a
 promise.
 
-A variant without a model (a plug-in) gets the old rough rule: one thread per row and per
-stored entry, in blocks of its block-size parameter, at :data:`ROUGH_SECONDS_PER_THREAD`.
+A GPU variant whose costs are not fitted yet (a new one, a plug-in) is costed by its declared
+launch: the simulated threads of its launch shape on this input, at
+:data:`ROUGH_SECONDS_PER_THREAD`. One without a launch shape (a plug-in's) gets the old rough
+rule: one thread per row and per stored entry, in blocks of 128.
 
 Qt-free: the Run dock asks the user above a limit, ``graph-kernels run --target sim`` prints it.
 """
@@ -41,20 +44,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kernels.cuda.simulator import (
-    MERGE_PARTITION_THREADS,
-    OPERATOR_THREADS,
-    ORIENTED_TRIANGLE_BLOCKS,
-    SPMV_THREADS,
-    capped_blocks,
-)
+from kernels.cuda.simulator import MERGE_PARTITION_THREADS, OPERATOR_THREADS, SPMV_THREADS, capped_blocks
 
 ROUGH_SECONDS_PER_THREAD = 3e-3     # no launch model: the old conservative rule per simulated thread
 JOB_OVERHEAD_S = 0.3                # prepare, upload, verification and the worker's round trip, once a job
-BLOCK_PARAMS = ("wg", "block", "block_size")
+ROUGH_BLOCK = 128                   # no launch shape declared: blocks of this many threads
 DEPTH_BFS_LIMIT = 5_000_000         # entries above which the traversal depth is not measured but assumed
 ASSUMED_LEVELS = 64
-FRONTIER_SIM_THREADS = 32           # kernels.cuda.warp.WARP: gpu-do / gpu-nearfar run one warp there
 
 
 @dataclass(frozen=True)
@@ -109,22 +105,6 @@ def _ceil(a: float, b: float) -> int:
     return int(math.ceil(a / max(b, 1)))
 
 
-def block_threads(params: dict) -> int:
-    for name in BLOCK_PARAMS:
-        if name in params:
-            return int(params[name])
-    if "warps_per_block" in params:
-        return 32 * int(params["warps_per_block"])
-    return 128
-
-
-def _tunable_rows(params: dict) -> int:
-    """``rows`` of gpu-tunable; ``auto`` (chosen after the estimate, from the input) is counted as
-    its widest choice, 32 threads a row: the most row blocks, an estimate high rather than low."""
-    rows = params.get("rows", 1)
-    return max(int(params.get("wg", 128)) // 32, 1) if rows == "auto" else int(rows)
-
-
 def _degrees(graph):
     import numpy as np
 
@@ -157,72 +137,63 @@ def traversal_reach(graph, source) -> tuple[int, int]:
     return (int(hops[reached].max()) + 2 if reached.any() else 2), entries
 
 
-def _traversal(graph, p: dict) -> SimWork:
-    block = block_threads(p)
+def _traversal(graph, p: dict, shape) -> SimWork:
+    block = shape.block(p, True)
+    threads = shape.threads(graph, p, True)
     levels, entries = traversal_reach(graph, p.get("source", 0))
     # direction-optimizing BFS takes bottom-up steps over the unvisited vertices on large frontiers
     scans = {"vertex-levels": levels * graph.n_rows} if p.get("direction", "push") == "optimizing" else {}
     if p.get("loop", "device") == "device":
         # one block on the simulator (its grid sync is the block's syncthreads): every level is a
         # few barrier rounds of all its threads, plus a warp's worth of fixed work
-        return SimWork(block, {"thread-levels": levels * (block + 32), "entries": entries, **scans})
-    threads = min(block, OPERATOR_THREADS)
-    return SimWork(threads, {"launch-levels": levels * threads, "entries": entries, **scans})
+        return SimWork(threads, {"thread-levels": levels * (block + 32), "entries": entries, **scans})
+    # the host loop's launches per level, counted as the costs were fitted: at most the operators' budget
+    return SimWork(threads, {"launch-levels": levels * min(block, OPERATOR_THREADS), "entries": entries, **scans})
 
 
-def _frontier_loop(graph, p: dict) -> SimWork:
+def _frontier_loop(graph, p: dict, shape) -> SimWork:
     """``gpu-do`` / ``gpu-nearfar`` (:mod:`kernels.algorithms.traversal.frontier_loop`): one block
     of one warp on the simulator whatever ``block`` says (its warp votes are block-wide exchanges
-    there); a bottom-up step visits every vertex. Near-far's buckets add levels the BFS depth does
-    not show: counted as twice the depth, an estimate high rather than low."""
+    there: the launch shape says so); a bottom-up step visits every vertex. Near-far's buckets add
+    levels the BFS depth does not show: counted as twice the depth, an estimate high rather than
+    low."""
+    threads = shape.threads(graph, p, True)
     levels, entries = traversal_reach(graph, p.get("source", 0))
     if "delta" in p:
         levels *= 2
     scans = {"vertex-levels": levels * graph.n_rows} if "alpha" in p else {}
-    return SimWork(FRONTIER_SIM_THREADS, {"thread-levels": levels * (FRONTIER_SIM_THREADS + 32), "entries": entries,
-                                          **scans})
+    return SimWork(threads, {"thread-levels": levels * (threads + 32), "entries": entries, **scans})
 
 
-def _spmv_naive(g, p) -> SimWork:
-    wg = block_threads(p)
-    threads = capped_blocks(_ceil(g.n_rows, wg), wg, SPMV_THREADS) * wg
+def _spmv_naive(g, p, shape) -> SimWork:
+    threads = shape.threads(g, p, True)
     return SimWork(threads, {"threads": threads, "entries": g.nnz})
 
 
-def _spmv_tunable(g, p) -> SimWork:
+def _spmv_tunable(g, p, shape) -> SimWork:
     """Row blocks run one after another; each is ``1 + log2(threads per row)`` barrier rounds (the
     reduction tree's steps) of its ``wg`` threads, and a round costs about ``sqrt(wg)`` times a
     few ms (measured: 5 ms a round for 1 thread, ~30 ms for 32, ~50 ms for 128)."""
-    wg = block_threads(p)
-    rows = _tunable_rows(p)
-    row_blocks = _ceil(g.n_rows, rows)
-    rounds = row_blocks * (1 + math.log2(max(wg // max(rows, 1), 1)))
-    return SimWork(capped_blocks(row_blocks, wg, SPMV_THREADS) * wg,
-                   {"rounds x sqrt(wg)": rounds * math.sqrt(wg), "entries": g.nnz})
+    from kernels.algorithms.spmv import tunable_rows
+
+    wg = shape.block(p, True)
+    rows = tunable_rows(p)
+    rounds = _ceil(g.n_rows, rows) * (1 + math.log2(max(wg // max(rows, 1), 1)))
+    return SimWork(shape.threads(g, p, True), {"rounds x sqrt(wg)": rounds * math.sqrt(wg), "entries": g.nnz})
 
 
-def _spmv_merge(g, p) -> SimWork:
-    wg = block_threads(p)
-    tiles = _ceil(g.n_rows + g.nnz, wg * int(p.get("ipt", 7)))
+def _spmv_merge(g, p, shape) -> SimWork:
+    tiles = _ceil(g.n_rows + g.nnz, shape.block(p, True) * int(p.get("ipt", 7)))
     partition = capped_blocks(_ceil(tiles + 1, MERGE_PARTITION_THREADS), MERGE_PARTITION_THREADS,
-                               SPMV_THREADS) * MERGE_PARTITION_THREADS
-    return SimWork(capped_blocks(tiles, wg, SPMV_THREADS) * wg + partition,
-                   {"tiles": tiles, "entries": g.n_rows + g.nnz})
+                              SPMV_THREADS) * MERGE_PARTITION_THREADS
+    return SimWork(shape.threads(g, p, True) + partition, {"tiles": tiles, "entries": g.n_rows + g.nnz})
 
 
-def _spmv_adaptive(g, p) -> SimWork:
-    """Pieces as the variant bins rows (approximately, from the degrees): short rows a quarter
-    block's worth a piece, medium rows a warp each, long rows in chunks of ``long_row``."""
-    block = block_threads(p)
-    deg = _degrees(g)
-    short_row = int(p.get("short_row", 64))
-    long_row = p.get("long_row", "auto")
-    long_row = max(256, min(16384, 1 << max(int(g.nnz // 1024), 1).bit_length())) if long_row == "auto" \
-        else int(long_row)
-    medium = int(((deg > short_row) & (deg <= long_row)).sum())
-    chunks = int(sum(-(-int(d) // long_row) for d in deg[deg > long_row]))
-    pieces = _ceil(g.n_rows, max(block // 4, 1)) + _ceil(medium, max(block // 32, 1)) + chunks
-    return SimWork(capped_blocks(pieces, block, SPMV_THREADS) * block, {"pieces": pieces, "entries": g.nnz})
+def _spmv_adaptive(g, p, shape) -> SimWork:
+    """Pieces as the variant bins rows (approximately, from the degrees: the launch shape's grid
+    on a GPU, one block a piece)."""
+    pieces = shape.grid(g, p, False)
+    return SimWork(shape.threads(g, p, True), {"pieces": pieces, "entries": g.nnz})
 
 
 def _row_merges(g) -> float:
@@ -231,14 +202,13 @@ def _row_merges(g) -> float:
     return float((deg * deg).sum())
 
 
-def _triangle_rows(g, p) -> SimWork:
-    threads = g.n_rows * block_threads(p)        # one block per row, uncapped
+def _triangle_rows(g, p, shape) -> SimWork:
+    threads = shape.threads(g, p, True)        # one block per row, uncapped
     return SimWork(threads, {"threads": threads, "merges": _row_merges(g)})
 
 
-def _triangle_oriented(g, p) -> SimWork:
-    threads = ORIENTED_TRIANGLE_BLOCKS * block_threads(p)   # its simulator grid, striding over the work
-    return SimWork(threads, {"merges": _row_merges(g)})
+def _triangle_oriented(g, p, shape) -> SimWork:
+    return SimWork(shape.threads(g, p, True), {"merges": _row_merges(g)})   # its grid strides over the work
 
 
 def _apsp_n(graph, params: dict) -> int:
@@ -246,37 +216,29 @@ def _apsp_n(graph, params: dict) -> int:
     return min(graph.n_rows, limit) if limit > 0 else graph.n_rows
 
 
-def _apsp_dijkstra(g, p) -> SimWork:
-    n = _apsp_n(g, p)
-    threads = _ceil(n, block_threads(p)) * block_threads(p)
-    return SimWork(threads, {"thread-sources": threads * n})
+def _apsp_dijkstra(g, p, shape) -> SimWork:
+    threads = shape.threads(g, p, True)
+    return SimWork(threads, {"thread-sources": threads * _apsp_n(g, p)})
 
 
-def _apsp_fw_naive(g, p) -> SimWork:
-    n, b = _apsp_n(g, p), block_threads(p)
-    per_launch = _ceil(n, b) * b * n                 # grid (ceil(n / b), n) of b threads
-    return SimWork(per_launch * n, {"thread-launches": per_launch * n})
+def _apsp_fw_naive(g, p, shape) -> SimWork:
+    per_launch = shape.threads(g, p, True)          # grid (ceil(n / b), n) of b threads, n launches
+    launches = _apsp_n(g, p)
+    return SimWork(per_launch * launches, {"thread-launches": per_launch * launches})
 
 
-def _apsp_fw_tiled(g, p) -> SimWork:
-    n, b, tile = _apsp_n(g, p), block_threads(p), int(p.get("tile", 32))
-    rounds = _ceil(n, tile)
-    blocks = rounds ** 3                         # per round: the diagonal tile, 2(R-1) row/column, (R-1)^2 others
+def _apsp_fw_tiled(g, p, shape) -> SimWork:
+    tile = int(p.get("tile", 32))
+    rounds = _ceil(_apsp_n(g, p), tile)
+    blocks = shape.grid(g, p, True) * rounds     # per round: 1 + 2(R-1) + (R-1)^2 = R^2 tiles
+    b = shape.block(p, True)
     return SimWork(blocks * b, {"block-steps": blocks * tile, "threads": blocks * b})
 
 
-def _kclique(items: Callable) -> Callable:
+def _kclique(g, p, shape) -> SimWork:
     # a bounded grid of blocks loops over the work: at most max_blocks, never more blocks than items
-    def work(g, p) -> SimWork:
-        threads = max(1, min(int(p.get("max_blocks", 1024)), items(g))) * block_threads(p)
-        return SimWork(threads, {"threads": threads, "entries": g.nnz})
-    return work
-
-
-@dataclass(frozen=True)
-class LaunchModel:
-    work: Callable          # (graph, params) -> SimWork
-    cost: SimCost
+    threads = shape.threads(g, p, True)
+    return SimWork(threads, {"threads": threads, "entries": g.nnz})
 
 
 # the costs, in seconds: fitted by ``benchmarks/bench_sim_estimate.py --fit`` to the 144 cases of
@@ -317,6 +279,7 @@ SIM_COSTS: dict[tuple[str, str], SimCost] = {
     ("sssp", "gpu-nearfar-slotted"): SimCost(0.0065, {"thread-levels": 4.6e-4, "entries": 3.2e-4}),
 }
 
+#: the fitted variants' work counts: ``(graph, params, launch shape) -> SimWork``
 WORK_MODELS: dict[tuple[str, str], Callable] = {
     ("spmv", "gpu-naive"): _spmv_naive,
     ("spmv", "gpu-tunable"): _spmv_tunable,
@@ -329,11 +292,10 @@ WORK_MODELS: dict[tuple[str, str], Callable] = {
     ("apsp", "gpu-fw-naive"): _apsp_fw_naive,
     ("apsp", "gpu-fw-blocked"): _apsp_fw_tiled,
     ("apsp", "gpu-fw-staged"): _apsp_fw_tiled,
-    ("kclique", "gpu-vertex"): _kclique(lambda g: g.n_rows),
-    ("kclique", "gpu-list"): _kclique(lambda g: g.n_rows),
-    ("kclique", "gpu-edge"): _kclique(lambda g: max(g.nnz // 2, 1)),
-    # work=auto may choose edges (the larger grid): counted so
-    ("kclique", "gpu"): _kclique(lambda g: max(g.nnz // 2, 1)),
+    ("kclique", "gpu-vertex"): _kclique,
+    ("kclique", "gpu-list"): _kclique,
+    ("kclique", "gpu-edge"): _kclique,
+    ("kclique", "gpu"): _kclique,
     ("bfs", "gpu-csr"): _traversal,
     ("bfs", "gpu-slotted"): _traversal,
     ("sssp", "gpu-csr"): _traversal,
@@ -344,14 +306,20 @@ WORK_MODELS: dict[tuple[str, str], Callable] = {
     ("sssp", "gpu-nearfar-slotted"): _frontier_loop,
 }
 
-LAUNCH_MODELS: dict[tuple[str, str], LaunchModel] = {
-    key: LaunchModel(work, SIM_COSTS[key]) for key, work in WORK_MODELS.items()}
 
+def _declared(family: str, variant: str, params: dict):
+    """The variant's launch shape (None: not registered, or a plug-in that declares none) and its
+    parameters with the defaults filled in (callers may pass only those they set)."""
+    from kernels.algorithms.registry import get_variant
+    from kernels.errors import GraphKernelsError
 
-def _rows_grid(n: int, params: dict) -> int:
-    """One thread per row (or vertex), in whole blocks."""
-    b = block_threads(params)
-    return _ceil(n, b) * b
+    try:
+        fam, var = get_variant(family, variant)
+    except GraphKernelsError:
+        return None, dict(params)
+    full = {p.name: p.default for p in fam.all_params(var)}
+    full.update(params)
+    return var.launch, full
 
 
 def estimate(family: str, variant: str, graph, params: dict, repeat: int = 1, warmup: int = 1) -> SimEstimate:
@@ -361,15 +329,20 @@ def estimate(family: str, variant: str, graph, params: dict, repeat: int = 1, wa
     ``graph`` needs ``n_rows``, ``n_cols``, ``nnz``, ``indptr``, ``indices`` and ``directed``
     (a :class:`~kernels.graph.csr.CSRGraph`)."""
     runs = max(int(repeat) + int(warmup), 1)
-    model = LAUNCH_MODELS.get((family, variant))
-    if model is None:
-        # no model: one thread per row or vertex and per stored entry, in blocks of the block-size parameter
-        threads = max(_rows_grid(graph.n_rows + graph.nnz, params), 1)
+    shape, params = _declared(family, variant, params)
+    work_of, cost = WORK_MODELS.get((family, variant)), SIM_COSTS.get((family, variant))
+    if shape is None:
+        # nothing declared: one thread per row or vertex and per stored entry, in blocks of ROUGH_BLOCK
+        threads = max(_ceil(graph.n_rows + graph.nnz, ROUGH_BLOCK) * ROUGH_BLOCK, 1)
         return SimEstimate(threads=threads, runs=runs, run_s=threads * ROUGH_SECONDS_PER_THREAD,
                            basis="a rough count: one thread per row and per stored entry, ~3 ms each")
-    work = model.work(graph, params)
+    if work_of is None or cost is None:
+        threads = max(shape.threads(graph, params, True), 1)
+        return SimEstimate(threads=threads, runs=runs, run_s=threads * ROUGH_SECONDS_PER_THREAD,
+                           basis="its declared launch, ~3 ms a simulated thread (costs not fitted yet)")
+    work = work_of(graph, params, shape)
     counts = ", ".join(f"{v:,.0f} {k}" for k, v in work.counts.items() if k != "entries")
     basis = f"the variant's launches: {counts}" if counts else "the variant's launches"
     return SimEstimate(threads=max(int(work.threads), 1), runs=runs, basis=basis,
-                       run_s=model.cost.run_seconds(work.counts), job_s=JOB_OVERHEAD_S + model.cost.job_s,
+                       run_s=cost.run_seconds(work.counts), job_s=JOB_OVERHEAD_S + cost.job_s,
                        counts=dict(work.counts))

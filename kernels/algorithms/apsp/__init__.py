@@ -15,7 +15,17 @@ source) for Dijkstra; ``time`` is the median kernel time.
 from __future__ import annotations
 
 from kernels.algorithms.apsp.errors import NegativeCycleError
-from kernels.algorithms.registry import Constraint, Family, Metric, Param, Variant, register_family
+from kernels.algorithms.registry import (
+    Constraint,
+    Family,
+    LaunchShape,
+    Metric,
+    Param,
+    Variant,
+    block_param,
+    ceil_div,
+    register_family,
+)
 
 __all__ = ["FAMILY", "NegativeCycleError"]
 
@@ -153,6 +163,33 @@ _TILE_CONSTRAINTS = (
 )
 
 
+def _vertices(graph, params: dict) -> int:
+    """The vertices the run computes (``max_vertices`` keeps the first ones)."""
+    limit = int(params.get("max_vertices") or 0)
+    return min(int(graph.n_rows), limit) if limit > 0 else int(graph.n_rows)
+
+
+WARPS = block_param("warps_per_block", per_unit=32)
+
+
+def _fw_naive_grid(graph, params: dict, simulator: bool) -> int:
+    """(ceil(n / block), n) blocks, launched once per k (grid.y at most 65535, striding)."""
+    n = _vertices(graph, params)
+    return ceil_div(n, WARPS(params, simulator)) * max(1, min(n, 65535))
+
+
+def _fw_tiled_grid(graph, params: dict, simulator: bool) -> int:
+    """One block per tile of the two-independent phase: rounds x rounds (the diagonal tile's one
+    block alone when the matrix is one tile)."""
+    rounds = ceil_div(_vertices(graph, params), params["tile"])
+    return max(1, rounds * rounds)
+
+
+def _launch(grid, sim_params: dict, kernels: str, text: str) -> LaunchShape:
+    return LaunchShape(WARPS, grid, sim_params=sim_params, ptx=f"kernels.algorithms.apsp.{kernels}:ptx_kernels",
+                       text=text)
+
+
 def _make_gpu_dijkstra(problem, params, target):
     from kernels.algorithms.apsp.gpu_dijkstra import GpuDijkstra
 
@@ -178,10 +215,15 @@ FAMILY.add(Variant(
             Param("queue", str, "heap", "priority queue per thread: an indexed binary heap with decrease-key, "
                   "or an array scanned for the minimum (O(n²) per source, but the scans are coalesced)",
                   choices=("heap", "array"))),
+    launch=_launch(lambda g, p, sim: max(1, ceil_div(_vertices(g, p), WARPS(p, sim))), {"warps_per_block": 1},
+                   "gpu_dijkstra", "32 x warps_per_block threads a block, one source a thread; then a tiled "
+                                   "transpose"),
 ))
 FAMILY.add(Variant(
     "gpu-fw-naive", "gpu", "Floyd-Warshall, one launch per k over n² threads, each relaxing one (i, j) "
     "(report 5.2.1)", _make_gpu_fw("naive"), params=(_warps(8),),
+    launch=_launch(_fw_naive_grid, {"warps_per_block": 1}, "gpu_fw_kernels",
+                   "32 x warps_per_block threads a block, (ceil(n / block), n) blocks, n launches"),
 ))
 FAMILY.add(Variant(
     "gpu-fw-blocked", "gpu",
@@ -192,6 +234,9 @@ FAMILY.add(Variant(
     params=(Param("tile", int, 32, "tile side (the matrix is padded to a multiple of it)", choices=TILES),
             _tile_warps(8)),
     constraints=_TILE_CONSTRAINTS,
+    launch=_launch(_fw_tiled_grid, {"tile": 8, "warps_per_block": 1}, "gpu_fw_kernels",
+                   "32 x warps_per_block threads a block; per round of ceil(n / tile): 1, 2 x rounds and "
+                   "rounds x rounds blocks"),
 ))
 FAMILY.add(Variant(
     "gpu-fw-staged", "gpu",
@@ -203,4 +248,7 @@ FAMILY.add(Variant(
             Param("stage", int, 8, "k-values loaded per stage", minimum=1, maximum=64, power_of_two=True),
             _tile_warps(8)),
     constraints=_TILE_CONSTRAINTS + (Constraint("stage <= tile", "a stage cannot span more than one tile"),),
+    launch=_launch(_fw_tiled_grid, {"tile": 8, "stage": 2, "warps_per_block": 1}, "gpu_fw_kernels",
+                   "32 x warps_per_block threads a block; per round of ceil(n / tile): 1, 2 x rounds and "
+                   "rounds x rounds blocks"),
 ))

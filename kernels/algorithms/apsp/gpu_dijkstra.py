@@ -260,3 +260,27 @@ class GpuDijkstra(Execution):
 
     def release(self) -> None:
         self.arrays = None
+
+
+def ptx_kernels(variant):
+    """The PTX check's kernels (:mod:`kernels.run.ptx_check`): both queues with and without
+    predecessors, fp64 and fp32, and the transposes, for the argument types ``_run`` passes."""
+    import numpy as np
+    from numba import types
+
+    from kernels.cuda.jit import array_type
+
+    i64, i32, n = array_type(np.int64), array_type(np.int32), types.int64
+    pred, u8 = array_type(PRED_DTYPE, 2), array_type(np.uint8, 2)
+    out = []
+    for dtype_name, dtype in (("fp64", np.float64), ("fp32", np.float32)):
+        w, d = array_type(dtype), array_type(dtype, 2)
+        for with_pred in (False, True):
+            tag = f"{dtype_name}{' predecessors' if with_pred else ''}"
+            out += [(f"apsp gpu-dijkstra heap[{tag}]", dijkstra_kernel("heap", with_pred),
+                     (i64, i32, w, n, d, d, array_type(np.int32, 2), array_type(np.int32, 2), pred)),
+                    (f"apsp gpu-dijkstra array[{tag}]", dijkstra_kernel("array", with_pred),
+                     (i64, i32, w, n, d, u8, pred))]
+        out.append((f"apsp transpose[{dtype_name}]", transpose_kernel(dtype_name), (d, d)))
+    out.append(("apsp transpose[int32]", transpose_kernel("int32"), (pred, pred)))
+    return out

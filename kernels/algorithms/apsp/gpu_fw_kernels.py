@@ -296,3 +296,32 @@ def tiled_kernels(tile: int, threads: int, with_pred: bool, dtype_name: str, sta
         store_own(d, p, oi, oj, ty, tx, own, ownp)
 
     return phase1, phase2, (phase3_staged if S else phase3_tiles)
+
+
+def ptx_kernels(variant):
+    """The PTX check's kernels (:mod:`kernels.run.ptx_check`) of ``variant`` (gpu-fw-naive, -blocked
+    or -staged), with and without predecessors, fp64 and fp32, for the argument types the
+    schedule passes (the working matrices and the round or step)."""
+    import numpy as np
+    from numba import types
+
+    from kernels.algorithms.apsp.problem import PRED_DTYPE
+    from kernels.cuda.jit import array_type
+
+    pred, n = array_type(PRED_DTYPE, 2), types.int64
+    no_pred = array_type(PRED_DTYPE, 2)            # a (1, 1) matrix without predecessors: the same type
+    out = []
+    for dtype_name, dtype in (("fp64", np.float64), ("fp32", np.float32)):
+        d = array_type(dtype, 2)
+        for with_pred in (False, True):
+            tag = f"{dtype_name}{' predecessors' if with_pred else ''}"
+            p = pred if with_pred else no_pred
+            if variant.name == "gpu-fw-naive":
+                out.append((f"apsp gpu-fw-naive[{tag}]", naive_kernel(with_pred), (d, p, n, n)))
+                continue
+            stage = 8 if variant.name == "gpu-fw-staged" else 0
+            for tile, threads in ((32, 256), (16, 64)):
+                kernels = tiled_kernels(tile, threads, with_pred, dtype_name, stage)
+                out += [(f"apsp {variant.name} phase {i + 1}[tile={tile} threads={threads} {tag}]", k, (d, p, n))
+                        for i, k in enumerate(kernels)]
+    return out

@@ -25,11 +25,13 @@ from kernels.algorithms.registry import (
     AUTO,
     Constraint,
     Family,
+    LaunchShape,
     Metric,
     Param,
     Problem,
     Variant,
     Verification,
+    block_param,
     register_family,
 )
 from kernels.cuda.device import NOMINAL
@@ -246,6 +248,22 @@ WORK = Param("work", str, AUTO, "one block per vertex, binary-encoded (vertex), 
 GPU_CONSTRAINTS = (Constraint("group_size <= block_size", "a group is part of one block"),)
 
 
+def _kclique_launch(work: str | None) -> LaunchShape:
+    """A bounded grid of blocks looping over the work: at most max_blocks, never more blocks than
+    work items (vertices, or oriented edges: half the stored entries). ``work=None``: ``gpu``'s
+    ``work`` parameter says which; ``auto`` is counted as edges, the larger grid."""
+    def grid(graph, params: dict, simulator: bool) -> int:
+        kind = work or params.get("work", AUTO)
+        items = int(graph.n_rows) if kind in ("vertex", "list") else int(graph.nnz) // 2
+        return max(1, min(int(params["max_blocks"]), items))
+
+    return LaunchShape(block_param("block_size"), grid,
+                       sim_params={"block_size": 32, "group_size": 4, "max_blocks": 4},
+                       ptx="kernels.algorithms.kclique.gpu_exec:ptx_kernels",
+                       text="min(max_blocks, work items) blocks of block_size threads, looping over the "
+                            f"{work or 'work'} items")
+
+
 def _make_gpu_work(problem: Problem, params, target):
     """``gpu``: the gpu-vertex, gpu-edge or gpu-list execution, as ``work`` (resolved by then) says."""
     return _make_gpu(params["work"])(problem, params, target)
@@ -264,15 +282,15 @@ FAMILY.add(Variant("gpu", "gpu", "the binary-encoded search (Almasri et al.) wit
                    "group size chosen from the graph and k (work=auto: gpu-vertex, gpu-edge or gpu-list; what it "
                    "chose is in the run's notices): the GPU variant to try first",
                    _counted(_make_gpu_work), params=(WORK, *_gpu_params(auto_rules.kclique_group_rule(None))),
-                   constraints=GPU_CONSTRAINTS, per_vertex=True))
+                   constraints=GPU_CONSTRAINTS, per_vertex=True, launch=_kclique_launch(None)))
 FAMILY.add(Variant("gpu-vertex", "gpu", "one block per vertex, its out-neighbourhood binary-encoded, groups of "
                    "group_size threads searching subtrees with AND + popc (Almasri et al.)",
                    _counted(_make_gpu("vertex")), params=_gpu_params(auto_rules.kclique_group_rule("vertex")),
-                   constraints=GPU_CONSTRAINTS, per_vertex=True))
+                   constraints=GPU_CONSTRAINTS, per_vertex=True, launch=_kclique_launch("vertex")))
 FAMILY.add(Variant("gpu-edge", "gpu", "one block per oriented edge, the common out-neighbourhood binary-encoded "
                    "(edge-centric variant of Almasri et al.)", _counted(_make_gpu("edge")),
                    params=_gpu_params(auto_rules.kclique_group_rule("edge")),
-                   constraints=GPU_CONSTRAINTS, per_vertex=True))
+                   constraints=GPU_CONSTRAINTS, per_vertex=True, launch=_kclique_launch("edge")))
 FAMILY.add(Variant("gpu-list", "gpu", "one block per vertex like gpu-vertex, candidates as sorted lists "
                    "intersected by binary search + merge (no binary encoding)", _counted(_make_gpu("list")),
-                   params=GPU_PARAMS, constraints=GPU_CONSTRAINTS, per_vertex=True))
+                   params=GPU_PARAMS, constraints=GPU_CONSTRAINTS, per_vertex=True, launch=_kclique_launch("list")))

@@ -118,3 +118,30 @@ class GpuCliqueExecution(Execution):
 
     def release(self) -> None:
         self.d_scratch = self.d_pv = self.d_indptr = self.d_indices = self.d_sources = None
+
+
+def ptx_kernels(variant):
+    """The PTX check's kernels (:mod:`kernels.run.ptx_check`): ``variant``'s search kernels (all
+    three for ``gpu``) at a few k, group sizes and per-vertex counting, and the zeroing kernel, for
+    the argument types ``_launch_on`` passes."""
+    from numba import types
+
+    from kernels.cuda.jit import array_type
+
+    i64, i32, n = array_type(np.int64), array_type(np.int32), types.int64
+    kinds = [k for k, name in KINDS.items() if variant.name in ("gpu", name)]
+    out = [("kclique fill zero", gpu_bitmap.fill_zero, (i64,))]
+    for kind in kinds:
+        for k, block, group, per_vertex in ((4, 128, 8, False), (3, 64, 4, True), (6, 256, 32, False)):
+            tag = f"k={k} block={block} group={group}{' per vertex' if per_vertex else ''}"
+            if kind == "vertex":
+                kernel = gpu_bitmap.vertex_kernel(k, block, group, per_vertex)
+                args = (i64, i32, n, n, n, array_type(np.uint32), i64, i64)
+            elif kind == "edge":
+                kernel = gpu_bitmap.edge_kernel(k, block, group, per_vertex)
+                args = (i64, i32, i32, n, n, n, array_type(np.uint32), i64, i64)
+            else:
+                kernel = gpu_list.list_kernel(k, block, group, per_vertex)
+                args = (i64, i32, n, n, i32, i64, i64)
+            out.append((f"kclique {KINDS[kind]}[{tag}]", kernel, args))
+    return out

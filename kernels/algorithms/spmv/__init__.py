@@ -21,15 +21,19 @@ from kernels.algorithms.registry import (
     AUTO,
     Constraint,
     Family,
+    LaunchShape,
     Metric,
     Param,
     Problem,
     Variant,
     Verification,
+    block_param,
+    ceil_div,
     lazy_make,
     register_family,
 )
 from kernels.algorithms.spmv import vendor
+from kernels.cuda.simulator import SPMV_THREADS, capped_blocks
 
 DTYPES = {"fp64": np.float64, "fp32": np.float32}
 # relative tolerance on |y - y_ref| measured against sum_j |a_ij x_j| (the row's magnitude),
@@ -163,10 +167,43 @@ FAMILY.add(Variant("scipy", "library", "scipy.sparse CSR product (the reference)
 POWERS_TO_256 = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 
 
+def _blocks(work: int, threads: int, simulator: bool) -> int:
+    """One block per work item; on the simulator at most SPMV_THREADS threads in all (the kernels
+    grid-stride over the rest; on a GPU past 2^20 blocks)."""
+    return capped_blocks(work, threads, SPMV_THREADS) if simulator else max(1, int(work))
+
+
+def tunable_rows(params: dict) -> int:
+    """``rows`` of gpu-tunable; ``auto`` (chosen from the input after the shape is asked) is counted
+    as its widest choice, 32 threads a row: the most row blocks."""
+    rows = params["rows"]
+    return max(int(params["wg"]) // 32, 1) if rows == AUTO else int(rows)
+
+
+def _adaptive_pieces(graph, params: dict) -> int:
+    """gpu-adaptive's pieces of work, from the degrees: short rows a block's worth of rows a piece
+    (block / threads_per_row rows in short_mode group, block rows in stream), medium rows a warp
+    each, long rows in chunks of ``long_row``. Not yet chosen: ``threads_per_row`` counts as 4,
+    ``short_mode=auto`` as group (its choice wherever the product fits in L2), ``long_row`` as its
+    rule says."""
+    deg = np.diff(np.asarray(graph.indptr, dtype=np.int64))
+    block, short_row = int(params["block"]), int(params["short_row"])
+    long_row = params["long_row"]
+    long_row = auto_rules.spmv_long_row(int(graph.nnz), short_row).value if long_row == AUTO else int(long_row)
+    medium = int(((deg > short_row) & (deg <= long_row)).sum())
+    chunks = int(sum(ceil_div(d, long_row) for d in deg[deg > long_row]))
+    lanes = 4 if params["threads_per_row"] == AUTO else int(params["threads_per_row"])
+    per_piece = block if params["short_mode"] == "stream" else max(block // lanes, 1)
+    return ceil_div(graph.n_rows, per_piece) + ceil_div(medium, max(block // 32, 1)) + chunks
+
+
 FAMILY.add(Variant(
     "gpu-naive", "gpu", "one thread per row (the paper's figure 6, ViennaCL's kernel): uncoalesced loads",
     lazy_make("kernels.algorithms.spmv.gpu_naive:make"),
     params=(Param("wg", int, 128, "threads per block", minimum=32, maximum=1024, power_of_two=True),),
+    launch=LaunchShape(block_param("wg"), lambda g, p, sim: _blocks(ceil_div(g.n_rows, p["wg"]), p["wg"], sim),
+                       sim_params={"wg": 32}, ptx="kernels.algorithms.spmv.gpu_naive:ptx_kernels",
+                       text="wg threads a block, one row a thread"),
 ))
 FAMILY.add(Variant(
     "gpu-tunable", "gpu", "the paper's figure 7: wg/rows threads per row with coalesced loads, partial sums "
@@ -181,6 +218,10 @@ FAMILY.add(Variant(
                   "memory exchange under the simulator) or the paper's shared-memory tree",
                   choices=("shuffle", "shared"))),
     constraints=(Constraint("rows <= wg", "each row needs at least one thread"),),
+    launch=LaunchShape(block_param("wg"),
+                       lambda g, p, sim: _blocks(ceil_div(g.n_rows, tunable_rows(p)), p["wg"], sim),
+                       sim_params={"wg": 32, "rows": 8}, ptx="kernels.algorithms.spmv.gpu_tunable:ptx_kernels",
+                       text="wg threads a block, rows rows a block"),
 ))
 FAMILY.add(Variant(
     "gpu-merge", "gpu", "merge-path SpMV (Merrill & Garland): every thread gets the same number of rows + entries, "
@@ -191,6 +232,11 @@ FAMILY.add(Variant(
             Param("ipt", int, 7, "merge-path items (rows + entries) per thread; odd values avoid shared-memory "
                   "bank conflicts", minimum=1, maximum=32, sweep_values=(3, 5, 7, 9, 11, 15))),
     constraints=(Constraint("wg * ipt <= 2048", "a block's tile of wg*ipt items is staged in shared memory"),),
+    launch=LaunchShape(block_param("wg"),
+                       lambda g, p, sim: _blocks(ceil_div(g.n_rows + g.nnz, p["wg"] * p["ipt"]), p["wg"], sim),
+                       sim_params={"wg": 32, "ipt": 3}, ptx="kernels.algorithms.spmv.gpu_balanced:ptx_kernels",
+                       text="wg threads a block, a tile of wg*ipt rows + entries a block (after a partition "
+                            "kernel of one thread per tile boundary)"),
 ))
 FAMILY.add(Variant(
     "gpu-adaptive", "gpu", "row-binned CSR (CSR-adaptive style) in one launch: short rows in natural order, "
@@ -218,6 +264,10 @@ FAMILY.add(Variant(
                   "'plain' = ordinary loads, 'auto' = streaming except in group-mode short rows (whose lines are "
                   "reused from L1)", choices=("auto", "stream", "plain"))),
     constraints=(Constraint("short_row <= long_row", "a row is short, medium (a warp) or long (chunks)"),),
+    launch=LaunchShape(block_param("block"), lambda g, p, sim: _blocks(_adaptive_pieces(g, p), p["block"], sim),
+                       sim_params={"block": 32}, ptx="kernels.algorithms.spmv.gpu_adaptive:ptx_kernels",
+                       text="block threads a block, one piece a block: short rows by the block's worth, a "
+                            "warp a medium row, a chunk of a long row"),
 ))
 FAMILY.add(Variant(
     "cusparse", "vendor", "NVIDIA cuSPARSE through CuPy (cupyx), the vendor baseline",

@@ -594,3 +594,12 @@ class AdaptiveExecution(DeviceSpmvExecution):
 
 def make(problem, params, target):
     return AdaptiveExecution(problem, params, target)
+
+
+def ptx_kernels(variant):
+    """The PTX check's kernels (:mod:`kernels.run.ptx_check`), with the hardware shuffles: both
+    short-row modes, both kinds of loads, both value types."""
+    shapes = [(128, "group", 4, "auto", "float64", "int32"), (128, "stream", 4, "auto", "float64", "int32"),
+              (256, "group", 8, "plain", "float32", "int64"), (64, "stream", 2, "stream", "float32", "int32")]
+    return [(f"spmv gpu-adaptive[block={b} {mode} threads_per_row={t} loads={loads} {v} {i}]",
+             adaptive_kernel(b, 64, v, i, True, mode, t, loads), None) for b, mode, t, loads, v, i in shapes]

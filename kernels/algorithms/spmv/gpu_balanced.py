@@ -184,3 +184,13 @@ class MergeExecution(DeviceSpmvExecution):
 
 def make(problem, params, target):
     return MergeExecution(problem, params, target)
+
+
+def ptx_kernels(variant):
+    """The PTX check's kernels (:mod:`kernels.run.ptx_check`): the partition and the tiles."""
+    out = []
+    for wg, ipt, v, i in ((128, 7, "float64", "int32"), (256, 5, "float32", "int64")):
+        partition, tiles = merge_kernels(wg, ipt, v, i)
+        out += [(f"spmv gpu-merge partition[{v} {i}]", partition, None),
+                (f"spmv gpu-merge tiles[wg={wg} ipt={ipt} {v} {i}]", tiles, None)]
+    return out

@@ -47,3 +47,9 @@ class NaiveExecution(DeviceSpmvExecution):
 
 def make(problem, params, target):
     return NaiveExecution(problem, params, target)
+
+
+def ptx_kernels(variant):
+    """The PTX check's kernels (:mod:`kernels.run.ptx_check`): every value type and row-pointer width."""
+    return [(f"spmv gpu-naive[{v}, {i}]", naive_kernel(v, i), None)
+            for v in ("float64", "float32") for i in ("int32", "int64")]

@@ -122,3 +122,14 @@ class TunableExecution(DeviceSpmvExecution):
 
 def make(problem, params, target):
     return TunableExecution(problem, params, target)
+
+
+def ptx_kernels(variant):
+    """The PTX check's kernels (:mod:`kernels.run.ptx_check`), with the hardware shuffles: groups
+    of a warp or less (shuffles alone), wider than a warp (the tree first), a thread a row, and the
+    shared-memory tree; both value types, both row-pointer widths."""
+    shapes = [(128, 32, "shuffle", "float64", "int32"), (256, 2, "shuffle", "float64", "int32"),
+              (128, 128, "shuffle", "float32", "int32"), (128, 16, "shared", "float64", "int64"),
+              (64, 4, "shuffle", "float32", "int64")]
+    return [(f"spmv gpu-tunable[wg={wg} rows={rows} {reduce} {v} {i}]", tunable_kernel(wg, rows, v, i, reduce, True),
+             None) for wg, rows, reduce, v, i in shapes]

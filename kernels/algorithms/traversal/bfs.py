@@ -38,7 +38,9 @@ from kernels.algorithms.traversal.variants import (
     DIRECTION,
     LOOP,
     PAGE_SIZE,
+    frontier_launch,
     gpu_maker,
+    loop_launch,
 )
 
 
@@ -114,20 +116,22 @@ FAMILY.add(Variant("scipy", "library", "scipy.sparse.csgraph.breadth_first_order
 FAMILY.add(Variant(
     "gpu-csr", "gpu", "frontier BFS on a CSR snapshot: advance (load-balanced or thread per vertex) with a "
     "compare-and-swap visit, optional bottom-up steps (direction-optimizing)",
-    gpu_maker("bfs", "csr"), params=(BALANCE, DIRECTION, BLOCK, LOOP)))
+    gpu_maker("bfs", "csr"), params=(BALANCE, DIRECTION, BLOCK, LOOP), launch=loop_launch(False)))
 FAMILY.add(Variant(
     "gpu-slotted", "gpu", "the same operators on the device page pool of a slotted graph: each frontier vertex "
     "found by binary search over the page index and its page's slots; bottom-up steps walk the pages",
-    gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, BALANCE, DIRECTION, BLOCK, LOOP), live_pages=True))
+    gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, BALANCE, DIRECTION, BLOCK, LOOP), live_pages=True,
+    launch=loop_launch(True)))
 FAMILY.add(Variant(
     "gpu-do", "gpu", "direction-optimizing BFS (Beamer et al.) in one cooperative launch on a CSR snapshot: bitmap "
     "frontiers, bottom-up steps scanned warp-cooperatively up to the first parent, Beamer's alpha/beta as run-time "
     "arguments (a sweep over them compiles nothing)",
-    gpu_maker("bfs", "csr"), params=(ALPHA, BETA, BALANCE, BLOCK)))
+    gpu_maker("bfs", "csr"), params=(ALPHA, BETA, BALANCE, BLOCK), launch=frontier_launch(False)))
 FAMILY.add(Variant(
     "gpu-do-slotted", "gpu", "gpu-do on the device page pool of a slotted graph: a bottom-up step gives each warp a "
     "page, whose slots name its vertices (no search)",
-    gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, ALPHA, BETA, BALANCE, BLOCK), live_pages=True))
+    gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, ALPHA, BETA, BALANCE, BLOCK), live_pages=True,
+    launch=frontier_launch(True)))
 FAMILY.add(Variant(
     "graphblas", "library", "SuiteSparse:GraphBLAS through python-graphblas, the CPU baseline: level-synchronous push "
     "(LAGraph's LAGr_BreadthFirstSearch push step): q⟨¬visited⟩ = q·A over any_pair",

@@ -183,3 +183,48 @@ class GpuTraversalExecution(Execution):
     def release(self) -> None:
         self.workspace.release()
         self.view = self.mirror = self.out = None
+
+
+def ptx_kernels(variant):
+    """The PTX check's kernels (:mod:`kernels.run.ptx_check`) of a traversal variant: its
+    one-launch kernel (the device loop of gpu-csr / gpu-slotted, the frontier loop with the
+    hardware warp intrinsics of gpu-do / gpu-nearfar) on its views (CSR; slotted pages with fp64
+    and fp32 weight pools), for the argument types its ``run`` passes. The host loop's operators
+    are checked with the operators."""
+    from numba import types
+
+    from kernels.algorithms.traversal import device_loop, frontier_loop
+    from kernels.cuda.jit import array_type
+    from kernels.operators.views import view_types
+
+    bfs = variant.family == "bfs"
+    frontier = "alpha" in {p.name for p in variant.params} or "delta" in {p.name for p in variant.params}
+    views = {name: t for name, t in view_types().items() if (name == "csr") != ("slotted" in variant.name)}
+    i32, i64, f64, n = array_type(np.int32), array_type(np.int64), array_type(np.float64), types.int64
+    i64_3d = array_type(np.int64, 3)
+    out = i32 if bfs else f64
+    # (weighted, group, optimizing)
+    if frontier:
+        shapes = ((False, 32, True), (False, 1, False)) if bfs else ((True, 32, False), (False, 1, False))
+    else:
+        shapes = ((False, 32, False), (False, 32, True), (False, 1, True)) if bfs else \
+            ((True, 32, False), (False, 1, False))
+    kernels = []
+    for view_name, g in views.items():
+        kind = "csr" if view_name == "csr" else "slotted"
+        for weighted, group, optimizing in shapes:
+            tag = (f"{view_name} {variant.family}{' weighted' if weighted else ''} group={group}"
+                   f"{' optimizing' if optimizing else ''}")
+            if frontier:
+                # (g, n, m, source, out, bits, stamp, small, chunks, counters, result, fb, far, pending, fstamp, tune)
+                kernel = frontier_loop.frontier_loop_kernel(kind, variant.family, weighted, 256, group, optimizing,
+                                                            True)
+                args = (g, n, n, n, out, i64, i32, i64_3d, i64_3d, i64, i64, array_type(np.uint32, 2), i32, i32,
+                        i32, f64)
+                kernels.append((f"frontier loop[{tag}]", kernel, args))
+            else:
+                # (g, n, m, source, out, bits, stamp, small, chunks, counters, result, trace)
+                kernel = device_loop.device_loop_kernel(kind, variant.family, weighted, 256, group, optimizing)
+                kernels.append((f"device loop[{tag}]", kernel,
+                                (g, n, n, n, out, i64, i32, i64_3d, i64_3d, i64, i64, i64_3d)))
+    return kernels

@@ -29,7 +29,16 @@ from kernels.algorithms.registry import (
     register_family,
 )
 from kernels.algorithms.traversal.common import SOURCE_PARAM, gteps, milliseconds, prepare_traversal
-from kernels.algorithms.traversal.variants import BALANCE, BLOCK, DELTA, LOOP, PAGE_SIZE, gpu_maker
+from kernels.algorithms.traversal.variants import (
+    BALANCE,
+    BLOCK,
+    DELTA,
+    LOOP,
+    PAGE_SIZE,
+    frontier_launch,
+    gpu_maker,
+    loop_launch,
+)
 
 RELATIVE_TOLERANCE = 1e-9
 
@@ -117,18 +126,20 @@ FAMILY.add(Variant("cpu-parallel", "cpu-parallel", "frontier Bellman-Ford: relax
 FAMILY.add(Variant("scipy", "library", "scipy.sparse.csgraph.dijkstra with indices=source (the reference)", _scipy))
 FAMILY.add(Variant(
     "gpu-csr", "gpu", "frontier Bellman-Ford on a CSR snapshot: advance with an atomic-min relax functor",
-    gpu_maker("sssp", "csr"), params=(BALANCE, BLOCK, LOOP)))
+    gpu_maker("sssp", "csr"), params=(BALANCE, BLOCK, LOOP), launch=loop_launch(False)))
 FAMILY.add(Variant(
     "gpu-slotted", "gpu", "frontier Bellman-Ford on the device page pool of a slotted graph (weights in the "
-    "parallel weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, BALANCE, BLOCK, LOOP), live_pages=True))
+    "parallel weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, BALANCE, BLOCK, LOOP), live_pages=True,
+    launch=loop_launch(True)))
 FAMILY.add(Variant(
     "gpu-nearfar", "gpu", "near-far SSSP (Davidson et al.; delta-stepping's GPU form) in one cooperative launch on a "
     "CSR snapshot: the current bucket's vertices relaxed level by level, later ones parked in a far pile; delta a "
     "run-time argument; the record counts relaxations per edge",
-    gpu_maker("sssp", "csr"), params=(DELTA, BALANCE, BLOCK)))
+    gpu_maker("sssp", "csr"), params=(DELTA, BALANCE, BLOCK), launch=frontier_launch(False)))
 FAMILY.add(Variant(
     "gpu-nearfar-slotted", "gpu", "gpu-nearfar on the device page pool of a slotted graph (weights in the parallel "
-    "weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, DELTA, BALANCE, BLOCK), live_pages=True))
+    "weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, DELTA, BALANCE, BLOCK), live_pages=True,
+    launch=frontier_launch(True)))
 FAMILY.add(Variant(
     "graphblas", "library", "SuiteSparse:GraphBLAS through python-graphblas, the CPU baseline: frontier Bellman-Ford "
     "over "

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from kernels.algorithms.auto_rules import bfs_alpha_rule, bfs_beta_rule, slotted_page_size_rule, sssp_delta_rule
-from kernels.algorithms.registry import AUTO, Param
+from kernels.algorithms.registry import AUTO, LaunchShape, Param, ceil_div
+from kernels.cuda.simulator import OPERATOR_THREADS, capped_blocks
 
 BLOCK_SIZES = (32, 64, 128, 256, 512, 1024)
 
@@ -44,3 +45,51 @@ def gpu_maker(algorithm: str, kind: str):
 
         return GpuTraversalExecution(problem, params, target, algorithm, kind)
     return make
+
+
+# ---- launch shapes ---------------------------------------------------------------------------
+
+#: threads of a gpu-do / gpu-nearfar block on the simulator, whatever ``block`` says: one warp
+#: (``kernels.cuda.warp.WARP``), since its warp votes are block-wide exchanges there
+SIM_WARP = 32
+TRAVERSAL_PTX = "kernels.algorithms.traversal.gpu_exec:ptx_kernels"
+
+
+def _sim_params(slotted: bool) -> dict:
+    return {"block": 32, **({"page_size": 16} if slotted else {})}
+
+
+def _loop_block(params: dict, simulator: bool) -> int:
+    return int(params["block"])
+
+
+def _loop_grid(graph, params: dict, simulator: bool) -> int:
+    """loop=device: one persistent cooperative grid (one block on the simulator, whose grid sync is
+    the block's syncthreads); loop=host: the operators' launches, a thread per vertex at most
+    (capped at OPERATOR_THREADS on the simulator)."""
+    wanted = ceil_div(max(int(graph.n_rows), 1), params["block"])
+    if params.get("loop", "device") == "device":
+        return 1 if simulator else wanted
+    return capped_blocks(wanted, params["block"], OPERATOR_THREADS) if simulator else wanted
+
+
+def loop_launch(slotted: bool) -> LaunchShape:
+    """gpu-csr / gpu-slotted."""
+    return LaunchShape(_loop_block, _loop_grid, sim_params=_sim_params(slotted), ptx=TRAVERSAL_PTX,
+                       text="loop=device: one cooperative launch of resident blocks of block threads looping over "
+                            "the levels; loop=host: the operators' launches, each level")
+
+
+def _frontier_block(params: dict, simulator: bool) -> int:
+    return SIM_WARP if simulator else int(params["block"])
+
+
+def _frontier_grid(graph, params: dict, simulator: bool) -> int:
+    return 1 if simulator else ceil_div(max(int(graph.n_rows), 1), params["block"])
+
+
+def frontier_launch(slotted: bool) -> LaunchShape:
+    """gpu-do / gpu-nearfar and their slotted forms."""
+    return LaunchShape(_frontier_block, _frontier_grid, sim_params=_sim_params(slotted), ptx=TRAVERSAL_PTX,
+                       text="one cooperative launch of resident blocks of block threads looping over the levels "
+                            "(one block of one warp on the simulator)")

@@ -24,15 +24,18 @@ from kernels.algorithms.registry import (
     AUTO,
     Constraint,
     Family,
+    LaunchShape,
     Metric,
     Param,
     Problem,
     Variant,
     Verification,
+    block_param,
     lazy_make,
     register_family,
 )
 from kernels.algorithms.triangles.prepare import prepare
+from kernels.cuda.simulator import ORIENTED_TRIANGLE_BLOCKS
 
 BLOCK_SIZES = (32, 64, 128, 256, 512, 1024)
 GROUP_SIZES = (1, 2, 4, 8, 16, 32)
@@ -187,11 +190,26 @@ def _block_size(default: int, minimum: int = 32) -> Param:
                  power_of_two=True, sweep_values=tuple(b for b in BLOCK_SIZES if b >= minimum))
 
 
+def _one_block_per_row(graph, params: dict, simulator: bool) -> int:
+    return max(1, int(graph.n_rows))
+
+
+def _oriented_grid(graph, params: dict, simulator: bool) -> int:
+    """Resident blocks striding over the rounds of work: ORIENTED_TRIANGLE_BLOCKS on the simulator;
+    on a GPU one wave of them (about one block per owner on a graph too small to fill it)."""
+    return min(ORIENTED_TRIANGLE_BLOCKS, max(1, int(graph.n_rows))) if simulator else max(1, int(graph.n_rows))
+
+
+ROW_PTX = "kernels.algorithms.triangles.gpu_rows:ptx_kernels"
+
+
 FAMILY.add(Variant(
     "gpu-row-block", "gpu",
     "the report's algorithm 8: one block per row, its threads stride over the row's entries (i, k), "
     "k > i, each merging rows i and k; atomicAdd of each thread's count",
-    lazy_make("kernels.algorithms.triangles.gpu_rows:make_row_block"), params=(_block_size(256),), per_vertex=True))
+    lazy_make("kernels.algorithms.triangles.gpu_rows:make_row_block"), params=(_block_size(256),), per_vertex=True,
+    launch=LaunchShape(block_param("block_size"), _one_block_per_row, sim_params={"block_size": 32}, ptx=ROW_PTX,
+                       text="one block of block_size threads per row")))
 FAMILY.add(Variant(
     "gpu-row-shared", "gpu",
     "the report's algorithm 9: algorithm 8 with row i staged in shared memory first (rows longer than "
@@ -200,7 +218,10 @@ FAMILY.add(Variant(
     params=(_block_size(256),
             Param("shared_capacity", int, 1024, "int32 entries of the row staged in shared memory",
                   minimum=128, maximum=4096, power_of_two=True)),
-    per_vertex=True))
+    per_vertex=True,
+    launch=LaunchShape(block_param("block_size"), _one_block_per_row,
+                       sim_params={"block_size": 32, "shared_capacity": 128}, ptx=ROW_PTX,
+                       text="one block of block_size threads per row")))
 FAMILY.add(Variant(
     "gpu-oriented", "gpu",
     "degree-oriented edges (d⁺ ≤ √(2m)), each owned by the end with the longer out-list; the owner's "
@@ -219,7 +240,12 @@ FAMILY.add(Variant(
             Param("preprocess", str, "gpu", "where the orientation and the work schedule are built: gpu = on the "
                   "device from the uploaded CSR (timed: preprocess_s and the end-to-end rate), host = numba on "
                   "the CPU (cached per input, for comparison)", choices=("gpu", "host"))),
-    per_vertex=True))  # group_size <= 32 <= block_size: a group always lives inside one block
+    per_vertex=True,
+    launch=LaunchShape(block_param("block_size"), _oriented_grid, sim_params={"block_size": 32, "group_size": 4},
+                       ptx="kernels.algorithms.triangles.gpu_oriented:ptx_kernels",
+                       text="resident blocks of block_size threads striding over the owners' rounds, after the "
+                            "device preprocessing's kernels")))
+# gpu-oriented: group_size <= 32 <= block_size, so a group always lives inside one block
 FAMILY.add(Variant(
     "gpu-spgemm", "vendor",
     "the report's rejected method: sum((L·L)∘L) by cuSPARSE SpGEMM through CuPy; records its memory use",

@@ -32,6 +32,11 @@ def _zero(acc):
         acc[i] = 0
 
 
+def zero_kernel():
+    """The accumulator's reset kernel (for the PTX check)."""
+    return _zero
+
+
 def simulated() -> bool:
     from kernels.measure.targets import simulator_enabled
 

@@ -61,6 +61,11 @@ PROBE_PAIR = True             # probe two table slots per step (see contains)
 ITEMS_PER_STEP = 2            # entries of a partner's list a lane takes per step (1 or 2)
 
 
+#: the main kernel's argument types (compiled with them in the compile stage)
+ORIENTED_ARGS = (ARRAY_I64, ARRAY_I32, ARRAY_I64, ARRAY_I32, ARRAY_I32, ARRAY_I64, ARRAY_I64, types.int64, ARRAY_I32,
+                 types.int64, ARRAY_I64)
+
+
 def table_slots(block_size: int) -> int:
     """Hash-table slots per block (a power of two): proportional to the threads, bounded."""
     return min(max(TABLE_SLOTS_PER_THREAD * block_size, TABLE_SLOTS_MIN), TABLE_SLOTS_MAX)
@@ -295,8 +300,7 @@ class OrientedExecution(CountingExecution):
     def compile(self) -> None:
         self.kernel = oriented_kernel(self.block_size, self.group_size, self.per_vertex, self.table_size,
                                       int(self.params.get("max_registers", 0)))
-        self.registers = precompile(self.kernel, ARRAY_I64, ARRAY_I32, ARRAY_I64, ARRAY_I32, ARRAY_I32, ARRAY_I64,
-                                    ARRAY_I64, types.int64, ARRAY_I32, types.int64, ARRAY_I64)
+        self.registers = precompile(self.kernel, *ORIENTED_ARGS)
         self.compile_accumulator_reset()
         if self.mode == "gpu" and not simulated():
             self._orient_on_device(*_tiny_csr())  # numba compiles the preprocessing kernels at their first launch
@@ -388,3 +392,35 @@ def _tiny_csr():
 
 def make_oriented(problem: Problem, params: dict, target: str) -> OrientedExecution:
     return OrientedExecution(problem, params)
+
+
+def ptx_kernels(variant):
+    """The PTX check's kernels (:mod:`kernels.run.ptx_check`): the counting kernel (total and per
+    vertex, with and without a register cap), the accumulator's reset, and the device
+    preprocessing (``preprocess=gpu``: orientation, work bins, chunks) for the argument types
+    ``orient_on_device`` passes (int64 row pointers, int32 columns)."""
+    from kernels.algorithms.triangles import device_orientation as dev
+    from kernels.algorithms.triangles.gpu_common import zero_kernel
+    from kernels.operators import bin_sort, scan
+
+    out = [(f"triangles gpu-oriented[block={b} group={g}{' per vertex' if pv else ''} registers={r}]",
+            oriented_kernel(b, g, pv, table_slots(b), r), ORIENTED_ARGS)
+           for b, g, pv, r in ((256, 8, False, 32), (256, 4, True, 0), (128, 32, False, 64))]
+    out.append(("triangles accumulator reset", zero_kernel(), (ARRAY_I64,)))
+    i32, i64, n = ARRAY_I32, ARRAY_I64, types.int64
+    block, ipt = scan.FIRST_LEVEL["cuda"]
+    scans = [("keep", dev.keep_load, (i64, i32, i32)), ("partner", dev.partner_load, (i32, i32, i64, i64)),
+             ("owned", dev.owned_load, (i64, i64)), ("work", dev.work_load, (i64, i32, i64, n)),
+             ("chunk", dev.chunk_load, (i32, i64, i64, i32, n, n))]
+    out += [(f"triangles scan[{name}]", scan.scan_pass(load, block, ipt), (types.Tuple(args), n, i64, i64, i64))
+            for name, load, args in scans]
+    out += [("triangles rows", dev.rows_kernel, (i64, n, n, i32)),
+            ("triangles out lists", dev.out_lists_kernel, (i64, i32, n, n, i64, i64, i32)),
+            ("triangles partners", dev.partners_kernel, (i64, i32, i32, n, i64, i64, i32, i32)),
+            ("triangles keys", dev.keys_kernel, (i64, i64, i64, n, n, n, i64, i32)),
+            ("triangles chunks", dev.chunks_kernel, (i32, i64, i64, i32, n, n, n, i64, i32, i64, i64)),
+            ("triangles chunk keys", dev.chunk_keys_kernel, (i64, i64, i64, n, i32)),
+            ("triangles gather chunks", dev.gather_chunks_kernel, (i32, n, i32, i64, i64, i32, i64, i64)),
+            ("bin sort histogram", bin_sort.histogram_kernel(dev.BINS), (i32, n, n, n, i64)),
+            ("bin sort scatter", bin_sort.scatter_kernel(dev.BINS), (i32, n, n, n, i64, i32))]
+    return out

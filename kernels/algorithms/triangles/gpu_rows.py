@@ -145,3 +145,19 @@ def make_row_block(problem: Problem, params: dict, target: str) -> RowExecution:
 
 def make_row_shared(problem: Problem, params: dict, target: str) -> RowExecution:
     return RowExecution(problem, params, shared=True)
+
+
+def ptx_kernels(variant):
+    """The PTX check's kernels (:mod:`kernels.run.ptx_check`): total and per-vertex counts, a
+    block size above 256 (registers capped), and the accumulator's reset."""
+    from kernels.algorithms.triangles.gpu_common import zero_kernel
+
+    args = (ARRAY_I64, ARRAY_I32, ARRAY_I64)
+    out = []
+    for block, per_vertex in ((256, False), (512, True)):
+        tag = f"block={block}{' per vertex' if per_vertex else ''}"
+        if variant.name == "gpu-row-shared":
+            out.append((f"triangles gpu-row-shared[{tag}]", row_shared_kernel(block, 1024, per_vertex), args))
+        else:
+            out.append((f"triangles gpu-row-block[{tag}]", row_block_kernel(block, per_vertex), args))
+    return out + [("triangles accumulator reset", zero_kernel(), (ARRAY_I64,))]
