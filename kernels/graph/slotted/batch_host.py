@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 from kernels.graph.slotted import batch_core, batch_rules
 from kernels.graph.slotted.batch_core import DESC_ROWS
@@ -59,7 +59,7 @@ ID_BLOCK = 1024           # vertex ids per task of the lookup
 
 
 @njit(**_PARALLEL)
-def group_part(u, v, directed, first_tag, alive, n_ids):
+def group_part(u, v, directed, first_tag, alive, n_ids, max_chunks):
     """The adjacency entries of edges (u, v) (``batch_rules.expand``'s), grouped by source and
     each group sorted by target, in parallel and without a per-group allocation: entries are
     scattered into buckets of sources (``source >> shift``; chunked histograms), each bucket is
@@ -76,7 +76,7 @@ def group_part(u, v, directed, first_tag, alive, n_ids):
     while (n_ids >> shift) > BUCKET_TARGET:
         shift += 1
     nb = (n_ids >> shift) + 1
-    nc = min(max(1, m // CHUNK), 256)
+    nc = min(max(1, m // CHUNK), max_chunks)     # the serial prefix below is nb * nc
     size = (m + nc - 1) // nc
     hist = np.zeros((nc, nb), np.int64)
     bad = np.full(nc, NO_FAILURE, np.int64)
@@ -452,7 +452,8 @@ def grouped(g, batch: batch_rules.Batch) -> dict:
              ("insert", batch.insert_u, batch.insert_v, batch.insert_w, nd),
              ("reweight", batch.reweight_u, batch.reweight_v, batch.reweight_w, nd + ni))
     for name, u, v, w, first in parts:
-        start, tgt, tag, edge, bad_vertex, dup, loops = group_part(u, v, batch.directed, first, alive, n_ids)
+        start, tgt, tag, edge, bad_vertex, dup, loops = group_part(u, v, batch.directed, first, alive, n_ids,
+                                                                             4 * get_num_threads())
         failures[0] = min(failures[0], bad_vertex)
         failures[1] = min(failures[1], dup)
         out[name] = {"start": start, "key": tgt, "tag": tag,
