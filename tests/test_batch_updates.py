@@ -224,3 +224,28 @@ def test_refusals_name_the_edge_the_rules_name_on_random_batches(directed):
         prepared = batch_rules.prepare(g, batch["insert"], batch["delete"], batch["reweight"])
         message = str(batch_rules.refusal(g, prepared, *expected))
         _refused(g, "^" + re.escape(message) + "$", **batch)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_a_hub_with_more_updates_than_an_insertion_sort_takes_matches_the_engine(directed):
+    """One source with 120 insertions and 60 deletions in one batch (its groups are sorted by
+    np.sort, not insertion sort, and its list becomes a large list over several pages)."""
+    g = SlottedGraph.from_csr(random_graph(300, 400, 9, directed=directed), page_size=32)
+    hub = 5
+    stored = [int(w) for w in g.neighbors(hub)]
+    for w in range(300):                     # give the hub a long list first (engine edits)
+        if w != hub and w not in stored and len(stored) < 80:
+            g.add_edges([hub], [w])
+            stored.append(w)
+    rng = np.random.default_rng(3)
+    dels = [int(w) for w in rng.permutation(stored)[:60]]
+    free = [w for w in range(300) if w != hub and w not in stored]
+    ins = [int(w) for w in rng.permutation(free)[:120]]
+    reference = g.copy()
+    g.apply_updates(delete=([hub] * len(dels), dels), insert=([hub] * len(ins), ins))
+    g.check_invariants()
+    reference.remove_edges([hub] * len(dels), dels)
+    reference.add_edges([hub] * len(ins), ins)
+    assert edge_dict(g) == edge_dict(reference)
+    survivors = [w for w in stored if w not in set(dels)]
+    assert [int(w) for w in g.neighbors(hub)] == survivors + sorted(ins)
