@@ -6,6 +6,7 @@ batch (issue 27; docs/updates.md).
     python3 benchmarks/bench_updates.py                   # full: about 4 minutes on one H100
     python3 benchmarks/bench_updates.py --quick           # small graphs and batches
     python3 benchmarks/bench_updates.py --target sim --quick   # the CUDA simulator, tiny inputs
+    python3 benchmarks/bench_updates.py --graphs rmat20 --max-size 1000000   # a part of the full run
 
 For every graph and batch size (10^2 ... 10^7 edges, at most the graph's edge count) four
 batches run on each path, in this order: *insert* (new edges), *delete* (the same edges),
@@ -63,6 +64,10 @@ def parse_args(argv=None):
                    help="real GPU or the CUDA simulator (default: cuda with a GPU, else sim)")
     p.add_argument("--quick", action="store_true", help="small graphs and batches (a minute or two)")
     p.add_argument("--page-size", type=int, default=None, help="words per page (default: by the graph's size)")
+    p.add_argument("--graphs", default=None,
+                   help="comma-separated graph names of the chosen set (full: rmat20,rmat22,delaunay20; "
+                        "quick: rmat16,delaunay16); the results file names them")
+    p.add_argument("--max-size", type=int, default=None, help="largest batch size (default: the set's, 10^7 full)")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "updates",
                    help="results folder (default benchmarks/results/updates)")
     return p.parse_args(argv)
@@ -289,7 +294,17 @@ def main(argv=None) -> int:
         say("bench_updates: no GPU and no simulator target; use --target sim")
         return 2
     activate(target)
-    cfg = SIM if target == "sim" else (QUICK if args.quick else FULL)
+    cfg = dict(SIM if target == "sim" else (QUICK if args.quick else FULL))
+    if args.graphs:
+        wanted = args.graphs.split(",")
+        unknown = sorted(set(wanted) - {name for name, _, _ in cfg["graphs"]})
+        if unknown:
+            say(f"bench_updates: unknown graph(s) {', '.join(unknown)}; this set has "
+                f"{', '.join(name for name, _, _ in cfg['graphs'])}")
+            return 2
+        cfg["graphs"] = [g for g in cfg["graphs"] if g[0] in wanted]
+    if args.max_size:
+        cfg["sizes"] = [s for s in cfg["sizes"] if s <= args.max_size]
     started = time.perf_counter()
     say(f"batch-update benchmark: target {target}{' (quick)' if args.quick else ''}")
     t0 = time.perf_counter()
@@ -298,13 +313,15 @@ def main(argv=None) -> int:
     from kernels.measure.environment import environment
 
     # "environment" is every record's: the device and the exact code (gpu-graph-explorer's version)
-    results = {"benchmark": "updates", "quick": bool(args.quick), "device": device_description(target),
+    results = {"benchmark": "updates", "quick": bool(args.quick), "max_size": args.max_size,
+               "device": device_description(target),
                "environment": environment(target),
                "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "graphs": {},
                "protocol": __doc__.split("\n\n")[2]}
     args.out.mkdir(parents=True, exist_ok=True)
     device = slug(results["device"]["gpu"] or f"{target}-{platform.node()}")
-    base = args.out / f"updates-{device}{'-quick' if args.quick else ''}"
+    part = "-" + "-".join(name for name, _, _ in cfg["graphs"]) if args.graphs else ""
+    base = args.out / f"updates-{device}{'-quick' if args.quick else ''}{part}"
     base.with_suffix(".jsonl").write_text("")
     for name, kind, options in cfg["graphs"]:
         t0 = time.perf_counter()

@@ -4,6 +4,8 @@ with the layout invariants after every batch; refusals change nothing."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -150,3 +152,100 @@ def test_a_batch_file_larger_than_the_memory_it_needs_is_refused_before_reading(
     with pytest.raises(ResourceLimitError, match="would need"):
         read_batch_file(path)
     assert not opened
+
+
+def _reference_failure(g, directed, delete, insert, reweight):
+    """(category, batch position) of the first refusal by the rules of docs/updates.md, written
+    from the edge view alone (no pages), or None."""
+    parts = [(list(zip(*p[:2], strict=True)) if p else []) for p in (delete, insert, reweight)]
+    tagged = []
+    for k, part in enumerate(parts):
+        first = sum(len(q) for q in parts[:k])
+        tagged.append([(first + t, int(u), int(v)) for t, (u, v) in enumerate(part)])
+
+    def key(u, v):
+        return (u, v) if directed else (min(u, v), max(u, v))
+
+    def stored(u, v):
+        return g.has_vertex(u) and g.has_vertex(v) and g.has_edge(u, v)
+
+    found = [[] for _ in range(5)]
+    for part in tagged:
+        seen: dict = {}
+        for tag, u, v in part:
+            if not (g.has_vertex(u) and g.has_vertex(v)):
+                found[0].append(tag)
+            seen.setdefault(key(u, v), []).append(tag)
+        found[1] += [t for tags in seen.values() if len(tags) > 1 for t in tags]
+    deleted = {key(u, v) for _, u, v in tagged[0]}
+    inserted = {key(u, v) for _, u, v in tagged[1]}
+    found[2] = [t for t, u, v in tagged[0] if not stored(u, v)]
+    found[3] = [t for t, u, v in tagged[1] if stored(u, v) and key(u, v) not in deleted]
+    found[4] = [t for t, u, v in tagged[2]
+                if not stored(u, v) or key(u, v) in deleted or key(u, v) in inserted]
+    for category, tags in enumerate(found):
+        if tags:
+            return category, min(tags)
+    return None
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_refusals_name_the_edge_the_rules_name_on_random_batches(directed):
+    """Random batches, most of them invalid in one or several ways at once (removed vertex,
+    duplicates, absent deletions, present insertions, bad weight changes): the host path
+    refuses exactly when the rules do, naming the same edge, and changes nothing then."""
+    from kernels.graph.slotted import batch_rules
+
+    rng = np.random.default_rng(27)
+    for trial in range(150):
+        g = SlottedGraph.from_csr(random_graph(12, 30, trial, directed=directed, weighted=True),
+                                  page_size=16)
+        if trial % 3 == 0:
+            g.remove_vertex(int(rng.integers(0, 12)))
+        stored = list(edge_dict(g))
+
+        def pairs(n, stored=stored):
+            out = [stored[rng.integers(len(stored))] if stored and rng.random() < 0.6
+                   else tuple(int(x) for x in rng.integers(0, 12, 2)) for _ in range(n)]
+            return [a for a, _ in out], [b for _, b in out]
+
+        du, dv = pairs(int(rng.integers(0, 4)))
+        iu, iv = pairs(int(rng.integers(0, 4)))
+        ru, rv = pairs(int(rng.integers(0, 3)))
+        batch = {"delete": (du, dv), "insert": (iu, iv, [2.0] * len(iu)),
+                 "reweight": (ru, rv, [3.0] * len(ru))}
+        expected = _reference_failure(g, directed, (du, dv), (iu, iv), (ru, rv))
+        if expected is None:
+            reference = model_apply(edge_dict(g), directed, **batch)
+            g.apply_updates(**batch)
+            g.check_invariants()
+            assert edge_dict(g) == reference
+            continue
+        prepared = batch_rules.prepare(g, batch["insert"], batch["delete"], batch["reweight"])
+        message = str(batch_rules.refusal(g, prepared, *expected))
+        _refused(g, "^" + re.escape(message) + "$", **batch)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_a_hub_with_more_updates_than_an_insertion_sort_takes_matches_the_engine(directed):
+    """One source with 120 insertions and 60 deletions in one batch (its groups are sorted by
+    np.sort, not insertion sort, and its list becomes a large list over several pages)."""
+    g = SlottedGraph.from_csr(random_graph(300, 400, 9, directed=directed), page_size=32)
+    hub = 5
+    stored = [int(w) for w in g.neighbors(hub)]
+    for w in range(300):                     # give the hub a long list first (engine edits)
+        if w != hub and w not in stored and len(stored) < 80:
+            g.add_edges([hub], [w])
+            stored.append(w)
+    rng = np.random.default_rng(3)
+    dels = [int(w) for w in rng.permutation(stored)[:60]]
+    free = [w for w in range(300) if w != hub and w not in stored]
+    ins = [int(w) for w in rng.permutation(free)[:120]]
+    reference = g.copy()
+    g.apply_updates(delete=([hub] * len(dels), dels), insert=([hub] * len(ins), ins))
+    g.check_invariants()
+    reference.remove_edges([hub] * len(dels), dels)
+    reference.add_edges([hub] * len(ins), ins)
+    assert edge_dict(g) == edge_dict(reference)
+    survivors = [w for w in stored if w not in set(dels)]
+    assert [int(w) for w in g.neighbors(hub)] == survivors + sorted(ins)

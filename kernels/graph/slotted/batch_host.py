@@ -3,15 +3,21 @@ compiled passes (group by source, check, plan, rebuild the touched units), inste
 engine call per edge. It writes exactly what the device path writes (both use
 :mod:`.batch_core`); the rules are in :mod:`.batch_rules` and docs/updates.md.
 
-Passes, each O(batch) or O(touched pages):
+Passes, each O(batch), O(touched lists) or a parallel sweep of an id-sized array:
 
-1. entries grouped by source with a stable counting sort, each source's group sorted by key
-   (deletions by (old position, target), insertions and weight changes by target);
-2. checks in the order of :mod:`.batch_rules` (duplicates are neighbours after the sort);
-3. plan: the touched units, how many pages each becomes (:func:`batch_core.pack`), prefix sums
+1. ``group_part`` (per part of the batch): entries grouped by source in parallel (a bucket sort
+   by ``source >> shift``, then a counting sort inside each bucket), each group sorted by
+   target; removed endpoints and duplicates (equal neighbours) found on the way;
+2. ``lookup``: each source with entries is located once and its stored list scanned once,
+   every list entry looked up (binary search) among the source's deletions, insertions and
+   weight changes: old positions of deletions (written in list order, so the deletion keys
+   come out sorted), stored insertions, weight changes; rules 2..4 checked; touched units
+   marked. A hub's k updates cost one scan of its list, not k;
+3. plan: how many pages each touched unit becomes (:func:`batch_core.pack`), prefix sums
    for new index columns, pages opened and pages freed;
 4. rebuild: old pages of touched units copied to scratch, output pages written from it, freed
-   pages zeroed and pushed on the free stack, the index rewritten, weights changed.
+   pages zeroed and pushed on the free stack, the index rewritten; weights changed last (the
+   new position of a weight change is its old one less the deletions before it).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from numba import njit, prange
+from numba import get_num_threads, njit, prange
 
 from kernels.graph.slotted import batch_core, batch_rules
 from kernels.graph.slotted.batch_core import DESC_ROWS
@@ -36,117 +42,226 @@ from kernels.graph.slotted.layout import (
 )
 
 _core = batch_core.build(njit(nogil=True, inline="always"))   # inlined: a call per entry cost more than the entry
-_locate, _find, _pack, _write_page = _core.locate, _core.find, _core.pack, _core.write_page
-_deleted, _contains, _entry_word = _core.deleted, _core.contains, _core.entry_word
+_locate, _pack, _write_page = _core.locate, _core.pack, _core.write_page
+_entry_word, _degree = _core.entry_word, _core.degree
 NO_FAILURE = batch_rules.NO_FAILURE
 # the passes run their loops on every core (numba prange: output pages, entries and sources are
 # independent); one core took ~1.3 s for a million undirected insertions on R-MAT scale 18.
 # cache=True: compiling them took 90 s on a loaded 2-core VM. numba keys the cache on this file
 # only, and batch_core's functions are inlined here: after changing batch_core.py, touch this file.
 _PARALLEL = dict(nogil=True, parallel=True, cache=True)
-SMALL_GROUP = 24          # groups up to this size are insertion-sorted in place (no allocation)
+
+
+
+BUCKET_TARGET = 8192      # source buckets of the parallel grouping (ids >> shift)
+CHUNK = 8192              # entries per chunk of the grouping's histogram and scatter
+ID_BLOCK = 1024           # vertex ids per task of the lookup
 
 
 @njit(**_PARALLEL)
-def group(src, keys, n_ids):
-    """Stable counting sort of entries by source, then each source's entries by key:
-    (count per vertex, start per vertex, permutation of the entries)."""
-    m = src.shape[0]
-    cnt = np.zeros(n_ids, np.int64)
-    for e in range(m):
-        cnt[src[e]] += 1
+def group_part(u, v, directed, first_tag, alive, n_ids, max_chunks):
+    """The adjacency entries of edges (u, v) (``batch_rules.expand``'s), grouped by source and
+    each group sorted by target, in parallel and without a per-group allocation: entries are
+    scattered into buckets of sources (``source >> shift``; chunked histograms), each bucket is
+    counting-sorted by source (the counts kept in ``start``, disjoint per bucket) and each
+    source's group sorted by target (insertion sort; ``np.sort`` for a hub's large group).
+
+    Returns (start per vertex id [n_ids + 1], targets, batch positions, edge of each entry,
+    smallest position of an edge with a removed endpoint, smallest position of an entry equal
+    to its group's neighbour (a duplicate), self-loops)."""
+    n = u.shape[0]
+    per = 1 if directed else 2
+    m = per * n
+    shift = 0
+    while (n_ids >> shift) > BUCKET_TARGET:
+        shift += 1
+    nb = (n_ids >> shift) + 1
+    nc = min(max(1, m // CHUNK), max_chunks)     # the serial prefix below is nb * nc
+    size = (m + nc - 1) // nc
+    hist = np.zeros((nc, nb), np.int64)
+    bad = np.full(nc, NO_FAILURE, np.int64)
+    loops = np.zeros(nc, np.int64)
+    for c in prange(nc):
+        for e in range(c * size, min(m, (c + 1) * size)):
+            t = e // per
+            a = u[t]
+            b = v[t]
+            if e % per == 1:
+                if a == b:
+                    continue
+                a = b
+            elif not (alive[a] and alive[b]):
+                bad[c] = min(bad[c], first_tag + t)
+            elif a == b:
+                loops[c] += 1
+            hist[c, a >> shift] += 1
+    off = np.empty((nc, nb), np.int64)
+    bstart = np.zeros(nb + 1, np.int64)
+    acc = 0
+    for b in range(nb):
+        bstart[b] = acc
+        for c in range(nc):
+            off[c, b] = acc
+            acc += hist[c, b]
+    bstart[nb] = acc
+    k = acc
+    bsrc = np.empty(k, np.int32)
+    bval = np.empty(k, np.int64)                 # target << 32 | edge
+    for c in prange(nc):
+        for e in range(c * size, min(m, (c + 1) * size)):
+            t = e // per
+            a = u[t]
+            b = v[t]
+            if e % per == 1:
+                if a == b:
+                    continue
+                a, b = b, a
+            q = off[c, a >> shift]
+            off[c, a >> shift] = q + 1
+            bsrc[q] = a
+            bval[q] = (np.int64(b) << 32) | t
     start = np.zeros(n_ids + 1, np.int64)
-    for x in range(n_ids):
-        start[x + 1] = start[x] + cnt[x]
-    cur = start[:n_ids].copy()
-    perm = np.empty(m, np.int64)
-    for e in range(m):
-        x = src[e]
-        perm[cur[x]] = e
-        cur[x] += 1
-    for x in prange(n_ids):
-        a, b = start[x], start[x + 1]
-        if b - a <= 1:
-            continue
-        if b - a <= SMALL_GROUP:                  # stable insertion sort by key
-            for j in range(a + 1, b):
-                e = perm[j]
-                k = keys[e]
-                m = j
-                while m > a and keys[perm[m - 1]] > k:
-                    perm[m] = perm[m - 1]
-                    m -= 1
-                perm[m] = e
-            continue
-        seg = perm[a:b].copy()
-        order = np.argsort(keys[seg], kind="mergesort")
-        for t in range(b - a):
-            perm[a + t] = seg[order[t]]
-    return cnt, start, perm
+    cur = np.empty(max(n_ids, 1), np.int64)
+    val = np.empty(k, np.int64)
+    dup = np.full(nb, NO_FAILURE, np.int64)
+    for b in prange(nb):
+        a0, z = bstart[b], bstart[b + 1]
+        lo = b << shift
+        hi = min(n_ids, (b + 1) << shift)
+        for q in range(a0, z):
+            start[bsrc[q]] += 1
+        acc = a0
+        for x in range(lo, hi):
+            cnt = start[x]
+            start[x] = acc
+            cur[x] = acc
+            acc += cnt
+        for q in range(a0, z):
+            x = bsrc[q]
+            val[cur[x]] = bval[q]
+            cur[x] += 1
+        for x in range(lo, hi):
+            g0 = start[x]
+            g1 = cur[x]
+            if g1 - g0 > 32:
+                val[g0:g1] = np.sort(val[g0:g1])
+            else:
+                for j in range(g0 + 1, g1):
+                    w = val[j]
+                    i = j
+                    while i > g0 and val[i - 1] > w:
+                        val[i] = val[i - 1]
+                        i -= 1
+                    val[i] = w
+            for j in range(g0 + 1, g1):
+                if (val[j] >> 32) == (val[j - 1] >> 32):
+                    dup[b] = min(dup[b], first_tag + min(val[j] & 0xFFFFFFFF, val[j - 1] & 0xFFFFFFFF))
+    start[n_ids] = k
+    tgt = np.empty(k, np.int32)
+    tag = np.empty(k, np.int64)
+    edge = np.empty(k, np.int64)
+    for q in prange(k):
+        tgt[q] = val[q] >> 32
+        edge[q] = val[q] & 0xFFFFFFFF
+        tag[q] = first_tag + edge[q]
+    return start, tgt, tag, edge, bad.min(), dup.min(), loops.sum()
+
+
+@njit(nogil=True, inline="always")
+def _search(values, start, count, v):
+    """Where ``v`` is in the sorted ``values[start : start + count]``, else -1."""
+    lo = 0
+    hi = count
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if values[start + mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < count and values[start + lo] == v:
+        return start + lo
+    return -1
 
 
 @njit(**_PARALLEL)
-def positions(pool, index, n_pages, P, src, dst):
-    """Old list position of each entry src -> dst (-1 when absent)."""
-    out = np.empty(src.shape[0], np.int64)
-    for e in prange(src.shape[0]):
-        c, s = _locate(pool, index, n_pages, P, src[e])
-        out[e] = -1 if c < 0 else _find(pool, index[3], index[2], P, c, s, dst[e])
-    return out
+def lookup(pool, index, n_pages, P, n1, n_ids, dstart, dtgt, dtag, istart, itgt, itag,
+           rstart, rtgt, rtag, touched):
+    """One scan of each source's stored list (sources with entries in the batch, each located
+    once): finds the old position of every deletion and weight change and every inserted
+    entry already stored, checks rules 2..4 of :mod:`.batch_rules`, marks the touched units.
 
-
-@njit(**_PARALLEL)
-def check(pool, index, n_pages, P, n1, dkey, dtag, dsrc, dstart, itgt, itag, isrc, istart,
-          rtgt, rtag, rsrc):
-    """Smallest failing batch position per category 1..4 (categories of batch_rules)."""
-    nd, ni, nr = dkey.shape[0], itgt.shape[0], rtgt.shape[0]
-    bad = np.full((5, max(nd, ni, nr, 1)), NO_FAILURE, np.int64)
-    for k in prange(nd):
-        if k + 1 < nd and dsrc[k] == dsrc[k + 1] and dkey[k] == dkey[k + 1]:     # neighbours after the sort
-            bad[1, k] = min(dtag[k], dtag[k + 1])
-        if dkey[k] // n1 - 1 < 0:
-            bad[2, k] = dtag[k]
-    for k in prange(ni):
-        u = isrc[k]
-        if k + 1 < ni and isrc[k + 1] == u and itgt[k] == itgt[k + 1]:
-            bad[0, k] = min(itag[k], itag[k + 1])
-        c, s = _locate(pool, index, n_pages, P, u)
-        pos = _find(pool, index[3], index[2], P, c, s, itgt[k])
-        if pos >= 0 and not _deleted(dkey, dstart[u], dstart[u + 1] - dstart[u], n1, pos):
-            bad[3, k] = itag[k]
-    for k in prange(nr):
-        u = rsrc[k]
-        c, s = _locate(pool, index, n_pages, P, u)
-        pos = _find(pool, index[3], index[2], P, c, s, rtgt[k])
-        gone = pos < 0 or _deleted(dkey, dstart[u], dstart[u + 1] - dstart[u], n1, pos)
-        if gone or _contains(itgt, istart[u], istart[u + 1] - istart[u], rtgt[k]):
-            bad[4, k] = rtag[k]
-    fail = np.full(5, NO_FAILURE, np.int64)
-    fail[1] = min(bad[1].min(), bad[0].min())
-    fail[2] = bad[2].min()
-    fail[3] = bad[3].min()
-    for k in range(nr):                             # reweight duplicates are category 1
-        if k + 1 < nr and rsrc[k + 1] == rsrc[k] and rtgt[k] == rtgt[k + 1]:
-            fail[1] = min(fail[1], min(rtag[k], rtag[k + 1]))
-    fail[4] = bad[4].min()
-    return fail
-
-
-@njit(**_PARALLEL)
-def plan(pool, index, n_pages, P, dstart, istart):
-    """Touched units and, per column, (touched, pages out at a unit's first column)."""
-    touched = np.zeros(n_pages, np.uint8)
-    for x in prange(dstart.shape[0] - 1):
-        if dstart[x + 1] - dstart[x] + istart[x + 1] - istart[x] > 0:
+    Returns (smallest failing batch position per category [5], deletion keys in each group's
+    list order: (position + 1) * n1 + target, old position of each weight change)."""
+    nblk = (n_ids + ID_BLOCK - 1) // ID_BLOCK
+    fail = np.full((max(nblk, 1), 5), NO_FAILURE, np.int64)
+    dkey = np.empty(dtgt.shape[0], np.int64)
+    dfound = np.zeros(dtgt.shape[0], np.uint8)
+    ifound = np.zeros(itgt.shape[0], np.uint8)
+    rpos = np.full(rtgt.shape[0], -1, np.int64)
+    pagemap = index[3]
+    lcount = index[2]
+    for blk in prange(nblk):
+        for x in range(blk * ID_BLOCK, min(n_ids, (blk + 1) * ID_BLOCK)):
+            d0, nd = dstart[x], dstart[x + 1] - dstart[x]
+            i0, ni = istart[x], istart[x + 1] - istart[x]
+            r0, nr = rstart[x], rstart[x + 1] - rstart[x]
+            if nd + ni + nr == 0:
+                continue
             c, s = _locate(pool, index, n_pages, P, x)
-            touched[c] = 1                    # every writer writes 1
+            if nd + ni > 0:
+                touched[c] = 1                # every writer writes 1
+            deg = _degree(pool, pagemap, P, c, s)
+            want = nd + ni + nr
+            found = 0
+            cursor = d0
+            for j in range(deg):
+                if found == want:
+                    break
+                t = pool[_entry_word(pool, pagemap, lcount, P, c, s, j)]
+                if nd > 0:
+                    q = _search(dtgt, d0, nd, t)
+                    if q >= 0 and not dfound[q]:
+                        dkey[cursor] = (j + 1) * n1 + t       # list order: ascending position
+                        cursor += 1
+                        dfound[q] = 1
+                        found += 1
+                if ni > 0:
+                    q = _search(itgt, i0, ni, t)
+                    if q >= 0 and not ifound[q]:
+                        ifound[q] = 1
+                        found += 1
+                if nr > 0:
+                    q = _search(rtgt, r0, nr, t)
+                    if q >= 0 and rpos[q] < 0:
+                        rpos[q] = j
+                        found += 1
+            for q in range(d0, d0 + nd):
+                if not dfound[q]:
+                    fail[blk, 2] = min(fail[blk, 2], dtag[q])
+            for q in range(i0, i0 + ni):          # stored and not deleted by this batch
+                if ifound[q] and _search(dtgt, d0, nd, itgt[q]) < 0:
+                    fail[blk, 3] = min(fail[blk, 3], itag[q])
+            for q in range(r0, r0 + nr):
+                t = rtgt[q]
+                if rpos[q] < 0 or _search(dtgt, d0, nd, t) >= 0 or _search(itgt, i0, ni, t) >= 0:
+                    fail[blk, 4] = min(fail[blk, 4], rtag[q])
+    out = np.full(5, NO_FAILURE, np.int64)
+    for blk in range(fail.shape[0]):
+        for cat in range(5):
+            out[cat] = min(out[cat], fail[blk, cat])
+    return out, dkey, rpos
+
+
+@njit(**_PARALLEL)
+def plan(pool, index, n_pages, P, touched, dstart, istart):
+    """Pages out of each touched unit (at its first column; ``lookup`` marked the units)."""
     k_out = np.zeros(n_pages, np.int64)
     dummy_desc = np.zeros((DESC_ROWS, 1), np.int32)
     dummy_off = np.zeros(1, np.int32)
     for c in prange(n_pages):
         if touched[c]:
             k_out[c] = _pack(pool, index[3], index[2], P, c, dstart, istart, False, 0, dummy_desc, dummy_off)
-    return touched, k_out
+    return k_out
 
 
 @njit(nogil=True, cache=True)
@@ -255,17 +370,34 @@ def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched
     return phys_out
 
 
-@njit(nogil=True, cache=True)
-def reweigh(pool, wpool, index, n_pages, P, dirty, src, dst, w):
-    """Set the weight of each (present) entry src -> dst; returns the pages written."""
-    pages = np.empty(src.shape[0], np.int64)
-    for e in range(src.shape[0]):
-        c, s = _locate(pool, index, n_pages, P, src[e])
-        j = _find(pool, index[3], index[2], P, c, s, dst[e])
-        word = _entry_word(pool, index[3], index[2], P, c, s, j)
-        wpool[word] = w[e]
-        pages[e] = word // P
-        dirty[word // P] = 1
+@njit(**_PARALLEL)
+def reweigh(pool, wpool, index, n_pages, P, dirty, n1, n_ids, rstart, rpos, w, dstart, dkey):
+    """Set the weight of each weight change (old list position ``rpos``, grouped by source):
+    its new position is the old one less the deleted positions before it. Returns the pages
+    written."""
+    pages = np.empty(rpos.shape[0], np.int64)
+    nblk = (n_ids + ID_BLOCK - 1) // ID_BLOCK
+    for blk in prange(nblk):
+        for x in range(blk * ID_BLOCK, min(n_ids, (blk + 1) * ID_BLOCK)):
+            r0, nr = rstart[x], rstart[x + 1] - rstart[x]
+            if nr == 0:
+                continue
+            c, s = _locate(pool, index, n_pages, P, x)
+            d0, nd = dstart[x], dstart[x + 1] - dstart[x]
+            for q in range(r0, r0 + nr):
+                key = (rpos[q] + 1) * n1
+                lo = 0
+                hi = nd
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if dkey[d0 + mid] < key:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                word = _entry_word(pool, index[3], index[2], P, c, s, rpos[q] - lo)
+                wpool[word] = w[q]
+                pages[q] = word // P
+                dirty[word // P] = 1
     return pages
 
 
@@ -281,29 +413,32 @@ def apply(g, batch: batch_rules.Batch) -> batch_rules.BatchReport:
     P = int(meta[M_PAGE_SIZE])
     weighted = bool(meta[M_WEIGHTED])
     n_pages = int(meta[M_PAGES])
-    d, i = plan_arrays["delete"], plan_arrays["insert"]
-    touched, k_out = plan(pool, index, n_pages, P, d["start"], i["start"])
+    n1 = plan_arrays["n1"]
+    d, i, r = plan_arrays["delete"], plan_arrays["insert"], plan_arrays["reweight"]
+    touched = plan_arrays["touched"]
+    k_out = plan(pool, index, n_pages, P, touched, d["start"], i["start"])
     sums = column_sums(index, n_pages, touched, k_out)
     g.reserve_pages(int(sums[2, n_pages]))
     st = g.engine_state()
     pool, wpool, index, meta, free, dirty = st[0], st[1], st[2], st[3], st[4], st[5]
     written = rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
-                      d["start"], d["key"], plan_arrays["n1"], i["start"], i["key"],
-                      i["w"], g.next_vertex_id)
+                      d["start"], d["key"], n1, i["start"], i["key"], i["w"], g.next_vertex_id)
     meta[M_ENTRIES] += len(i["key"]) - len(d["key"])
     meta[M_SELF_LOOPS] += plan_arrays["loops_in"] - plan_arrays["loops_out"]
-    r = plan_arrays["reweight"]
-    if len(r["src"]):
-        written = np.concatenate([written, reweigh(pool, wpool, index, int(meta[M_PAGES]), P, dirty,
-                                                   r["src"], r["key"], r["w"])])
+    if len(r["key"]):
+        written = np.concatenate([written, reweigh(pool, wpool, index, int(meta[M_PAGES]), P, dirty, n1,
+                                                   g.next_vertex_id, r["start"], r["pos"], r["w"],
+                                                   d["start"], d["key"])])
     return batch_rules.BatchReport(
-        "host", batch.size, len(d["key"]), len(i["key"]), len(r["src"]), np.unique(written),
+        "host", batch.size, len(d["key"]), len(i["key"]), len(r["key"]), np.unique(written),
         pages_opened=int(sums[2, n_pages]), pages_freed=int(sums[3, n_pages]),
         seconds=time.perf_counter() - t0)
 
 
 def grouped(g, batch: batch_rules.Batch) -> dict:
-    """Entries of each part grouped by source and sorted, and the first failure (or None)."""
+    """Entries of each part grouped by source and sorted (deletions by old list position,
+    insertions and weight changes by target), the touched units, and the first failure (or
+    None)."""
     nd, ni = len(batch.delete_u), len(batch.insert_u)
     n_ids = g.next_vertex_id
     n1 = n_ids + 1
@@ -312,38 +447,27 @@ def grouped(g, batch: batch_rules.Batch) -> dict:
     pool, index, meta = st[0], st[2], st[3]
     P, n_pages = int(meta[M_PAGE_SIZE]), int(meta[M_PAGES])
     failures = np.full(5, NO_FAILURE, np.int64)
-    bad_vertex = []
-    for first, u, v in ((0, batch.delete_u, batch.delete_v), (nd, batch.insert_u, batch.insert_v),
-                        (nd + ni, batch.reweight_u, batch.reweight_v)):
-        bad = ~(alive[u] & alive[v])
-        if bad.any():
-            bad_vertex.append(first + int(np.argmax(bad)))
-    if bad_vertex:
-        failures[0] = min(bad_vertex)
-        return {"failure": batch_rules.first_failure(failures)}
     out = {"n1": n1}
     parts = (("delete", batch.delete_u, batch.delete_v, None, 0),
              ("insert", batch.insert_u, batch.insert_v, batch.insert_w, nd),
              ("reweight", batch.reweight_u, batch.reweight_v, batch.reweight_w, nd + ni))
     for name, u, v, w, first in parts:
-        src, dst, tags, edge = batch_rules.expand(u, v, batch.directed, first)
-        if name == "delete":
-            pos = positions(pool, index, n_pages, P, src, dst)
-            keys = (pos + 1) * n1 + dst
-        else:
-            keys = dst.astype(np.int64)
-        cnt, start, perm = group(src, keys, n_ids)
-        part = {"start": start, "src": src[perm], "tag": tags[perm]}
-        part["key"] = keys[perm] if name == "delete" else dst[perm]
-        part["w"] = (w[edge[perm]] if w is not None else np.zeros(1, g.weight_dtype))
-        out[name] = part
-        if name == "delete":
-            out["loops_out"] = int(np.count_nonzero(src == dst))
-        if name == "insert":
-            out["loops_in"] = int(np.count_nonzero(src == dst))
+        start, tgt, tag, edge, bad_vertex, dup, loops = group_part(u, v, batch.directed, first, alive, n_ids,
+                                                                             4 * get_num_threads())
+        failures[0] = min(failures[0], bad_vertex)
+        failures[1] = min(failures[1], dup)
+        out[name] = {"start": start, "key": tgt, "tag": tag,
+                     "w": w[edge] if w is not None else np.zeros(1, g.weight_dtype)}
+        out["loops_out" if name == "delete" else "loops_in" if name == "insert" else "loops_rw"] = int(loops)
+    failure = batch_rules.first_failure(failures)
+    if failure is not None:
+        return {"failure": failure}
     d, i, r = out["delete"], out["insert"], out["reweight"]
-    failures = check(pool, index, n_pages, P, n1, d["key"], d["tag"], d["src"], d["start"],
-                     i["key"], i["tag"], i["src"], i["start"],
-                     r["key"], r["tag"], r["src"])
-    out["failure"] = batch_rules.first_failure(failures)
+    touched = np.zeros(n_pages, np.uint8)
+    fail, dkey, rpos = lookup(pool, index, n_pages, P, n1, n_ids, d["start"], d["key"], d["tag"],
+                              i["start"], i["key"], i["tag"], r["start"], r["key"], r["tag"], touched)
+    d["key"] = dkey
+    r["pos"] = rpos
+    out["touched"] = touched
+    out["failure"] = batch_rules.first_failure(fail)
     return out
