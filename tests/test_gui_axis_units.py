@@ -127,3 +127,30 @@ def test_an_empty_chart_has_no_time_ticks(qtbot):
     assert axis.tickValues(lo, hi, 300) == [] and axis_title(axis) == ""
     chart.set_records([record("cpu-serial", 5.03)])                # then runs come: ticks and title
     assert axis_title(axis) and axis.tickValues(lo, hi, 300)
+
+
+def drawn_bar_labels(chart) -> list[str]:
+    """The bottom axis's labels pyqtgraph actually paints (its public ``generateDrawSpecs``)."""
+    from PySide6.QtGui import QImage, QPainter
+
+    axis = chart.time_plot.getAxis("bottom")
+    image = QImage(10, 10, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    try:
+        _axis_spec, _ticks, texts = axis.generateDrawSpecs(painter)
+    finally:
+        painter.end()
+    return [text for _rect, _flags, text in texts]
+
+
+def test_the_first_and_last_bars_keep_labels_wider_than_their_bars(qtbot):
+    # pyqtgraph skips a label reaching more than 15 px past the axis's ends: a first bar with a
+    # long parameter list (spmv/gpu-adaptive among nine H100 runs) lost its whole label
+    wide = {"threads_per_row": "auto→4", "long_row": "auto→16384", "short_mode": "auto", "dtype": "fp64"}
+    records = [record("gpu-adaptive", 3e-4, params=wide, family="spmv")]
+    records += [record(f"gpu-v{i}", 1e-3 * (i + 1), family="spmv") for i in range(7)]
+    records += [record("gpu-last", 2e-3, params={**wide, "loads": "auto"}, family="spmv")]
+    chart = shown_chart(qtbot, records, size=(1000, 700))      # a bar's slot narrower than "threads_per_row=auto→4"
+    drawn = drawn_bar_labels(chart)
+    assert len(drawn) == len(records)
+    assert drawn[0].startswith("gpu-adaptive") and drawn[-1].startswith("gpu-last")

@@ -330,6 +330,11 @@ class TimingChart(HoverLayoutWidget):
         lines = max((t.count("\n") + 1 for _, t in ticks), default=1)
         metrics = QFontMetrics(axis.style["tickFont"] or axis.font())
         axis.setHeight(int(metrics.height() * lines * 1.05) + 14)
+        # pyqtgraph skips a label that reaches more than `hideOverlappingLabels` pixels past the
+        # axis's ends (15 by default): the first or last bar's label, centred under a bar near
+        # the edge, vanished when it was wider than its bar. Allow half the widest label.
+        widest = max((metrics.horizontalAdvance(line) for _, t in ticks for line in t.split("\n")), default=0)
+        axis.setStyle(hideOverlappingLabels=max(15, widest // 2 + 4))
 
     def _label_lines(self) -> int | None:
         """Lines of a bar's label that the height allows (a short chart keeps the plot instead)."""
