@@ -6,7 +6,12 @@ writes: both run the functions of :mod:`kernels.graph.slotted.batch_core`, here 
 device functions. The rules (what is refused, in which order) are
 :mod:`kernels.graph.slotted.batch_rules`'; docs/updates.md describes the design.
 
-One batch on the device, no per-edge host work and one read-back before anything is written:
+Batches of at most ``COMPACT_MAX_ENTRIES`` adjacency entries take the compact path
+(:meth:`DeviceUpdater._apply_compact`): grouped by source on the host with numpy, then seven
+launches (eight with weight changes) sized by the batch's touched vertices and units, one
+read-back before writing and one after; the only pass over the whole graph is the index shift.
+Larger batches take the full-graph path (:meth:`DeviceUpdater._apply_full`), no per-edge host
+work and one read-back before anything is written:
 
 1. ``expand``: one thread per adjacency entry (an undirected edge gives two): the endpoints are
    located (binary search of the index, then of the page's slots: a removed id is absent), the
