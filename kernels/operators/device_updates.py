@@ -7,8 +7,8 @@ device functions. The rules (what is refused, in which order) are
 :mod:`kernels.graph.slotted.batch_rules`'; docs/updates.md describes the design.
 
 Batches of at most ``COMPACT_MAX_ENTRIES`` adjacency entries take the compact path
-(:meth:`DeviceUpdater._apply_compact`): grouped by source on the host with numpy, then seven
-launches (eight with weight changes) sized by the batch's touched vertices and units, one
+(:meth:`DeviceUpdater._apply_compact`): grouped by source on the host with numpy, then six
+launches (seven with weight changes) sized by the batch's touched vertices and units, one
 read-back before writing and one after; the only pass over the whole graph is the index shift.
 Larger batches take the full-graph path (:meth:`DeviceUpdater._apply_full`), no per-edge host
 work and one read-back before anything is written:
@@ -441,78 +441,119 @@ def _kernels():
             vals[2, r] = max(0, m - kk)
             vals[3, r] = m
 
-    def rebuild_c(t, cpos, utouched, um, vals, pre, index, P, pool, wpool, weighted, scratch,
-                  wscratch, scrmap, dfull, ifull, skey, sw, n1, desc, newoff, free_top, n_top, n_free,
-                  high, phys_out, new_index):
-        """One block per touched unit: old pages to scratch, output pages described and chosen,
-        written, pages no longer needed zeroed, the unit's new index columns."""
-        lane = cuda.threadIdx.x
-        lanes = cuda.blockDim.x
-        for r in range(cuda.blockIdx.x, t, cuda.gridDim.x):
-            c = cpos[r]
-            if c < 0 or not utouched[r] or (r > 0 and cpos[r - 1] == c):
-                continue
-            m = um[r]
-            kk = vals[0, r]
-            scr0 = pre[3, r]
-            q0 = pre[0, r]
-            for j in range(m):
-                src = int64(index[3, c + j]) * P
-                dst = int64(scr0 + j) * P
-                for w in range(lane, P, lanes):
-                    scratch[dst + w] = pool[src + w]
-                    if weighted:
-                        wscratch[dst + w] = wpool[src + w]
-            for j in range(lane, m, lanes):
-                scrmap[c + j] = scr0 + j
-            cuda.syncthreads()
-            if lane == 0:
-                pack(scratch, scrmap, index[2], P, c, dfull, ifull, True, q0, desc, newoff)
-            cuda.syncthreads()
-            col0 = c + pre[0, r] - pre[3, r]
-            for lr in range(lane, kk, lanes):
-                q = q0 + lr
-                if lr < m:
-                    phys = int64(index[3, c + lr])
-                else:
-                    e = pre[1, r] + lr - m
-                    phys = int64(free_top[n_top - 1 - e]) if e < n_top else high + e - n_free
-                phys_out[q] = phys
-                new_index[0, col0 + lr] = scratch[int64(scr0) * P + P - 1 - 2 * desc[1, q]]
-                new_index[1, col0 + lr] = desc[3, q]
-                new_index[2, col0 + lr] = desc[4, q]
-                new_index[3, col0 + lr] = phys
-            cuda.syncthreads()
-            for lr in range(kk):
-                write_page(q0 + lr, desc, phys_out[q0 + lr], scratch, wscratch, scrmap, index[2], P, dfull,
-                           skey, n1, ifull, skey, sw, newoff, weighted, pool, wpool, lane, lanes)
-            for j in range(kk, m):
-                base = int64(index[3, c + j]) * P
-                for w in range(lane, P, lanes):
-                    pool[base + w] = 0
-                    if weighted:
-                        wpool[base + w] = 0
-            cuda.syncthreads()
+    expand_c = cuda.jit(device=True)(expand_c)
+    units_c = cuda.jit(device=True)(units_c)
 
-    def shift_index_c(index, n_pages, cpos, t, utouched, um, pre, new_index):
-        """Columns of untouched units move by the pages the touched units before them gained."""
-        for c in range(cuda.grid(1), n_pages, cuda.gridsize(1)):
-            lo = 0
-            hi = t
-            while lo < hi:                              # sources whose unit starts at or before c
-                mid = (lo + hi) >> 1
-                if cpos[mid] <= c:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            j = lo - 1
-            shift = int64(0)
-            if j >= 0:
-                if utouched[j] and c < cpos[j] + um[j]:
-                    continue
-                shift = pre[0, j + 1] - pre[3, j + 1]
-            for row in range(4):
-                new_index[row, c + shift] = index[row, c]
+    def front_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail,
+                T, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff):
+        """The entries (``expand_c``) and the touched units (``units_c``): independent, one launch."""
+        expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail)
+        units_c(T, t, S, pool, index, n_pages, P, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff)
+
+    def last_at_most(pre, row, n, key):
+        """The largest r < n with pre[row, r] <= key (pre[row] ascending, pre[row, 0] = 0): the
+        unit holding item ``key`` of a per-unit prefix sum (units adding nothing come before)."""
+        lo = 0
+        hi = n - 1
+        while lo < hi:
+            mid = (lo + hi + 1) >> 1
+            if pre[row, mid] <= key:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    last_at_most = cuda.jit(device=True)(last_at_most)
+
+    def copy_c(t, n_scr, cpos, vals, pre, index, P, pool, wpool, weighted, scratch, wscratch, scrmap,
+               dfull, ifull, desc, newoff, free_top, n_top, n_free, high, phys_out, new_index):
+        """One block per scratch page: the touched units' old pages copied to scratch; the block
+        of a unit's first page also describes the unit (one thread, ``describe_unit``)."""
+        for j in range(cuda.blockIdx.x, n_scr, cuda.gridDim.x):
+            r = last_at_most(pre, 3, t, j)
+            col = cpos[r] + j - pre[3, r]
+            if cuda.threadIdx.x == 0:
+                scrmap[col] = j
+                if j == pre[3, r]:
+                    describe_unit(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top,
+                                  n_top, n_free, high, phys_out, new_index)
+            src = int64(index[3, col]) * P
+            dst = int64(j) * P
+            for w in range(cuda.threadIdx.x, P, cuda.blockDim.x):
+                scratch[dst + w] = pool[src + w]
+                if weighted:
+                    wscratch[dst + w] = wpool[src + w]
+
+    def describe_unit(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top, n_top,
+                      n_free, high, phys_out, new_index):
+        """Touched unit r's output pages described (``pack`` on its old pages, still in the pool:
+        nothing is written before ``write_c``), their physical pages chosen, its index columns."""
+        c = cpos[r]
+        m = vals[3, r]
+        kk = vals[0, r]
+        q0 = pre[0, r]
+        pack(pool, index[3], index[2], P, c, dfull, ifull, True, q0, desc, newoff)
+        col0 = c + pre[0, r] - pre[3, r]
+        first = int64(index[3, c]) * P
+        for lr in range(kk):
+            q = q0 + lr
+            if lr < m:
+                phys = int64(index[3, c + lr])
+            else:
+                e = pre[1, r] + lr - m
+                phys = int64(free_top[n_top - 1 - e]) if e < n_top else high + e - n_free
+            phys_out[q] = phys
+            new_index[0, col0 + lr] = pool[first + P - 1 - 2 * desc[1, q]]
+            new_index[1, col0 + lr] = desc[3, q]
+            new_index[2, col0 + lr] = desc[4, q]
+            new_index[3, col0 + lr] = phys
+
+    describe_unit = cuda.jit(device=True)(describe_unit)
+
+    def write_c(n_q, n_freed, t, cpos, vals, pre, desc, phys_out, scratch, wscratch, scrmap, index, P,
+                dfull, skey, n1, ifull, sw, newoff, weighted, pool, wpool, n_pages, utouched, um, new_index):
+        """One block per output page (written), per page no longer needed (zeroed) and per
+        ``blockDim`` columns of the index (the untouched units' columns shifted)."""
+        n_col_blocks = (n_pages + cuda.blockDim.x - 1) // cuda.blockDim.x
+        for b in range(cuda.blockIdx.x, n_q + n_freed + n_col_blocks, cuda.gridDim.x):
+            if b >= n_q + n_freed:
+                c = (b - n_q - n_freed) * cuda.blockDim.x + cuda.threadIdx.x
+                if c < n_pages:
+                    shift_column(c, index, cpos, t, utouched, um, pre, new_index)
+                continue
+            if b < n_q:
+                write_page(b, desc, phys_out[b], scratch, wscratch, scrmap, index[2], P, dfull, skey, n1,
+                           ifull, skey, sw, newoff, weighted, pool, wpool, cuda.threadIdx.x, cuda.blockDim.x)
+                continue
+            f = b - n_q
+            r = last_at_most(pre, 2, t, f)
+            col = cpos[r] + vals[0, r] + f - pre[2, r]
+            base = int64(index[3, col]) * P
+            for w in range(cuda.threadIdx.x, P, cuda.blockDim.x):
+                pool[base + w] = 0
+                if weighted:
+                    wpool[base + w] = 0
+
+    def shift_column(c, index, cpos, t, utouched, um, pre, new_index):
+        """Column c of an untouched unit moves by the pages the touched units before it gained."""
+        lo = 0
+        hi = t
+        while lo < hi:                                  # sources whose unit starts at or before c
+            mid = (lo + hi) >> 1
+            if cpos[mid] <= c:
+                lo = mid + 1
+            else:
+                hi = mid
+        j = lo - 1
+        shift = int64(0)
+        if j >= 0:
+            if utouched[j] and c < cpos[j] + um[j]:
+                return
+            shift = pre[0, j + 1] - pre[3, j + 1]
+        for row in range(4):
+            new_index[row, c + shift] = index[row, c]
+
+    shift_column = cuda.jit(device=True)(shift_column)
 
     class Kernels:
         pass
@@ -520,7 +561,7 @@ def _kernels():
     ns = Kernels()
     for fn in (zero, expand, scatter, sort_groups, gather, check, mark_touched, count_pages, totals,
                copy_old, describe, choose_pages, write_pages, free_pages, rewrite_index, reweigh, gather_pages,
-               unpack_sums, expand_c, check_c, units_c, rebuild_c, shift_index_c):
+               unpack_sums, front_c, check_c, copy_c, write_c):
         setattr(ns, fn.__name__, kernel_jit(fn))
     ns.scan_columns = functools.cache(lambda block: kernel_jit(_scan_columns(block)))
     ns.column_sums_load = cuda.jit(device=True)(column_sums_load)
@@ -718,7 +759,7 @@ class DeviceUpdater:
 
     def _apply_compact(self, batch: batch_rules.Batch) -> np.ndarray:
         """A batch whose work is sized by its touched vertices and units (see the module):
-        the only pass over the whole graph is the index shift (one launch, a copy of columns)."""
+        the only pass over the whole graph is the index shift (blocks of ``write_c``, a copy of columns)."""
         k = _kernels()
         cuda = k.cuda
         g, mirror, ws = self.graph, self.mirror, self.workspace
@@ -755,15 +796,6 @@ class DeviceUpdater:
         epos = ws.get("epos", np.int64, M)
         skey = ws.get("skey", np.int64, M)
         perm = ws.get("perm", np.int64, M)
-        k.expand_c[grid(M, block), block](d_src, d_dst, d_tag, d_S, t, pool, index, n_pages, P, n1,
-                                          epos, skey, perm, fail)
-        k.sort_groups[grid(3 * t, block), block](d_S, 3 * t, skey, perm, self._gaps())
-        ssrc = ws.get("ssrc", np.int32, M)
-        stag = ws.get("stag", np.int64, M)
-        spos = ws.get("spos", np.int64, M)
-        sw = ws.get("sw", wdtype, M)
-        k.check_c[grid(M, block), block](d_S, t, n1, d_T, perm, d_tag, epos, d_W, int(weighted), skey,
-                                         ssrc, stag, spos, sw, fail)
         dfull = ws.get("dfull", np.int64, n_ids + 1)      # kept between batches, never cleared
         ifull = ws.get("ifull", np.int64, n_ids + 1)
         newoff = ws.get("newoff", np.int32, n_ids)
@@ -773,8 +805,16 @@ class DeviceUpdater:
         vals = ws.get("c.vals", np.int64, 4 * t)[:4 * t].reshape(4, t)
         pre = ws.get("c.pre", np.int64, 4 * (t + 1))[:4 * (t + 1)].reshape(4, t + 1)
         desc_dummy = ws.get("desc_dummy", np.int32, DESC_ROWS)[:DESC_ROWS].reshape(DESC_ROWS, 1)
-        k.units_c[grid(t, block), block](d_T, t, d_S, pool, index, n_pages, P, dfull, ifull, cpos, utouched,
-                                         um, vals, desc_dummy, newoff)
+        k.front_c[grid(max(M, t), block), block](d_src, d_dst, d_tag, d_S, t, pool, index, n_pages, P, n1, epos,
+                                                 skey, perm, fail, d_T, dfull, ifull, cpos, utouched, um, vals,
+                                                 desc_dummy, newoff)
+        k.sort_groups[grid(3 * t, block), block](d_S, 3 * t, skey, perm, self._gaps())
+        ssrc = ws.get("ssrc", np.int32, M)
+        stag = ws.get("stag", np.int64, M)
+        spos = ws.get("spos", np.int64, M)
+        sw = ws.get("sw", wdtype, M)
+        k.check_c[grid(M, block), block](d_S, t, n1, d_T, perm, d_tag, epos, d_W, int(weighted), skey,
+                                         ssrc, stag, spos, sw, fail)
         scan_block = self._shape(SCAN_BLOCK)
         info = ws.get("info", np.int64, 10)
         k.scan_columns(scan_block)[1, scan_block](vals, t, pre, fail, n_pages, info)
@@ -782,7 +822,7 @@ class DeviceUpdater:
         failure = batch_rules.first_failure(info[:5])
         if failure is not None:
             raise batch_rules.refusal(g, batch, *failure)
-        new_pages, n_q, n_open, _n_freed, n_scr = (int(x) for x in info[5:])
+        new_pages, n_q, n_open, n_freed, n_scr = (int(x) for x in info[5:])
         free = g.free_page_stack()
         n_free = len(free)
         high = g.physical_pages_used
@@ -803,10 +843,13 @@ class DeviceUpdater:
         n_reweight = int(S[3 * t] - S[2 * t])
         out = ws.get("c.pages", np.int64, n_q + n_reweight)       # pages written, one read-back
         new_index = self._index_buffer(new_pages)
-        k.rebuild_c[grid(t * page_block, page_block), page_block](
-            t, cpos, utouched, um, vals, pre, index, P, pool, wpool, int(weighted), scratch, wscratch, scrmap,
-            dfull, ifull, skey, sw, n1, desc, newoff, d_free, n_top, n_free, high, out, new_index)
-        k.shift_index_c[grid(n_pages, block), block](index, n_pages, cpos, t, utouched, um, pre, new_index)
+        k.copy_c[grid(n_scr * page_block, page_block), page_block](
+            t, n_scr, cpos, vals, pre, index, P, pool, wpool, int(weighted), scratch, wscratch, scrmap, dfull, ifull,
+            desc, newoff, d_free, n_top, n_free, high, out, new_index)
+        n_col_blocks = -(-n_pages // page_block)
+        k.write_c[grid((n_q + n_freed + n_col_blocks) * page_block, page_block), page_block](
+            n_q, n_freed, t, cpos, vals, pre, desc, out, scratch, wscratch, scrmap, index, P, dfull, skey, n1,
+            ifull, sw, newoff, int(weighted), pool, wpool, n_pages, utouched, um, new_index)
         self._spare_index = mirror.index
         mirror.index = new_index
         mirror.num_pages = new_pages
