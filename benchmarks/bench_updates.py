@@ -276,12 +276,20 @@ def warm_up(target: str) -> None:
     from kernels.graph.csr import CSRGraph
     from kernels.graph.device import DeviceMirror
     from kernels.graph.slotted import SlottedGraph
+    from kernels.operators import device_updates
     from kernels.operators.device_updates import DeviceUpdater
 
     tiny = CSRGraph.from_edges(6, [0, 1, 2, 3], [1, 2, 3, 4], directed=False, both_directions=True)
     g = SlottedGraph.from_csr(tiny, page_size=16)
-    DeviceUpdater(DeviceMirror(g)).apply(insert=([0], [5]), delete=([0], [1]))
-    g.copy().apply_updates(insert=([0], [1]), delete=([0], [5]))
+    updater = DeviceUpdater(DeviceMirror(g))
+    updater.apply(insert=([0], [5]), delete=([0], [1]))           # the compact path (small batches)
+    threshold = device_updates.COMPACT_MAX_ENTRIES
+    device_updates.COMPACT_MAX_ENTRIES = -1                        # the full-graph path (large ones)
+    try:
+        updater.apply(insert=([0], [1]), delete=([0], [5]))
+    finally:
+        device_updates.COMPACT_MAX_ENTRIES = threshold
+    g.copy().apply_updates(insert=([0], [5]), delete=([0], [1]))
 
 
 def main(argv=None) -> int:

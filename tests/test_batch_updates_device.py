@@ -16,8 +16,18 @@ from kernels.errors import GraphEditError
 from kernels.graph.device import DeviceMirror
 from kernels.graph.slotted import SlottedGraph
 from kernels.graph.update_batches import random_batch
+from kernels.operators import device_updates
 from kernels.operators.device_updates import DeviceUpdater
 from tests.batch_helpers import edge_dict, model_apply, random_graph, same_state
+
+
+@pytest.fixture(autouse=True, params=["compact", "full"])
+def device_path(request, monkeypatch):
+    """Every test on both device paths: the compact one (small batches, the default here) and
+    the full-graph one (batches over ``COMPACT_MAX_ENTRIES``), forced by moving the threshold."""
+    if request.param == "full":
+        monkeypatch.setattr(device_updates, "COMPACT_MAX_ENTRIES", -1)
+    return request.param
 
 
 def _pair(csr, page_size=16, fill=0.9, headroom=1.5):
@@ -167,3 +177,62 @@ def test_the_page_check_sees_a_wrong_word():
     mirror.pool.copy_to_device(words)
     problems = updater.differences(result.report.pages_touched, result.host.pages_touched)
     assert problems == [f"physical page {page}"]
+
+
+def _count_device_calls(updater, monkeypatch, batch) -> dict:
+    """Kernel launches and copies (each way) of one batch's device work, counted at the
+    simulator's own launch and copy points (not by the updater)."""
+    from numba.cuda.simulator import kernel as sim_kernel
+    from numba.cuda.simulator.cudadrv import devicearray as sim_array
+
+    counts = {"launches": 0, "to_host": 0, "to_device": 0, "on": False}
+
+    def counted(name, original):
+        def wrapper(*args, **kwargs):
+            if counts["on"]:
+                counts[name] += 1
+            return original(*args, **kwargs)
+        return wrapper
+
+    inner = updater._apply_on_device
+
+    def timed_part(b):
+        counts["on"] = True
+        try:
+            return inner(b)
+        finally:
+            counts["on"] = False
+
+    with monkeypatch.context() as patch:
+        patch.setattr(sim_kernel.FakeCUDAKernel, "__getitem__",
+                      counted("launches", sim_kernel.FakeCUDAKernel.__getitem__))
+        patch.setattr(sim_array.FakeCUDAArray, "copy_to_host",
+                      counted("to_host", sim_array.FakeCUDAArray.copy_to_host))
+        patch.setattr(sim_array.FakeCUDAArray, "copy_to_device",
+                      counted("to_device", sim_array.FakeCUDAArray.copy_to_device))
+        patch.setattr(updater, "_apply_on_device", timed_part)
+        updater.apply(**batch)
+    counts.pop("on")
+    return counts
+
+
+def test_a_small_batch_costs_the_same_launches_and_copies_on_a_small_and_a_large_graph(
+        device_path, monkeypatch):
+    # The fixed cost of a batch: its launches and copies must not grow with the graph. One
+    # small mixed batch (inserts, deletes, weight changes) on a 100- and a 10,000-vertex
+    # graph: the same counts, at most 7 launches, 2 device-to-host copies (the totals before
+    # writing, the pages written after) and 4 host-to-device copies.
+    if device_path == "full":
+        pytest.skip("the full-graph path scans all vertices and pages (large batches only)")
+    counts = []
+    for n in (100, 10_000):
+        g, _, updater = _pair(random_graph(n, 3 * n, 5, weighted=True), page_size=32)
+        rng = np.random.default_rng(3)
+        updater.apply(**random_batch(g, 4, 2, rng))                 # first batch: one-time set-up
+        batch = random_batch(g, 6, 3, rng)
+        gone = {frozenset((int(a), int(b))) for a, b in zip(*batch["delete"], strict=True)}
+        u, v = next((int(a), int(b)) for a, b in edge_dict(g) if frozenset((a, b)) not in gone)
+        batch["reweight"] = ([u], [v], [7.0])
+        counts.append(_count_device_calls(updater, monkeypatch, batch))
+    assert counts[0] == counts[1], counts
+    assert counts[0]["launches"] <= 7 and counts[0]["to_host"] <= 2 and counts[0]["to_device"] <= 4, counts

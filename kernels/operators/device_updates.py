@@ -6,7 +6,12 @@ writes: both run the functions of :mod:`kernels.graph.slotted.batch_core`, here 
 device functions. The rules (what is refused, in which order) are
 :mod:`kernels.graph.slotted.batch_rules`'; docs/updates.md describes the design.
 
-One batch on the device, no per-edge host work and one read-back before anything is written:
+Batches of at most ``COMPACT_MAX_ENTRIES`` adjacency entries take the compact path
+(:meth:`DeviceUpdater._apply_compact`): grouped by source on the host with numpy, then six
+launches (seven with weight changes) sized by the batch's touched vertices and units, one
+read-back before writing and one after; the only pass over the whole graph is the index shift.
+Larger batches take the full-graph path (:meth:`DeviceUpdater._apply_full`), no per-edge host
+work and one read-back before anything is written:
 
 1. ``expand``: one thread per adjacency entry (an undirected edge gives two): the endpoints are
    located (binary search of the index, then of the page's slots: a removed id is absent), the
@@ -43,6 +48,10 @@ from kernels.measure.targets import simulator_enabled
 SORT_GAPS = (1, 4, 13, 40, 121, 364, 1093, 3280, 9841, 29524)
 BLOCK = {"cuda": 256, "sim": 16}
 PAGE_BLOCK = {"cuda": 128, "sim": 8}
+SCAN_BLOCK = {"cuda": 1024, "sim": 16}
+#: batches of at most this many adjacency entries (an undirected edge gives two) take the compact
+#: path (grouped on the host, work sized by the batch); larger ones the full-graph path
+COMPACT_MAX_ENTRIES = 1 << 15
 
 
 class DeviceMismatchError(RuntimeError):
@@ -314,17 +323,307 @@ def _kernels():
             wpool[word] = sw[k]
             pages[k - first] = word // P
 
+    # ---- the compact path: work sized by the batch's touched vertices and units ----------
+    # The host groups the batch's entries by (part, source rank) with numpy before the upload;
+    # ``T`` holds the touched sources (ascending ids), ``S`` the 3t + 1 group starts (deletions,
+    # insertions, weight changes of rank r at groups r, t + r, 2t + r). The shared functions read
+    # ``dstart[x]``/``istart[x]`` by vertex id: ``dfull``/``ifull`` are filled, for the vertices
+    # of the touched units only, with the prefix sums those ids would have (``S`` at the rank).
+
+    def rank_of(T, t, x):
+        """How many touched sources are smaller than x."""
+        lo = 0
+        hi = t
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if T[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    rank_of = cuda.jit(device=True)(rank_of)
+
+    def expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail):
+        total = S[3 * t]
+        for k in range(cuda.grid(1), total, cuda.gridsize(1)):
+            u = src[k]
+            v = dst[k]
+            perm[k] = k
+            a, s = locate(pool, index, n_pages, P, u)
+            b, _ = locate(pool, index, n_pages, P, v)
+            if a < 0 or b < 0:
+                cuda.atomic.min(fail, 0, tag[k])       # both entries of an edge carry its tag
+                epos[k] = -1
+                skey[k] = int64(0x7FFFFFFFFFFFFFFF)
+                continue
+            pos = find(pool, index[3], index[2], P, a, s, v)
+            epos[k] = pos
+            skey[k] = (int64(pos) + 1) * n1 + v if k < S[t] else int64(v)
+
+    def check_c(S, t, n1, T, perm, tag, epos, W, weighted, skey, ssrc, stag, spos, sw, fail):
+        total = S[3 * t]
+        for k in range(cuda.grid(1), total, cuda.gridsize(1)):
+            p = 0 if k < S[t] else (1 if k < S[2 * t] else 2)
+            lo = 0
+            hi = 3 * t - 1
+            while lo < hi:                              # the group holding k
+                mid = (lo + hi + 1) >> 1
+                if S[mid] <= k:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            grp = lo
+            r = grp - p * t
+            e = perm[k]
+            ssrc[k] = T[r]
+            stag[k] = tag[e]
+            pos = epos[e]
+            spos[k] = pos
+            if weighted:
+                sw[k] = W[e]
+            if k + 1 < S[grp + 1] and skey[k + 1] == skey[k]:
+                cuda.atomic.min(fail, 1, min(tag[e], tag[perm[k + 1]]))
+            if p == 0:
+                if skey[k] // n1 - 1 < 0:
+                    cuda.atomic.min(fail, 2, tag[e])
+            elif p == 1:
+                if pos >= 0 and not deleted(skey, S[r], S[r + 1] - S[r], n1, pos):
+                    cuda.atomic.min(fail, 3, tag[e])
+            else:
+                if (pos < 0 or deleted(skey, S[r], S[r + 1] - S[r], n1, pos)
+                        or contains(skey, S[t + r], S[t + r + 1] - S[t + r], skey[k])):
+                    cuda.atomic.min(fail, 4, tag[e])
+
+    def units_c(T, t, S, pool, index, n_pages, P, dfull, ifull, cpos, utouched, um, vals,
+                desc_dummy, newoff):
+        """Per touched source r: its unit's first column; the first source of each unit (its
+        head) decides whether the unit is touched, fills dfull/ifull for the unit's vertices and
+        counts the unit's pages out (``vals``: pages out, opened, freed, old pages)."""
+        for r in range(cuda.grid(1), t, cuda.gridsize(1)):
+            c, _ = locate(pool, index, n_pages, P, T[r])
+            cpos[r] = c
+            for row in range(4):
+                vals[row, r] = 0
+            if c < 0:
+                utouched[r] = 0
+                continue
+            if r > 0:
+                prev, _ = locate(pool, index, n_pages, P, T[r - 1])
+                if prev == c:
+                    continue                            # the head writes the run's flags
+            m = index[2, c] if index[2, c] > 0 else 1
+            end = r
+            touched = 0
+            while end < t:
+                c2, _ = locate(pool, index, n_pages, P, T[end])
+                if c2 != c:
+                    break
+                if S[end + 1] - S[end] + S[t + end + 1] - S[t + end] > 0:
+                    touched = 1
+                end += 1
+            for r2 in range(r, end):
+                utouched[r2] = touched
+                um[r2] = m
+            if touched == 0:
+                continue
+            base = int64(index[3, c]) * P
+            n = pool[base]
+            for s in range(n):
+                x = pool[base + P - 1 - 2 * s]
+                for y in range(x, x + 2):
+                    q = rank_of(T, t, y)
+                    dfull[y] = S[q]
+                    ifull[y] = S[t + q]
+            kk = pack(pool, index[3], index[2], P, c, dfull, ifull, False, 0, desc_dummy, newoff)
+            vals[0, r] = kk
+            vals[1, r] = max(0, kk - m)
+            vals[2, r] = max(0, m - kk)
+            vals[3, r] = m
+
+    expand_c = cuda.jit(device=True)(expand_c)
+    units_c = cuda.jit(device=True)(units_c)
+
+    def front_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail,
+                T, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff):
+        """The entries (``expand_c``) and the touched units (``units_c``): independent, one launch."""
+        expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail)
+        units_c(T, t, S, pool, index, n_pages, P, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff)
+
+    def last_at_most(pre, row, n, key):
+        """The largest r < n with pre[row, r] <= key (pre[row] ascending, pre[row, 0] = 0): the
+        unit holding item ``key`` of a per-unit prefix sum (units adding nothing come before)."""
+        lo = 0
+        hi = n - 1
+        while lo < hi:
+            mid = (lo + hi + 1) >> 1
+            if pre[row, mid] <= key:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    last_at_most = cuda.jit(device=True)(last_at_most)
+
+    def copy_c(t, n_scr, cpos, vals, pre, index, P, pool, wpool, weighted, scratch, wscratch, scrmap,
+               dfull, ifull, desc, newoff, free_top, n_top, n_free, high, phys_out, new_index):
+        """One block per scratch page: the touched units' old pages copied to scratch; the block
+        of a unit's first page also describes the unit (one thread, ``describe_unit``)."""
+        for j in range(cuda.blockIdx.x, n_scr, cuda.gridDim.x):
+            r = last_at_most(pre, 3, t, j)
+            col = cpos[r] + j - pre[3, r]
+            if cuda.threadIdx.x == 0:
+                scrmap[col] = j
+                if j == pre[3, r]:
+                    describe_unit(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top,
+                                  n_top, n_free, high, phys_out, new_index)
+            src = int64(index[3, col]) * P
+            dst = int64(j) * P
+            for w in range(cuda.threadIdx.x, P, cuda.blockDim.x):
+                scratch[dst + w] = pool[src + w]
+                if weighted:
+                    wscratch[dst + w] = wpool[src + w]
+
+    def describe_unit(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top, n_top,
+                      n_free, high, phys_out, new_index):
+        """Touched unit r's output pages described (``pack`` on its old pages, still in the pool:
+        nothing is written before ``write_c``), their physical pages chosen, its index columns."""
+        c = cpos[r]
+        m = vals[3, r]
+        kk = vals[0, r]
+        q0 = pre[0, r]
+        pack(pool, index[3], index[2], P, c, dfull, ifull, True, q0, desc, newoff)
+        col0 = c + pre[0, r] - pre[3, r]
+        first = int64(index[3, c]) * P
+        for lr in range(kk):
+            q = q0 + lr
+            if lr < m:
+                phys = int64(index[3, c + lr])
+            else:
+                e = pre[1, r] + lr - m
+                phys = int64(free_top[n_top - 1 - e]) if e < n_top else high + e - n_free
+            phys_out[q] = phys
+            new_index[0, col0 + lr] = pool[first + P - 1 - 2 * desc[1, q]]
+            new_index[1, col0 + lr] = desc[3, q]
+            new_index[2, col0 + lr] = desc[4, q]
+            new_index[3, col0 + lr] = phys
+
+    describe_unit = cuda.jit(device=True)(describe_unit)
+
+    def write_c(n_q, n_freed, t, cpos, vals, pre, desc, phys_out, scratch, wscratch, scrmap, index, P,
+                dfull, skey, n1, ifull, sw, newoff, weighted, pool, wpool, n_pages, utouched, um, new_index):
+        """One block per output page (written), per page no longer needed (zeroed) and per
+        ``blockDim`` columns of the index (the untouched units' columns shifted)."""
+        n_col_blocks = (n_pages + cuda.blockDim.x - 1) // cuda.blockDim.x
+        for b in range(cuda.blockIdx.x, n_q + n_freed + n_col_blocks, cuda.gridDim.x):
+            if b >= n_q + n_freed:
+                c = (b - n_q - n_freed) * cuda.blockDim.x + cuda.threadIdx.x
+                if c < n_pages:
+                    shift_column(c, index, cpos, t, utouched, um, pre, new_index)
+                continue
+            if b < n_q:
+                write_page(b, desc, phys_out[b], scratch, wscratch, scrmap, index[2], P, dfull, skey, n1,
+                           ifull, skey, sw, newoff, weighted, pool, wpool, cuda.threadIdx.x, cuda.blockDim.x)
+                continue
+            f = b - n_q
+            r = last_at_most(pre, 2, t, f)
+            col = cpos[r] + vals[0, r] + f - pre[2, r]
+            base = int64(index[3, col]) * P
+            for w in range(cuda.threadIdx.x, P, cuda.blockDim.x):
+                pool[base + w] = 0
+                if weighted:
+                    wpool[base + w] = 0
+
+    def shift_column(c, index, cpos, t, utouched, um, pre, new_index):
+        """Column c of an untouched unit moves by the pages the touched units before it gained."""
+        lo = 0
+        hi = t
+        while lo < hi:                                  # sources whose unit starts at or before c
+            mid = (lo + hi) >> 1
+            if cpos[mid] <= c:
+                lo = mid + 1
+            else:
+                hi = mid
+        j = lo - 1
+        shift = int64(0)
+        if j >= 0:
+            if utouched[j] and c < cpos[j] + um[j]:
+                return
+            shift = pre[0, j + 1] - pre[3, j + 1]
+        for row in range(4):
+            new_index[row, c + shift] = index[row, c]
+
+    shift_column = cuda.jit(device=True)(shift_column)
+
     class Kernels:
         pass
 
     ns = Kernels()
     for fn in (zero, expand, scatter, sort_groups, gather, check, mark_touched, count_pages, totals,
                copy_old, describe, choose_pages, write_pages, free_pages, rewrite_index, reweigh, gather_pages,
-               unpack_sums):
+               unpack_sums, front_c, check_c, copy_c, write_c):
         setattr(ns, fn.__name__, kernel_jit(fn))
+    ns.scan_columns = functools.cache(lambda block: kernel_jit(_scan_columns(block)))
     ns.column_sums_load = cuda.jit(device=True)(column_sums_load)
     ns.cuda = cuda
     return ns
+
+
+def _scan_columns(block: int):
+    """One block scans the four rows of ``vals[:, :t]`` (pages out, opened, freed, old pages of
+    each touched unit, 0 elsewhere) into ``pre[:, :t + 1]``, then writes the failures and the
+    totals to ``info`` (the batch's one read-back before writing): ``block`` items a step,
+    a Hillis-Steele scan per row, each thread carrying the running totals."""
+
+    def kernel(vals, t, pre, fail, n_pages, info):
+        sh = cuda.shared.array((4, block), int64)
+        i = cuda.threadIdx.x
+        c0 = int64(0)
+        c1 = int64(0)
+        c2 = int64(0)
+        c3 = int64(0)
+        for start in range(0, t, block):
+            k = start + i
+            for row in range(4):
+                sh[row, i] = vals[row, k] if k < t else int64(0)
+            cuda.syncthreads()
+            step = 1
+            while step < block:
+                x0 = sh[0, i - step] if i >= step else int64(0)
+                x1 = sh[1, i - step] if i >= step else int64(0)
+                x2 = sh[2, i - step] if i >= step else int64(0)
+                x3 = sh[3, i - step] if i >= step else int64(0)
+                cuda.syncthreads()
+                sh[0, i] += x0
+                sh[1, i] += x1
+                sh[2, i] += x2
+                sh[3, i] += x3
+                cuda.syncthreads()
+                step *= 2
+            if k < t:
+                pre[0, k] = c0 + sh[0, i] - vals[0, k]
+                pre[1, k] = c1 + sh[1, i] - vals[1, k]
+                pre[2, k] = c2 + sh[2, i] - vals[2, k]
+                pre[3, k] = c3 + sh[3, i] - vals[3, k]
+            c0 += sh[0, block - 1]
+            c1 += sh[1, block - 1]
+            c2 += sh[2, block - 1]
+            c3 += sh[3, block - 1]
+            cuda.syncthreads()
+        if i == 0:
+            pre[0, t] = c0
+            pre[1, t] = c1
+            pre[2, t] = c2
+            pre[3, t] = c3
+            for c in range(5):
+                info[c] = fail[c]
+            info[5] = n_pages + c0 - c3
+            info[6] = c0
+            info[7] = c1
+            info[8] = c2
+            info[9] = c3
+
+    return kernel
 
 
 class DeviceUpdater:
@@ -408,6 +707,162 @@ class DeviceUpdater:
 
     # ---- the device work -------------------------------------------------------------
     def _apply_on_device(self, batch: batch_rules.Batch) -> np.ndarray:
+        entries = batch.size if batch.directed else 2 * batch.size
+        if entries <= COMPACT_MAX_ENTRIES:
+            return self._apply_compact(batch)
+        return self._apply_full(batch)
+
+    @staticmethod
+    def _group_on_host(batch: batch_rules.Batch, weighted: bool, wdtype):
+        """The batch's adjacency entries grouped by (part, source): numpy, before the upload.
+        Returns (T, S, src, dst, tag, w): the touched sources ascending, the 3t + 1 group
+        starts, and the entries in group order (a self-loop's mirror entry is dropped)."""
+        parts = ((batch.delete_u, batch.delete_v), (batch.insert_u, batch.insert_v),
+                 (batch.reweight_u, batch.reweight_v))
+        srcs, dsts, tags, parts_of, ws = [], [], [], [], []
+        off = 0
+        for p, (u, v) in enumerate(parts):
+            u = np.asarray(u, dtype=np.int32)
+            v = np.asarray(v, dtype=np.int32)
+            tag = np.arange(off, off + len(u), dtype=np.int64)
+            w = None
+            if weighted:
+                w = (np.zeros(len(u), dtype=wdtype), batch.insert_w, batch.reweight_w)[p]
+                w = np.asarray(w, dtype=wdtype)
+            srcs.append(u)
+            dsts.append(v)
+            tags.append(tag)
+            if weighted:
+                ws.append(w)
+            if not batch.directed:
+                keep = u != v
+                srcs.append(v[keep])
+                dsts.append(u[keep])
+                tags.append(tag[keep])
+                if weighted:
+                    ws.append(w[keep])
+            parts_of.append(np.full(len(u) + (int(np.count_nonzero(keep)) if not batch.directed else 0), p,
+                                    dtype=np.int64))
+            off += len(u)
+        src = np.concatenate(srcs)
+        dst = np.concatenate(dsts)
+        tag = np.concatenate(tags)
+        part = np.concatenate(parts_of)
+        T = np.unique(src)
+        t = len(T)
+        group = part * t + np.searchsorted(T, src)
+        order = np.argsort(group, kind="stable")
+        S = np.zeros(3 * t + 1, dtype=np.int64)
+        np.cumsum(np.bincount(group, minlength=3 * t), out=S[1:])
+        w = np.concatenate(ws)[order] if weighted else None
+        return T.astype(np.int32), S, src[order], dst[order], tag[order], w
+
+    def _apply_compact(self, batch: batch_rules.Batch) -> np.ndarray:
+        """A batch whose work is sized by its touched vertices and units (see the module):
+        the only pass over the whole graph is the index shift (blocks of ``write_c``, a copy of columns)."""
+        k = _kernels()
+        cuda = k.cuda
+        g, mirror, ws = self.graph, self.mirror, self.workspace
+        block = self._shape(BLOCK)
+        page_block = self._shape(PAGE_BLOCK)
+        grid = self._grid
+        P = g.page_size
+        n_ids = g.next_vertex_id
+        n1 = n_ids + 1
+        n_pages = mirror.num_pages
+        weighted = g.weighted
+        wdtype = g.weight_dtype
+        T, S, src, dst, tag, w = self._group_on_host(batch, weighted, wdtype)
+        t, M = len(T), len(src)
+        if M == 0:
+            return np.zeros(0, dtype=np.int64)
+        # two uploads (three with weights): ids, then group starts + tags + failure slots
+        ids = np.concatenate([T, src, dst])
+        d_ids = ws.get("c.ids", np.int32, len(ids))
+        d_ids[:len(ids)].copy_to_device(ids)
+        longs = np.concatenate([S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64)])
+        d_longs = ws.get("c.longs", np.int64, len(longs))
+        d_longs[:len(longs)].copy_to_device(longs)
+        d_T, d_src, d_dst = d_ids[:t], d_ids[t:t + M], d_ids[t + M:t + 2 * M]
+        d_S = d_longs[:3 * t + 1]
+        d_tag = d_longs[3 * t + 1:3 * t + 1 + M]
+        fail = d_longs[3 * t + 1 + M:3 * t + 6 + M]
+        d_W = ws.get("W", wdtype, M)
+        if weighted:
+            d_W[:M].copy_to_device(w)
+        pool = mirror.pool
+        wpool = mirror.weights if weighted else ws.get("wdummy", wdtype, 1)
+        index = mirror.index
+        epos = ws.get("epos", np.int64, M)
+        skey = ws.get("skey", np.int64, M)
+        perm = ws.get("perm", np.int64, M)
+        dfull = ws.get("dfull", np.int64, n_ids + 1)      # kept between batches, never cleared
+        ifull = ws.get("ifull", np.int64, n_ids + 1)
+        newoff = ws.get("newoff", np.int32, n_ids)
+        cpos = ws.get("c.cpos", np.int64, t)
+        utouched = ws.get("c.utouched", np.uint8, t)
+        um = ws.get("c.um", np.int64, t)
+        vals = ws.get("c.vals", np.int64, 4 * t)[:4 * t].reshape(4, t)
+        pre = ws.get("c.pre", np.int64, 4 * (t + 1))[:4 * (t + 1)].reshape(4, t + 1)
+        desc_dummy = ws.get("desc_dummy", np.int32, DESC_ROWS)[:DESC_ROWS].reshape(DESC_ROWS, 1)
+        k.front_c[grid(max(M, t), block), block](d_src, d_dst, d_tag, d_S, t, pool, index, n_pages, P, n1, epos,
+                                                 skey, perm, fail, d_T, dfull, ifull, cpos, utouched, um, vals,
+                                                 desc_dummy, newoff)
+        k.sort_groups[grid(3 * t, block), block](d_S, 3 * t, skey, perm, self._gaps())
+        ssrc = ws.get("ssrc", np.int32, M)
+        stag = ws.get("stag", np.int64, M)
+        spos = ws.get("spos", np.int64, M)
+        sw = ws.get("sw", wdtype, M)
+        k.check_c[grid(M, block), block](d_S, t, n1, d_T, perm, d_tag, epos, d_W, int(weighted), skey,
+                                         ssrc, stag, spos, sw, fail)
+        scan_block = self._shape(SCAN_BLOCK)
+        info = ws.get("info", np.int64, 10)
+        k.scan_columns(scan_block)[1, scan_block](vals, t, pre, fail, n_pages, info)
+        info = info[:10].copy_to_host()                       # the one read-back before writing
+        failure = batch_rules.first_failure(info[:5])
+        if failure is not None:
+            raise batch_rules.refusal(g, batch, *failure)
+        new_pages, n_q, n_open, n_freed, n_scr = (int(x) for x in info[5:])
+        free = g.free_page_stack()
+        n_free = len(free)
+        high = g.physical_pages_used
+        new_high = high + max(0, n_open - n_free)
+        if new_high > mirror.capacity_pages:
+            mirror.ensure_pages(new_high)
+        pool = mirror.pool
+        wpool = mirror.weights if weighted else wpool
+        n_top = min(n_free, n_open)                           # only the stack's top is taken
+        d_free = ws.get("free", np.int32, max(n_top, 1))
+        if n_top:
+            d_free[:n_top].copy_to_device(np.ascontiguousarray(free[n_free - n_top:]))
+        scrmap = ws.get("scrmap", np.int32, n_pages)
+        scratch = ws.get("scratch", np.int32, max(n_scr, 1) * P)
+        wscratch = ws.get("wscratch", wdtype, max(n_scr, 1) * P if weighted else 1)
+        desc = ws.get("desc", np.int32, DESC_ROWS * max(n_q, 1))[:DESC_ROWS * max(n_q, 1)].reshape(
+            DESC_ROWS, max(n_q, 1))
+        n_reweight = int(S[3 * t] - S[2 * t])
+        out = ws.get("c.pages", np.int64, n_q + n_reweight)       # pages written, one read-back
+        new_index = self._index_buffer(new_pages)
+        k.copy_c[grid(n_scr * page_block, page_block), page_block](
+            t, n_scr, cpos, vals, pre, index, P, pool, wpool, int(weighted), scratch, wscratch, scrmap, dfull, ifull,
+            desc, newoff, d_free, n_top, n_free, high, out, new_index)
+        n_col_blocks = -(-n_pages // page_block)
+        k.write_c[grid((n_q + n_freed + n_col_blocks) * page_block, page_block), page_block](
+            n_q, n_freed, t, cpos, vals, pre, desc, out, scratch, wscratch, scrmap, index, P, dfull, skey, n1,
+            ifull, sw, newoff, int(weighted), pool, wpool, n_pages, utouched, um, new_index)
+        self._spare_index = mirror.index
+        mirror.index = new_index
+        mirror.num_pages = new_pages
+        if n_reweight:
+            k.reweigh[grid(n_reweight, block), block](d_S, t, ssrc, skey, sw, pool, new_index, new_pages, P,
+                                                     wpool, out[n_q:n_q + n_reweight])
+        pages = out[:n_q + n_reweight].copy_to_host() if n_q + n_reweight else np.zeros(0, dtype=np.int64)
+        cuda.synchronize()
+        return np.unique(pages)
+
+    def _apply_full(self, batch: batch_rules.Batch) -> np.ndarray:
+        """Large batches: per-vertex and per-page arrays over the whole graph (their passes cost
+        less than grouping a large batch on the host)."""
         k = _kernels()
         cuda = k.cuda
         g, mirror, ws = self.graph, self.mirror, self.workspace
