@@ -68,6 +68,10 @@ def parse_args(argv=None):
                    help="comma-separated graph names of the chosen set (full: rmat20,rmat22,delaunay20; "
                         "quick: rmat16,delaunay16); the results file names them")
     p.add_argument("--max-size", type=int, default=None, help="largest batch size (default: the set's, 10^7 full)")
+    p.add_argument("--device-path", choices=("auto", "compact", "full"), default="auto",
+                   help="the device path for every batch: auto (compact up to COMPACT_MAX_ENTRIES entries, "
+                        "then full-graph), or one of them forced, to measure where they cross (compact: "
+                        "batches of at most COMPACT_LIMIT_ENTRIES / 2 edges)")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "updates",
                    help="results folder (default benchmarks/results/updates)")
     return p.parse_args(argv)
@@ -313,11 +317,20 @@ def main(argv=None) -> int:
         cfg["graphs"] = [g for g in cfg["graphs"] if g[0] in wanted]
     if args.max_size:
         cfg["sizes"] = [s for s in cfg["sizes"] if s <= args.max_size]
+    from kernels.operators import device_updates
+
+    if args.device_path == "compact":
+        # an undirected edge is two entries; the compact path takes no more than its limit
+        cfg["sizes"] = [s for s in cfg["sizes"] if 2 * s <= device_updates.COMPACT_LIMIT_ENTRIES]
     started = time.perf_counter()
     say(f"batch-update benchmark: target {target}{' (quick)' if args.quick else ''}")
     t0 = time.perf_counter()
     warm_up(target)
     say(f"warm-up (compile or load caches): {time.perf_counter() - t0:.1f} s")
+    if args.device_path == "full":
+        device_updates.COMPACT_MAX_ENTRIES = -1
+    elif args.device_path == "compact":
+        device_updates.COMPACT_MAX_ENTRIES = device_updates.COMPACT_LIMIT_ENTRIES   # sizes capped above
     from kernels.measure.environment import environment
 
     # "environment" is every record's: the device and the exact code (gpu-graph-explorer's version)
@@ -325,10 +338,12 @@ def main(argv=None) -> int:
                "device": device_description(target),
                "environment": environment(target),
                "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "graphs": {},
+               "device_path": args.device_path,
                "protocol": __doc__.split("\n\n")[2]}
     args.out.mkdir(parents=True, exist_ok=True)
     device = slug(results["device"]["gpu"] or f"{target}-{platform.node()}")
     part = "-" + "-".join(name for name, _, _ in cfg["graphs"]) if args.graphs else ""
+    part += "" if args.device_path == "auto" else f"-{args.device_path}"
     base = args.out / f"updates-{device}{'-quick' if args.quick else ''}{part}"
     base.with_suffix(".jsonl").write_text("")
     for name, kind, options in cfg["graphs"]:

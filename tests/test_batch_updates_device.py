@@ -23,10 +23,12 @@ from tests.batch_helpers import edge_dict, model_apply, random_graph, same_state
 
 @pytest.fixture(autouse=True, params=["compact", "full"])
 def device_path(request, monkeypatch):
-    """Every test on both device paths: the compact one (small batches, the default here) and
-    the full-graph one (batches over ``COMPACT_MAX_ENTRIES``), forced by moving the threshold."""
+    """Every test on both device paths: the compact one (every batch up to its limit,
+    ``COMPACT_LIMIT_ENTRIES``) and the full-graph one, forced by moving the threshold."""
     if request.param == "full":
         monkeypatch.setattr(device_updates, "COMPACT_MAX_ENTRIES", -1)
+    else:                       # every batch the compact path can take, not only the default's
+        monkeypatch.setattr(device_updates, "COMPACT_MAX_ENTRIES", device_updates.COMPACT_LIMIT_ENTRIES)
     return request.param
 
 

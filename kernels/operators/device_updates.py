@@ -49,9 +49,13 @@ SORT_GAPS = (1, 4, 13, 40, 121, 364, 1093, 3280, 9841, 29524)
 BLOCK = {"cuda": 256, "sim": 16}
 PAGE_BLOCK = {"cuda": 128, "sim": 8}
 SCAN_BLOCK = {"cuda": 1024, "sim": 16}
-#: batches of at most this many adjacency entries (an undirected edge gives two) take the compact
-#: path (grouped on the host, work sized by the batch); larger ones the full-graph path
-COMPACT_MAX_ENTRIES = 1 << 15
+#: the most adjacency entries (an undirected edge gives two) the compact path can take
+COMPACT_LIMIT_ENTRIES = 1 << 15
+#: batches of at most this many entries take the compact path (grouped on the host, work sized by
+#: the batch); larger ones the full-graph path. Measured side by side on an H100 (R-MAT 20 and a
+#: Delaunay graph of 2^20 points, docs/benchmarks.md): compact 0.59-0.98x the full path's time at
+#: 100 edges, 0.77-1.17x at 1,000, 1.3-2.1x at 10,000; so compact up to about 500 edges
+COMPACT_MAX_ENTRIES = 1 << 10
 
 
 class DeviceMismatchError(RuntimeError):
