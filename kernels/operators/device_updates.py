@@ -97,6 +97,7 @@ def _kernels():
     core = batch_core.build(cuda.jit(device=True))
     locate, find, pack, write_page = core.locate, core.find, core.pack, core.write_page
     deleted, contains, entry_word = core.deleted, core.contains, core.entry_word
+    physical_page = core.physical_page
 
     def zero(arr, n):
         for i in range(cuda.grid(1), n, cuda.gridsize(1)):
@@ -271,14 +272,7 @@ def _kernels():
 
     def choose_pages(desc, n_q, index, sums, free, n_free, high, phys_out):
         for q in range(cuda.grid(1), n_q, cuda.gridsize(1)):
-            c0 = desc[0, q]
-            r = desc[5, q]
-            m = index[2, c0] if index[2, c0] > 0 else 1
-            if r < m:
-                phys_out[q] = index[3, c0 + r]
-            else:
-                e = sums[2, c0] + r - m
-                phys_out[q] = free[n_free - 1 - e] if e < n_free else high + e - n_free
+            phys_out[q] = physical_page(desc, q, index, sums, free, n_free, high)
 
     def write_pages(desc, n_q, phys_out, scratch, wscratch, scrmap, index, P, dstart, dkey, n1,
                     istart, itgt, iw, newoff, weighted, pool, wpool):

@@ -180,8 +180,8 @@ def build(compile_function):
                 hi = mid
         return lo < count and dkey[start + lo] < key + n1
 
-    def contains(values, start, count, v):
-        """Whether the sorted ``values[start : start + count]`` hold ``v``."""
+    def position(values, start, count, v):
+        """Where ``v`` is in the sorted ``values[start : start + count]``, else -1."""
         lo = 0
         hi = count
         while lo < hi:
@@ -190,11 +190,31 @@ def build(compile_function):
                 lo = mid + 1
             else:
                 hi = mid
-        return lo < count and values[start + lo] == v
+        if lo < count and values[start + lo] == v:
+            return start + lo
+        return -1
+
+    def physical_page(desc, q, index, sums, free, n_free, high):
+        """The page output page ``q`` is written to: its unit's old page of the same rank, else
+        the ``e``-th page the batch opens (from the free stack's top, then the high-water mark)."""
+        c0 = desc[D_UNIT, q]
+        r = desc[D_LOCAL, q]
+        m = index[2, c0] if index[2, c0] > 0 else 1
+        if r < m:
+            return index[3, c0 + r]
+        e = sums[2, c0] + r - m
+        return free[n_free - 1 - e] if e < n_free else high + e - n_free
 
     pack = compile_function(pack)
     survivor = compile_function(survivor)
     deleted = compile_function(deleted)
+    position = compile_function(position)
+    physical_page = compile_function(physical_page)
+
+    def contains(values, start, count, v):
+        """Whether the sorted ``values[start : start + count]`` hold ``v``."""
+        return position(values, start, count, v) >= 0
+
     contains = compile_function(contains)
 
     def entry_value(scratch, wscratch, scrmap, lcount, P, c0, s, x, j, od, dstart, dkey, n1,
@@ -293,7 +313,8 @@ def build(compile_function):
     ns = Namespace()
     for name, fn in (("locate", locate), ("degree", degree), ("entry_word", entry_word), ("find", find),
                      ("pack", pack), ("survivor", survivor),
-                     ("deleted", deleted), ("contains", contains), ("entry_value", entry_value),
+                     ("deleted", deleted), ("contains", contains), ("position", position),
+                     ("physical_page", physical_page), ("entry_value", entry_value),
                      ("write_page", write_page)):
         setattr(ns, name, fn)
     return ns

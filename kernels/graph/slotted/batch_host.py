@@ -43,6 +43,7 @@ from kernels.graph.slotted.layout import (
 
 _core = batch_core.build(njit(nogil=True, inline="always"))   # inlined: a call per entry cost more than the entry
 _locate, _pack, _write_page = _core.locate, _core.pack, _core.write_page
+_position, _physical_page = _core.position, _core.physical_page
 _entry_word, _degree = _core.entry_word, _core.degree
 NO_FAILURE = batch_rules.NO_FAILURE
 # the passes run their loops on every core (numba prange: output pages, entries and sources are
@@ -167,22 +168,6 @@ def group_part(u, v, directed, first_tag, alive, n_ids, max_chunks):
     return start, tgt, tag, edge, bad.min(), dup.min(), loops.sum()
 
 
-@njit(nogil=True, inline="always")
-def _search(values, start, count, v):
-    """Where ``v`` is in the sorted ``values[start : start + count]``, else -1."""
-    lo = 0
-    hi = count
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if values[start + mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < count and values[start + lo] == v:
-        return start + lo
-    return -1
-
-
 @njit(**_PARALLEL)
 def lookup(pool, index, n_pages, P, n1, n_ids, dstart, dtgt, dtag, istart, itgt, itag,
            rstart, rtgt, rtag, touched):
@@ -219,19 +204,19 @@ def lookup(pool, index, n_pages, P, n1, n_ids, dstart, dtgt, dtag, istart, itgt,
                     break
                 t = pool[_entry_word(pool, pagemap, lcount, P, c, s, j)]
                 if nd > 0:
-                    q = _search(dtgt, d0, nd, t)
+                    q = _position(dtgt, d0, nd, t)
                     if q >= 0 and not dfound[q]:
                         dkey[cursor] = (j + 1) * n1 + t       # list order: ascending position
                         cursor += 1
                         dfound[q] = 1
                         found += 1
                 if ni > 0:
-                    q = _search(itgt, i0, ni, t)
+                    q = _position(itgt, i0, ni, t)
                     if q >= 0 and not ifound[q]:
                         ifound[q] = 1
                         found += 1
                 if nr > 0:
-                    q = _search(rtgt, r0, nr, t)
+                    q = _position(rtgt, r0, nr, t)
                     if q >= 0 and rpos[q] < 0:
                         rpos[q] = j
                         found += 1
@@ -239,11 +224,11 @@ def lookup(pool, index, n_pages, P, n1, n_ids, dstart, dtgt, dtag, istart, itgt,
                 if not dfound[q]:
                     fail[blk, 2] = min(fail[blk, 2], dtag[q])
             for q in range(i0, i0 + ni):          # stored and not deleted by this batch
-                if ifound[q] and _search(dtgt, d0, nd, itgt[q]) < 0:
+                if ifound[q] and _position(dtgt, d0, nd, itgt[q]) < 0:
                     fail[blk, 3] = min(fail[blk, 3], itag[q])
             for q in range(r0, r0 + nr):
                 t = rtgt[q]
-                if rpos[q] < 0 or _search(dtgt, d0, nd, t) >= 0 or _search(itgt, i0, ni, t) >= 0:
+                if rpos[q] < 0 or _position(dtgt, d0, nd, t) >= 0 or _position(itgt, i0, ni, t) >= 0:
                     fail[blk, 4] = min(fail[blk, 4], rtag[q])
     out = np.full(5, NO_FAILURE, np.int64)
     for blk in range(fail.shape[0]):
@@ -321,14 +306,7 @@ def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched
     high = meta[M_HIGH_WATER]
     phys_out = np.empty(n_q, np.int64)
     for q in prange(n_q):
-        c0 = desc[0, q]
-        r = desc[5, q]
-        m = index[2, c0] if index[2, c0] > 0 else 1
-        if r < m:
-            phys_out[q] = index[3, c0 + r]
-        else:
-            e = sums[2, c0] + r - m                  # the e-th page opened by this batch
-            phys_out[q] = free[n_free - 1 - e] if e < n_free else high + e - n_free
+        phys_out[q] = _physical_page(desc, q, index, sums, free, n_free, high)
     for q in prange(n_q):                             # output pages are disjoint
         _write_page(q, desc, phys_out[q], scratch, wscratch, scrmap, index[2], P, dstart, dkey,
                     n1, istart, itgt, iw, newoff, weighted, pool, wpool, 0, 1)
