@@ -130,6 +130,32 @@ def test_weight_changes_on_the_device():
     assert edge_dict(g) == model
 
 
+def test_entries_far_down_a_hubs_list_are_found_by_the_warp_search():
+    # The device searches an (unsorted) list a warp at a time, 32 entries a round: the entries
+    # deleted and reweighted here sit in the first, at the end of the first, in later rounds and
+    # last of a 100-entry list; an insertion of an edge stored in a later round is refused.
+    from kernels.graph.csr import CSRGraph
+
+    n = 101
+    csr = CSRGraph.from_edges(n, np.zeros(50, dtype=np.int64), np.arange(51, n), directed=True,
+                              weights=np.arange(51.0, n))
+    g = SlottedGraph.from_csr(csr, page_size=32, fill=0.9)
+    g.apply_updates(insert=([0] * 50, np.arange(1, 51), np.arange(1.0, 51)))   # appended: unsorted
+    updater = DeviceUpdater(DeviceMirror(g, headroom=1.5))
+    twin = g.copy()
+    stored = g.neighbors(0).tolist()
+    picks = [stored[j] for j in (0, 31, 32, 33, 64, 98, 99)]
+    with pytest.raises(GraphEditError, match="already exists"):
+        updater.apply(insert=([0], [stored[70]]))
+    model = model_apply(edge_dict(g), True, reweight=([0] * 3, picks[:3], [7.0, 8.0, 9.0]))
+    _apply_both(g, updater, twin, reweight=([0] * 3, picks[:3], [7.0, 8.0, 9.0]))
+    assert edge_dict(g) == model
+    model = model_apply(model, True, delete=([0] * len(picks), picks))
+    _apply_both(g, updater, twin, delete=([0] * len(picks), picks))
+    assert edge_dict(g) == model
+    assert g.neighbors(0).tolist() == [v for v in stored if v not in picks]
+
+
 class BatchMachine(RuleBasedStateMachine):
     """Random batches (deletions, insertions, both) on the device path and on the host path of
     a twin, against an edge dict."""

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.cuda.warp import WARP as WARP_LANES
 from kernels.graph.slotted import batch_host, batch_rules
 from kernels.graph.slotted.batch_core import DESC_ROWS
 from kernels.measure.targets import simulator_enabled
@@ -48,6 +49,9 @@ from kernels.measure.targets import simulator_enabled
 SORT_GAPS = (1, 4, 13, 40, 121, 364, 1093, 3280, 9841, 29524)
 BLOCK = {"cuda": 256, "sim": 16}
 PAGE_BLOCK = {"cuda": 128, "sim": 8}
+#: kernels with a warp per entry (the list search): one warp per block on the simulator, whose
+#: ballot exchanges through the block
+WARP_BLOCK = {"cuda": 256, "sim": 32}
 SCAN_BLOCK = {"cuda": 1024, "sim": 16}
 #: the most adjacency entries (an undirected edge gives two) the compact path can take
 COMPACT_LIMIT_ENTRIES = 1 << 15
@@ -91,13 +95,38 @@ def _kernels():
 
     cuda, int64 = numba_cuda, numba_int64
 
+    from kernels.cuda.fast_launch import fast
     from kernels.cuda.jit import jit as kernel_jit
     from kernels.graph.slotted import batch_core
 
     core = batch_core.build(cuda.jit(device=True))
-    locate, find, pack, write_page = core.locate, core.find, core.pack, core.write_page
+    locate, degree, pack, write_page = core.locate, core.degree, core.pack, core.write_page
     deleted, contains, entry_word = core.deleted, core.contains, core.entry_word
     physical_page = core.physical_page
+
+    from kernels.cuda.warp import WARP, exchange_size, lowest_lane, warp_ops
+
+    hardware = not simulator_enabled()
+    ballot = warp_ops(hardware)[0]
+    ex_size = exchange_size(hardware)
+
+    def find_warp(pool, pagemap, lcount, P, c, s, v, lane, ex):
+        """``find`` by the 32 lanes of a warp together: lane i reads entries i, i + 32, ...
+        (neighbouring words, one transaction), a ballot says whether any lane matched. A list is
+        unsorted (survivors keep their order, insertions are appended), so the search is a scan;
+        one thread scanning a hub's list of 10^4-10^5 entries alone took milliseconds."""
+        d = degree(pool, pagemap, P, c, s)
+        for j0 in range(0, d, WARP):
+            j = j0 + lane
+            hit = False
+            if j < d:
+                hit = pool[entry_word(pool, pagemap, lcount, P, c, s, j)] == v
+            mask = ballot(ex, lane, hit)
+            if mask != 0:
+                return j0 + lowest_lane(mask)
+        return -1
+
+    find_warp = cuda.jit(device=True)(find_warp)
 
     def zero(arr, n):
         for i in range(cuda.grid(1), n, cuda.gridsize(1)):
@@ -105,8 +134,11 @@ def _kernels():
 
     def expand(U, V, edge_off, entry_off, directed, pool, index, n_pages, P, n1, n_ids,
                esrc, edst, etag, epos, ekey, cnt, fail):
+        """One warp per entry (``find_warp``); lane 0 writes."""
+        ex = cuda.shared.array(ex_size, int64)
+        lane = cuda.threadIdx.x % WARP
         total = entry_off[3]
-        for e in range(cuda.grid(1), total, cuda.gridsize(1)):
+        for e in range(cuda.grid(1) // WARP, total, cuda.gridsize(1) // WARP):
             p = 0 if e < entry_off[1] else (1 if e < entry_off[2] else 2)
             local = e - entry_off[p]
             t = local if directed else local // 2
@@ -114,7 +146,8 @@ def _kernels():
             g = edge_off[p] + t
             u = U[g]
             v = V[g]
-            esrc[e] = -1
+            if lane == 0:
+                esrc[e] = -1
             if dirn == 1:
                 if u == v:
                     continue
@@ -122,16 +155,17 @@ def _kernels():
             a, s = locate(pool, index, n_pages, P, u)
             b, _ = locate(pool, index, n_pages, P, v)
             if a < 0 or b < 0:
-                if dirn == 0:
+                if dirn == 0 and lane == 0:
                     cuda.atomic.min(fail, 0, int64(g))
                 continue
-            pos = find(pool, index[3], index[2], P, a, s, v)
-            esrc[e] = u
-            edst[e] = v
-            etag[e] = g
-            epos[e] = pos
-            ekey[e] = (int64(pos) + 1) * n1 + v if p == 0 else int64(v)
-            cuda.atomic.add(cnt, p * n_ids + u, 1)
+            pos = find_warp(pool, index[3], index[2], P, a, s, v, lane, ex)
+            if lane == 0:
+                esrc[e] = u
+                edst[e] = v
+                etag[e] = g
+                epos[e] = pos
+                ekey[e] = (int64(pos) + 1) * n1 + v if p == 0 else int64(v)
+                cuda.atomic.add(cnt, p * n_ids + u, 1)
 
     def scatter(esrc, ekey, entry_off, n_ids, S, cnt, perm, skey):
         for e in range(cuda.grid(1), entry_off[3], cuda.gridsize(1)):
@@ -313,13 +347,17 @@ def _kernels():
                 out[int64(k) * P + w] = pool[src + w]
 
     def reweigh(S, n_ids, ssrc, skey, sw, pool, index, n_pages, P, wpool, pages):
+        """One warp per weight change (``find_warp``); lane 0 writes."""
+        ex = cuda.shared.array(ex_size, int64)
+        lane = cuda.threadIdx.x % WARP
         first = S[2 * n_ids]
-        for k in range(first + cuda.grid(1), S[3 * n_ids], cuda.gridsize(1)):
+        for k in range(first + cuda.grid(1) // WARP, S[3 * n_ids], cuda.gridsize(1) // WARP):
             c, s = locate(pool, index, n_pages, P, ssrc[k])
-            j = find(pool, index[3], index[2], P, c, s, skey[k])
-            word = entry_word(pool, index[3], index[2], P, c, s, j)
-            wpool[word] = sw[k]
-            pages[k - first] = word // P
+            j = find_warp(pool, index[3], index[2], P, c, s, skey[k], lane, ex)
+            if lane == 0:
+                word = entry_word(pool, index[3], index[2], P, c, s, j)
+                wpool[word] = sw[k]
+                pages[k - first] = word // P
 
     # ---- the compact path: work sized by the batch's touched vertices and units ----------
     # The host groups the batch's entries by (part, source rank) with numpy before the upload;
@@ -342,22 +380,27 @@ def _kernels():
 
     rank_of = cuda.jit(device=True)(rank_of)
 
-    def expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail):
+    def expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex):
+        """One warp per entry (``find_warp``); lane 0 writes."""
+        lane = cuda.threadIdx.x % WARP
         total = S[3 * t]
-        for k in range(cuda.grid(1), total, cuda.gridsize(1)):
+        for k in range(cuda.grid(1) // WARP, total, cuda.gridsize(1) // WARP):
             u = src[k]
             v = dst[k]
-            perm[k] = k
             a, s = locate(pool, index, n_pages, P, u)
             b, _ = locate(pool, index, n_pages, P, v)
             if a < 0 or b < 0:
-                cuda.atomic.min(fail, 0, tag[k])       # both entries of an edge carry its tag
-                epos[k] = -1
-                skey[k] = int64(0x7FFFFFFFFFFFFFFF)
+                if lane == 0:
+                    perm[k] = k
+                    cuda.atomic.min(fail, 0, tag[k])   # both entries of an edge carry its tag
+                    epos[k] = -1
+                    skey[k] = int64(0x7FFFFFFFFFFFFFFF)
                 continue
-            pos = find(pool, index[3], index[2], P, a, s, v)
-            epos[k] = pos
-            skey[k] = (int64(pos) + 1) * n1 + v if k < S[t] else int64(v)
+            pos = find_warp(pool, index[3], index[2], P, a, s, v, lane, ex)
+            if lane == 0:
+                perm[k] = k
+                epos[k] = pos
+                skey[k] = (int64(pos) + 1) * n1 + v if k < S[t] else int64(v)
 
     def check_c(S, t, n1, T, perm, tag, epos, W, weighted, skey, ssrc, stag, spos, sw, fail):
         total = S[3 * t]
@@ -444,8 +487,10 @@ def _kernels():
 
     def front_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail,
                 T, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff):
-        """The entries (``expand_c``) and the touched units (``units_c``): independent, one launch."""
-        expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail)
+        """The entries (``expand_c``, a warp each) and the touched units (``units_c``, a thread
+        each): independent, one launch."""
+        ex = cuda.shared.array(ex_size, int64)
+        expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex)
         units_c(T, t, S, pool, index, n_pages, P, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff)
 
     def last_at_most(pre, row, n, key):
@@ -560,8 +605,8 @@ def _kernels():
     for fn in (zero, expand, scatter, sort_groups, gather, check, mark_touched, count_pages, totals,
                copy_old, describe, choose_pages, write_pages, free_pages, rewrite_index, reweigh, gather_pages,
                unpack_sums, front_c, check_c, copy_c, write_c):
-        setattr(ns, fn.__name__, kernel_jit(fn))
-    ns.scan_columns = functools.cache(lambda block: kernel_jit(_scan_columns(block)))
+        setattr(ns, fn.__name__, fast(kernel_jit(fn)))
+    ns.scan_columns = functools.cache(lambda block: fast(kernel_jit(_scan_columns(block))))
     ns.column_sums_load = cuda.jit(device=True)(column_sums_load)
     ns.cuda = cuda
     return ns
@@ -763,6 +808,7 @@ class DeviceUpdater:
         g, mirror, ws = self.graph, self.mirror, self.workspace
         block = self._shape(BLOCK)
         page_block = self._shape(PAGE_BLOCK)
+        warp_block = self._shape(WARP_BLOCK)
         grid = self._grid
         P = g.page_size
         n_ids = g.next_vertex_id
@@ -803,9 +849,10 @@ class DeviceUpdater:
         vals = ws.get("c.vals", np.int64, 4 * t)[:4 * t].reshape(4, t)
         pre = ws.get("c.pre", np.int64, 4 * (t + 1))[:4 * (t + 1)].reshape(4, t + 1)
         desc_dummy = ws.get("desc_dummy", np.int32, DESC_ROWS)[:DESC_ROWS].reshape(DESC_ROWS, 1)
-        k.front_c[grid(max(M, t), block), block](d_src, d_dst, d_tag, d_S, t, pool, index, n_pages, P, n1, epos,
-                                                 skey, perm, fail, d_T, dfull, ifull, cpos, utouched, um, vals,
-                                                 desc_dummy, newoff)
+        k.front_c[grid(max(M * WARP_LANES, t), warp_block), warp_block](
+            d_src, d_dst, d_tag, d_S, t, pool, index, n_pages, P, n1, epos,
+            skey, perm, fail, d_T, dfull, ifull, cpos, utouched, um, vals,
+            desc_dummy, newoff)
         k.sort_groups[grid(3 * t, block), block](d_S, 3 * t, skey, perm, self._gaps())
         ssrc = ws.get("ssrc", np.int32, M)
         stag = ws.get("stag", np.int64, M)
@@ -852,8 +899,9 @@ class DeviceUpdater:
         mirror.index = new_index
         mirror.num_pages = new_pages
         if n_reweight:
-            k.reweigh[grid(n_reweight, block), block](d_S, t, ssrc, skey, sw, pool, new_index, new_pages, P,
-                                                     wpool, out[n_q:n_q + n_reweight])
+            k.reweigh[grid(n_reweight * WARP_LANES, warp_block), warp_block](
+                d_S, t, ssrc, skey, sw, pool, new_index, new_pages, P,
+                wpool, out[n_q:n_q + n_reweight])
         pages = out[:n_q + n_reweight].copy_to_host() if n_q + n_reweight else np.zeros(0, dtype=np.int64)
         cuda.synchronize()
         return np.unique(pages)
@@ -866,6 +914,7 @@ class DeviceUpdater:
         g, mirror, ws = self.graph, self.mirror, self.workspace
         block = self._shape(BLOCK)
         page_block = self._shape(PAGE_BLOCK)
+        warp_block = self._shape(WARP_BLOCK)
         grid = self._grid
         P = g.page_size
         n_ids = g.next_vertex_id
@@ -911,8 +960,9 @@ class DeviceUpdater:
         groups = 3 * n_ids
         cnt = ws.get("cnt", np.int64, groups + 1)
         k.zero[grid(groups + 1, block), block](cnt, groups + 1)
-        k.expand[grid(m_entries, block), block](d_U, d_V, d_edge_off, d_entry_off, int(directed), pool, index,
-                                                n_pages, P, n1, n_ids, esrc, edst, etag, epos, ekey, cnt, fail)
+        k.expand[grid(m_entries * WARP_LANES, warp_block), warp_block](
+            d_U, d_V, d_edge_off, d_entry_off, int(directed), pool, index,
+            n_pages, P, n1, n_ids, esrc, edst, etag, epos, ekey, cnt, fail)
         from kernels.operators.scan import scan_array
 
         S = ws.get("S", np.int64, groups + 1)
@@ -996,8 +1046,9 @@ class DeviceUpdater:
         if n_reweight:
             rpages = ws.get("rpages", np.int64, n_reweight)
             k.zero[grid(n_reweight, block), block](rpages, n_reweight)
-            k.reweigh[grid(n_reweight, block), block](S, n_ids, ssrc, skey, sw, pool, new_index, new_pages, P,
-                                                     wpool, rpages)
+            k.reweigh[grid(n_reweight * WARP_LANES, warp_block), warp_block](
+                S, n_ids, ssrc, skey, sw, pool, new_index, new_pages, P,
+                wpool, rpages)
             kept = self._kept_host(batch)
             pages.append(rpages[:kept].copy_to_host())
         cuda.synchronize()

@@ -21,6 +21,7 @@ import functools
 
 from numba import cuda, int64
 
+from kernels.cuda.fast_launch import fast
 from kernels.cuda.jit import jit as kernel_jit
 from kernels.operators.launch import Workspace, for_target, grid_for, on_simulator
 
@@ -84,7 +85,7 @@ def scan_pass(load, block: int, ipt: int):
                     total[0] = sums[t]
             cuda.syncthreads()                 # shared arrays are reused by the next chunk
 
-    return kernel_jit(kernel)
+    return fast(kernel_jit(kernel))
 
 
 @functools.cache
@@ -93,7 +94,7 @@ def add_pass(chunk: int):
         for i in range(cuda.grid(1), n, cuda.gridsize(1)):
             out[i] += chunk_offsets[i // chunk]
 
-    return kernel_jit(kernel)
+    return fast(kernel_jit(kernel))
 
 
 @functools.cache
@@ -102,7 +103,7 @@ def _zero_total():
         if cuda.grid(1) == 0:
             total[0] = 0
 
-    return kernel_jit(kernel)
+    return fast(kernel_jit(kernel))
 
 
 def exclusive_scan(load, args, n: int, out, total, workspace: Workspace, *, level: int = 0,

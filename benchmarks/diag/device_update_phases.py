@@ -1,0 +1,149 @@
+"""Where a device batch's time goes, launch by launch: median batch time (``report.seconds``)
+of insert and delete batches of each size, then one traced batch of each, in which every kernel
+launch is bracketed by ``cuda.synchronize()`` and timed (its host-side launch cost plus its GPU
+time); what the launches do not cover is host work (grouping, uploads, read-backs, numpy).
+
+    python3 benchmarks/diag/device_update_phases.py [--graph rmat20|delaunay20] [--sizes 100,1000,100000]
+
+Run it once with ``GRAPH_KERNELS_FAST_LAUNCH=0`` and once without to compare numba's launch path
+with the planned launches (:mod:`kernels.cuda.fast_launch`); ``--out`` writes the JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+GRAPHS = {"rmat20": ("rmat", {"scale": 20, "edge_factor": 16, "seed": 1}),
+          "rmat16": ("rmat", {"scale": 16, "edge_factor": 16, "seed": 1}),
+          "delaunay20": ("delaunay", {"n": 1 << 20, "seed": 1})}
+
+
+class Traced:
+    """Stands for a kernel: each launch synchronized before and after, its time added to ``spent``."""
+
+    def __init__(self, name, kernel, spent, cuda):
+        self.name, self.kernel, self.spent, self.cuda = name, kernel, spent, cuda
+
+    def __getitem__(self, config):
+        launcher = self.kernel[config]
+
+        def call(*args):
+            self.cuda.synchronize()
+            t0 = time.perf_counter()
+            launcher(*args)
+            self.cuda.synchronize()
+            self.spent[self.name].append(time.perf_counter() - t0)
+
+        return call
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graph", default="rmat20", choices=sorted(GRAPHS))
+    ap.add_argument("--sizes", default="100,1000,10000,100000")
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args(argv)
+    from kernels.measure.targets import activate
+
+    activate("cuda")
+    from numba import cuda
+
+    from kernels.cuda.fast_launch import enabled
+    from kernels.graph.device import DeviceMirror
+    from kernels.graph.generators.registry import generate
+    from kernels.graph.page_size import page_size_for
+    from kernels.graph.slotted import SlottedGraph
+    from kernels.graph.update_batches import edge_keys, new_edges
+    from kernels.operators import device_updates
+    from kernels.operators.device_updates import DeviceUpdater
+
+    family, params = GRAPHS[args.graph]
+    csr = generate(family, **params)
+    g = SlottedGraph.from_csr(csr, page_size=page_size_for(csr))
+    updater = DeviceUpdater(DeviceMirror(g))
+    rng = np.random.default_rng(3)
+    keys = edge_keys(csr)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    out = {"graph": args.graph, "fast_launch": enabled(), "device": cuda.get_current_device().name.decode()
+           if isinstance(cuda.get_current_device().name, bytes) else str(cuda.get_current_device().name),
+           "env": {k: v for k, v in os.environ.items() if k.startswith("GRAPH_KERNELS")}, "sizes": {}}
+    print(f"{args.graph}: {csr.n_rows:,} vertices, {csr.nnz:,} entries; fast launch {'on' if enabled() else 'off'}")
+    for size in sizes:                                   # compile and warm every path first
+        u, v = new_edges(csr, size, rng, keys=keys)
+        updater.apply(insert=(u, v), verify=False)
+        updater.apply(delete=(u, v), verify=False)
+    k = device_updates._kernels()
+    names = [n for n in vars(k) if not n.startswith("_") and n not in ("cuda", "column_sums_load", "scan_columns")]
+    for size in sizes:
+        times = {"insert": [], "delete": []}
+        for _ in range(args.reps):
+            u, v = new_edges(csr, size, rng, keys=keys)
+            times["insert"].append(updater.apply(insert=(u, v), verify=False).report.seconds)
+            times["delete"].append(updater.apply(delete=(u, v), verify=False).report.seconds)
+        med = {kind: statistics.median(ts) for kind, ts in times.items()}
+        # one traced insert batch
+        spent = defaultdict(list)
+        originals = {n: getattr(k, n) for n in names}
+        scan_original = k.scan_columns
+        for n in names:
+            setattr(k, n, Traced(n, originals[n], spent, cuda))
+        k.scan_columns = lambda block, _f=scan_original, _s=spent: Traced("scan_columns", _f(block), _s, cuda)
+        from kernels.operators import scan
+        scan_fns = {n: getattr(scan, n) for n in ("exclusive_scan", "scan_array")}
+
+        def timed(name, fn, spent=spent):
+            def call(*a, **kw):
+                cuda.synchronize()
+                t0 = time.perf_counter()
+                fn(*a, **kw)
+                cuda.synchronize()
+                spent[name].append(time.perf_counter() - t0)
+            return call
+
+        for n, fn in scan_fns.items():
+            setattr(scan, n, timed(n, fn))
+        try:
+            u, v = new_edges(csr, size, rng, keys=keys)
+            cuda.synchronize()
+            traced = updater.apply(insert=(u, v), verify=False).report.seconds
+            updater.apply(delete=(u, v), verify=False)
+        finally:
+            for n in names:
+                setattr(k, n, originals[n])
+            k.scan_columns = scan_original
+            for n, fn in scan_fns.items():
+                setattr(scan, n, fn)
+        launches = {n: (len(ts), sum(ts)) for n, ts in spent.items()}
+        in_launches = sum(s for _, s in launches.values())
+        path = "compact" if (size if csr.directed else 2 * size) <= device_updates.COMPACT_MAX_ENTRIES else "full"
+        out["sizes"][size] = {"path": path, "median_s": med, "rate": {kind: size / s for kind, s in med.items()},
+                              "traced_s": traced, "traced_launches_s": in_launches,
+                              "launches": {n: {"count": c, "s": s} for n, (c, s) in launches.items()}}
+        print(f"  {size:>8,} edges ({path}): insert {med['insert'] * 1e3:.3f} ms ({size / med['insert']:.3g}/s), "
+              f"delete {med['delete'] * 1e3:.3f} ms ({size / med['delete']:.3g}/s); traced {traced * 1e3:.3f} ms, "
+              f"{in_launches * 1e3:.3f} ms of it in {sum(c for c, _ in launches.values())} synchronized launches")
+        for n, (c, s) in sorted(launches.items(), key=lambda item: -item[1][1])[:8]:
+            print(f"      {n:<16} x{c:<3} {s * 1e3:8.3f} ms")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(out, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

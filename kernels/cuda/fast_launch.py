@@ -1,0 +1,263 @@
+"""Kernel launches without numba's per-launch argument marshalling.
+
+A numba launch, ``kernel[grid, block](*args)``, costs the host 45-50 µs for ten arguments on an
+H100 (``benchmarks/diag/launch_cost.py``; ``docs/benchmarks.md`` "Launches"): numba types every
+argument to choose the overload, turns each device array into its seven-or-more kernel
+parameters through a memory-view object, and hands the list to cuda.core, which marshals it
+again. ``cuLaunchKernel`` itself takes 4.4 µs. Paths made of many short launches (a batch of
+edge updates: 7 to 30 launches of 10-25 arguments, each kernel a few microseconds of GPU work)
+spend their time there.
+
+:func:`fast` wraps a kernel dispatcher in a :class:`FastKernel`, launched exactly as numba's
+(``k[grid, block](*args)``, ``k[grid, block, stream, shmem](*args)``). Its first launch for a
+given set of argument kinds (dtype, dimensions and contiguity of each array; the type of each
+scalar) goes through numba, which compiles and launches; the overload numba chose is then
+kept with a *plan*: where each argument's words go in a parameter buffer laid out as numba lays
+it out (an array: meminfo, parent, size, itemsize, data pointer, shape, strides; a scalar: its
+value in its own width; a tuple: its members in order). Later launches fill that buffer and
+call ``cuLaunchKernel`` directly.
+
+Anything the plan does not know goes through numba every time, unchanged: the CUDA simulator,
+host (numpy) arguments (numba copies them to the device and back), records, kernels built in
+debug mode or for cooperative launches, kernels whose code depends on the launch
+configuration, extensions, and ``GRAPH_KERNELS_FAST_LAUNCH=0``. A plan belongs to the CUDA
+context it was made in.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import threading
+
+import numpy as np
+
+FAST_LAUNCH_ENV = "GRAPH_KERNELS_FAST_LAUNCH"
+_NUMBA = object()            # a plan's place for "numba launches these"
+
+
+def enabled() -> bool:
+    """Fast launches are on unless ``GRAPH_KERNELS_FAST_LAUNCH=0`` or under the simulator."""
+    from kernels.measure.targets import simulator_enabled
+
+    if simulator_enabled():
+        return False
+    return os.environ.get(FAST_LAUNCH_ENV, "1").strip().lower() not in ("0", "off", "no", "false")
+
+
+def fast(dispatcher):
+    """``dispatcher`` launched through plans (see the module); itself under the simulator."""
+    if not enabled() or isinstance(dispatcher, FastKernel):
+        return dispatcher
+    return FastKernel(dispatcher)
+
+
+def arg_kind(value):
+    """What decides the overload and the parameter layout of one argument (cheap to compute)."""
+    if isinstance(value, tuple):
+        return tuple(arg_kind(v) for v in value)
+    if getattr(value, "__cuda_ndarray__", False):
+        dummy = value._dummy
+        return (value.dtype, value.ndim, dummy.is_c_contig, dummy.is_f_contig, 0 in value.strides)
+    return type(value)
+
+
+def _plannable(value) -> bool:
+    """numba's device arrays, Python and NumPy scalars, and tuples of them (not host arrays, which
+    numba copies both ways, nor other libraries' device arrays)."""
+    if isinstance(value, tuple):
+        return all(_plannable(v) for v in value)
+    if getattr(value, "__cuda_ndarray__", False):
+        return hasattr(value, "gpu_data") and hasattr(value, "_dummy")
+    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating))
+
+
+# ---- the parameter layout -----------------------------------------------------------------------
+
+def _array_words(value) -> list[int]:
+    """numba's parameters of a device array: meminfo, parent, size, itemsize, data, shape, strides."""
+    pointer = int(value.gpu_data.device_pointer) if value.size else 0
+    return [0, 0, value.size, value.dtype.itemsize, pointer, *value.shape, *value.strides]
+
+
+def _integer_word(value) -> int:
+    return int(value)
+
+
+def _float64_word(value) -> int:
+    return struct.unpack("<q", struct.pack("<d", float(value)))[0]
+
+
+def _float32_word(value) -> int:
+    return struct.unpack("<i", struct.pack("<f", float(value)))[0]
+
+
+def _bool_word(value) -> int:
+    return 1 if value else 0
+
+
+def writers(argument_types) -> list | None:
+    """One writer per argument (each returns the argument's words), or ``None`` when an argument
+    type is one the plan does not lay out (numba launches those)."""
+    from numba.core import types
+
+    out = []
+    for ty in argument_types:
+        if isinstance(ty, types.Array):
+            out.append((_array_words, 5 + 2 * ty.ndim))
+        elif isinstance(ty, types.Boolean):
+            out.append((lambda v: [_bool_word(v)], 1))
+        elif isinstance(ty, types.Integer):
+            out.append((lambda v: [_integer_word(v)], 1))
+        elif ty == types.float64:
+            out.append((lambda v: [_float64_word(v)], 1))
+        elif ty == types.float32:
+            out.append((lambda v: [_float32_word(v)], 1))
+        elif isinstance(ty, types.BaseTuple):
+            inner = writers(list(ty))
+            if inner is None:
+                return None
+            out.append((_tuple_writer(inner), sum(n for _, n in inner)))
+        else:
+            return None
+    return out
+
+
+def _tuple_writer(inner):
+    def write(value):
+        words = []
+        for (writer, _), member in zip(inner, value, strict=True):
+            words.extend(writer(member))
+        return words
+
+    return write
+
+
+def parameter_words(argument_types, args) -> list[int] | None:
+    """The kernel's parameters for ``args`` as numba lays them out, one 8-byte word each (a
+    narrower scalar in the word's low bytes, little-endian), or ``None`` (see :func:`writers`)."""
+    plan_writers = writers(argument_types)
+    if plan_writers is None:
+        return None
+    words = []
+    for (writer, _), value in zip(plan_writers, args, strict=True):
+        words.extend(writer(value))
+    return words
+
+
+# ---- the launch ---------------------------------------------------------------------------------
+
+class _Plan:
+    """One overload's parameter buffer and the pointers to its words."""
+
+    __slots__ = ("handle", "writers", "words", "pointers", "pointer_array", "context", "lock")
+
+    def __init__(self, handle, plan_writers, context: int):
+        self.handle = handle
+        self.writers = plan_writers
+        n = sum(count for _, count in plan_writers)
+        self.words = np.zeros(max(n, 1), dtype=np.int64)
+        base = self.words.ctypes.data
+        self.pointers = np.arange(base, base + 8 * max(n, 1), 8, dtype=np.uint64)
+        self.pointer_array = self.pointers.ctypes.data
+        self.context = context
+        self.lock = threading.Lock()         # one buffer: one launch at a time fills it
+
+    def launch(self, griddim, blockdim, stream_handle, sharedmem, args) -> None:
+        from cuda.bindings import driver
+
+        words = []
+        for (writer, _), value in zip(self.writers, args, strict=True):
+            words.extend(writer(value))
+        with self.lock:                      # the driver copies the words before it returns
+            self.words[:len(words)] = words
+            err, = driver.cuLaunchKernel(self.handle, *griddim, *blockdim, sharedmem, stream_handle,
+                                         self.pointer_array, 0)
+        if err != driver.CUresult.CUDA_SUCCESS:
+            from numba.cuda.cudadrv.driver import CudaAPIError
+
+            raise CudaAPIError(int(err), f"cuLaunchKernel failed: {err!r}")
+
+
+def _current_context() -> int:
+    from cuda.bindings import driver
+
+    err, ctx = driver.cuCtxGetCurrent()
+    return int(ctx) if err == driver.CUresult.CUDA_SUCCESS else 0
+
+
+def _stream_handle(stream) -> int:
+    if not stream:
+        from numba import cuda
+
+        stream = cuda.default_stream()
+    return int(stream.handle)
+
+
+class FastKernel:
+    """A kernel dispatcher launched through plans; everything else is the dispatcher's."""
+
+    def __init__(self, dispatcher):
+        self.dispatcher = dispatcher
+        self._plans: dict = {}
+
+    def __getattr__(self, name):
+        return getattr(self.dispatcher, name)
+
+    def __getitem__(self, config):
+        if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+            return self.dispatcher[config]          # numba's own error for a malformed configuration
+        return _Configured(self, *config)
+
+    def launch(self, griddim, blockdim, stream, sharedmem, args) -> None:
+        from numba.cuda.errors import normalize_kernel_dimensions
+
+        try:
+            grid3, block3 = normalize_kernel_dimensions(griddim, blockdim)
+        except (TypeError, ValueError):
+            grid3 = block3 = None
+        if grid3 is None or 0 in grid3 or 0 in block3:
+            return self.dispatcher[griddim, blockdim, stream, sharedmem](*args)   # numba says what is wrong
+        context = _current_context()
+        key = (context, tuple(arg_kind(a) for a in args))
+        plan = self._plans.get(key)
+        if plan is None:
+            self.dispatcher[griddim, blockdim, stream, sharedmem](*args)          # compiles, launches
+            self._plans[key] = self._plan_for(args, context)
+            return
+        if plan is _NUMBA:
+            return self.dispatcher[griddim, blockdim, stream, sharedmem](*args)
+        plan.launch(grid3, block3, _stream_handle(stream), sharedmem, args)
+
+    def _plan_for(self, args, context: int):
+        """The plan for launches like this one, or :data:`_NUMBA` where numba must launch them."""
+        d = self.dispatcher
+        if getattr(d, "_launch_config_sensitive", False) or d.targetoptions.get("extensions"):
+            return _NUMBA
+        if not all(_plannable(a) for a in args):
+            return _NUMBA
+        if getattr(d, "specialized", False):
+            kernel = next(iter(d.overloads.values()))
+        else:
+            try:
+                argtypes = tuple(d.typeof_pyval(a) for a in args)
+            except Exception:  # noqa: BLE001 - an argument numba types its own way: leave it to numba
+                return _NUMBA
+            kernel = d.overloads.get(argtypes)
+        if kernel is None or getattr(kernel, "debug", False) or getattr(kernel, "cooperative", False):
+            return _NUMBA
+        plan_writers = writers(kernel.argument_types)
+        if plan_writers is None:
+            return _NUMBA
+        return _Plan(kernel._codelibrary.get_cufunc().handle, plan_writers, context)
+
+
+class _Configured:
+    __slots__ = ("kernel", "griddim", "blockdim", "stream", "sharedmem")
+
+    def __init__(self, kernel: FastKernel, griddim, blockdim, stream=0, sharedmem=0):
+        self.kernel, self.griddim, self.blockdim = kernel, griddim, blockdim
+        self.stream, self.sharedmem = stream, sharedmem
+
+    def __call__(self, *args):
+        self.kernel.launch(self.griddim, self.blockdim, self.stream, self.sharedmem, args)
