@@ -292,3 +292,48 @@ def test_dynamic_command_runs_the_experiment_on_a_worker(cluster, tmp_path, caps
     assert "dynamic experiment on tcp://127.0.0.1:" in captured.out and "[sim]" in captured.out
     lines = [json.loads(line) for line in records.read_text().splitlines()]
     assert len(lines) == 2 and all(r["dynamic"]["verified"] and r["static"]["verified"] for r in lines)
+
+
+class _StuckCluster:
+    """A cluster whose close never returns by itself (a Nanny that does not answer)."""
+
+    def __init__(self):
+        import threading
+
+        self.release = threading.Event()
+        self.closed_with = None
+
+    def close(self, timeout=None):
+        self.closed_with = timeout
+        self.release.wait(30)
+
+
+def test_a_cluster_that_does_not_close_ends_the_process_after_the_deadline(monkeypatch, capsys):
+    # Ctrl-C on `cluster local` must end the process even when the close hangs: the watchdog
+    # says so in one line and exits with status 1 (here recorded instead of exiting).
+    from kernels.cli import cluster as cluster_cli
+
+    monkeypatch.setattr(cluster_cli, "EXIT_MARGIN_S", 0.2)
+    stuck, exits = _StuckCluster(), []
+
+    def exit_now(code):
+        exits.append(code)
+        stuck.release.set()                  # lets the hung close return, as the process's end would
+
+    cluster_cli.close_cluster(stuck, timeout=0.1, exit_now=exit_now)
+    assert exits == [1] and stuck.closed_with == 0.1
+    err = capsys.readouterr().err
+    assert "the cluster did not stop within" in err and "stopped without waiting for the workers" in err
+
+
+def test_a_cluster_that_closes_cancels_its_watchdog(monkeypatch):
+    import time as _time
+
+    from kernels.cli import cluster as cluster_cli
+
+    monkeypatch.setattr(cluster_cli, "EXIT_MARGIN_S", 0.1)
+    done, exits = _StuckCluster(), []
+    done.release.set()                       # closes at once
+    cluster_cli.close_cluster(done, timeout=0.05, exit_now=exits.append)
+    _time.sleep(0.5)                         # well past the deadline: a cancelled watchdog stays silent
+    assert exits == []

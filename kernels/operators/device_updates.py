@@ -56,10 +56,12 @@ SCAN_BLOCK = {"cuda": 1024, "sim": 16}
 #: the most adjacency entries (an undirected edge gives two) the compact path can take
 COMPACT_LIMIT_ENTRIES = 1 << 15
 #: batches of at most this many entries take the compact path (grouped on the host, work sized by
-#: the batch); larger ones the full-graph path. Measured side by side on an H100 (R-MAT 20 and a
-#: Delaunay graph of 2^20 points, docs/benchmarks.md): compact 0.59-0.98x the full path's time at
-#: 100 edges, 0.77-1.17x at 1,000, 1.3-2.1x at 10,000; so compact up to about 500 edges
-COMPACT_MAX_ENTRIES = 1 << 10
+#: the batch); larger ones the full-graph path. Measured side by side on an H100 after the warp
+#: list search (R-MAT 20 and a Delaunay graph of 2^20 points, docs/benchmarks.md): compact
+#: 0.42-0.62x the full path's time at 100 edges, 0.55-0.95x at 1,000, 2.1-2.9x at 10,000 (the
+#: crossing: about 3,000 edges on R-MAT 20, 1,300 on the Delaunay graph); so compact up to about
+#: 2,000 edges
+COMPACT_MAX_ENTRIES = 1 << 12
 
 
 class DeviceMismatchError(RuntimeError):
