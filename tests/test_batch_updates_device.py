@@ -156,6 +156,21 @@ def test_entries_far_down_a_hubs_list_are_found_by_the_warp_search():
     assert g.neighbors(0).tolist() == [v for v in stored if v not in picks]
 
 
+def test_pages_holding_more_vertices_than_a_warp_has_lanes():
+    # The compact path's lanes take a touched unit's slots 32 at a time: on pages of 256 words a
+    # page holds far more than 32 small lists, so the later rounds of slots are exercised.
+    g, _, updater = _pair(random_graph(300, 150, 7), page_size=256)
+    pool, _, index = g.host_arrays()
+    assert max(int(pool[int(phys) * 256]) for phys in index[3]) > 32     # slots of the fullest page
+    twin = g.copy()
+    rng = np.random.default_rng(11)
+    for _ in range(2):
+        batch = random_batch(g, 12, 6, rng)
+        model = model_apply(edge_dict(g), g.directed, **batch)
+        _apply_both(g, updater, twin, **batch)
+        assert edge_dict(g) == model
+
+
 class BatchMachine(RuleBasedStateMachine):
     """Random batches (deletions, insertions, both) on the device path and on the host path of
     a twin, against an edge dict."""

@@ -1,7 +1,9 @@
 """Where a device batch's time goes, launch by launch: median batch time (``report.seconds``)
-of insert and delete batches of each size, then one traced batch of each, in which every kernel
-launch is bracketed by ``cuda.synchronize()`` and timed (its host-side launch cost plus its GPU
-time); what the launches do not cover is host work (grouping, uploads, read-backs, numpy).
+of insert and delete batches of each size, then one traced insert batch of each, in which every
+kernel launch is bracketed by ``cuda.synchronize()`` and timed (its host-side launch cost plus its
+GPU time), or with ``--events`` by CUDA events and nothing synchronized (each launch's GPU time,
+and the host's share of the call); the host's grouping and copies are timed too (a read-back's
+time includes its wait for the GPU).
 
     python3 benchmarks/diag/device_update_phases.py [--graph rmat20|delaunay20] [--sizes 100,1000,100000]
 
@@ -30,15 +32,26 @@ GRAPHS = {"rmat20": ("rmat", {"scale": 20, "edge_factor": 16, "seed": 1}),
 
 
 class Traced:
-    """Stands for a kernel: each launch synchronized before and after, its time added to ``spent``."""
+    """Stands for a kernel: each launch synchronized before and after, its time added to ``spent``;
+    with ``events`` (a dict) nothing is synchronized: CUDA events bracket the launch (its GPU
+    time, read after the batch) and ``perf_counter`` the host's share of the call."""
 
-    def __init__(self, name, kernel, spent, cuda):
-        self.name, self.kernel, self.spent, self.cuda = name, kernel, spent, cuda
+    def __init__(self, name, kernel, spent, cuda, events=None):
+        self.name, self.kernel, self.spent, self.cuda, self.events = name, kernel, spent, cuda, events
 
     def __getitem__(self, config):
         launcher = self.kernel[config]
 
         def call(*args):
+            if self.events is not None:
+                start, end = self.cuda.event(), self.cuda.event()
+                t0 = time.perf_counter()
+                start.record()
+                launcher(*args)
+                end.record()
+                self.spent[self.name].append(time.perf_counter() - t0)
+                self.events[self.name].append((start, end))
+                return
             self.cuda.synchronize()
             t0 = time.perf_counter()
             launcher(*args)
@@ -57,6 +70,8 @@ def main(argv=None) -> int:
     ap.add_argument("--sizes", default="100,1000,10000,100000")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--events", action="store_true",
+                    help="time each launch with CUDA events, no synchronization (GPU time, and the host's share)")
     args = ap.parse_args(argv)
     from kernels.measure.targets import activate
 
@@ -88,6 +103,7 @@ def main(argv=None) -> int:
         updater.apply(insert=(u, v), verify=False)
         updater.apply(delete=(u, v), verify=False)
     k = device_updates._kernels()
+    mode = "event-timed" if args.events else "synchronized"
     names = [n for n in vars(k) if not n.startswith("_") and n not in ("cuda", "column_sums_load", "scan_columns")]
     for size in sizes:
         times = {"insert": [], "delete": []}
@@ -96,49 +112,86 @@ def main(argv=None) -> int:
             times["insert"].append(updater.apply(insert=(u, v), verify=False).report.seconds)
             times["delete"].append(updater.apply(delete=(u, v), verify=False).report.seconds)
         med = {kind: statistics.median(ts) for kind, ts in times.items()}
-        # one traced insert batch
-        spent = defaultdict(list)
+        # one traced insert batch (then its inverse, untraced)
+        spent, events, host = defaultdict(list), (defaultdict(list) if args.events else None), defaultdict(list)
         originals = {n: getattr(k, n) for n in names}
         scan_original = k.scan_columns
         for n in names:
-            setattr(k, n, Traced(n, originals[n], spent, cuda))
-        k.scan_columns = lambda block, _f=scan_original, _s=spent: Traced("scan_columns", _f(block), _s, cuda)
-        from kernels.operators import scan
-        scan_fns = {n: getattr(scan, n) for n in ("exclusive_scan", "scan_array")}
+            setattr(k, n, Traced(n, originals[n], spent, cuda, events))
+        k.scan_columns = lambda block, _f=scan_original, _s=spent, _e=events: Traced("scan_columns", _f(block), _s,
+                                                                                     cuda, _e)
+        from numba.cuda.cudadrv.devicearray import DeviceNDArray
 
-        def timed(name, fn, spent=spent):
-            def call(*a, **kw):
+        from kernels.operators import scan
+        patched = [(scan, n, getattr(scan, n)) for n in ("exclusive_scan", "scan_array")]
+        copies = [(DeviceNDArray, n, getattr(DeviceNDArray, n)) for n in ("copy_to_device", "copy_to_host")]
+        grouping = [(DeviceUpdater, "_group_on_host", DeviceUpdater.__dict__["_group_on_host"])]
+
+        def timed(name, fn, spent=spent, events=events):
+            def call(*call_args, **kw):
+                if events is not None:
+                    start_event, end_event = cuda.event(), cuda.event()
+                    t0 = time.perf_counter()
+                    start_event.record()
+                    result = fn(*call_args, **kw)
+                    end_event.record()
+                    spent[name].append(time.perf_counter() - t0)
+                    events[name].append((start_event, end_event))
+                    return result
                 cuda.synchronize()
                 t0 = time.perf_counter()
-                fn(*a, **kw)
+                result = fn(*call_args, **kw)
                 cuda.synchronize()
                 spent[name].append(time.perf_counter() - t0)
+                return result
             return call
 
-        for n, fn in scan_fns.items():
-            setattr(scan, n, timed(n, fn))
+        def host_timed(name, fn, host=host):
+            def call(*call_args, **kw):
+                t0 = time.perf_counter()
+                result = fn(*call_args, **kw)
+                host[name].append(time.perf_counter() - t0)
+                return result
+            return call
+
+        for owner, n, fn in patched:
+            setattr(owner, n, timed(n, fn))
+        for owner, n, fn in copies:
+            setattr(owner, n, host_timed(n, fn))
+        for owner, n, fn in grouping:
+            setattr(owner, n, staticmethod(host_timed(n, fn.__func__)))
         try:
             u, v = new_edges(csr, size, rng, keys=keys)
             cuda.synchronize()
             traced = updater.apply(insert=(u, v), verify=False).report.seconds
-            updater.apply(delete=(u, v), verify=False)
         finally:
             for n in names:
                 setattr(k, n, originals[n])
             k.scan_columns = scan_original
-            for n, fn in scan_fns.items():
-                setattr(scan, n, fn)
+            for owner, n, fn in patched + copies + grouping:
+                setattr(owner, n, fn)
+        updater.apply(delete=(u, v), verify=False)
+        gpu = {}
+        if events is not None:
+            cuda.synchronize()
+            gpu = {n: sum(cuda.event_elapsed_time(a, b) for a, b in pairs) / 1e3 for n, pairs in events.items()}
         launches = {n: (len(ts), sum(ts)) for n, ts in spent.items()}
         in_launches = sum(s for _, s in launches.values())
         path = "compact" if (size if csr.directed else 2 * size) <= device_updates.COMPACT_MAX_ENTRIES else "full"
+        host_s = {n: sum(ts) for n, ts in host.items()}
         out["sizes"][size] = {"path": path, "median_s": med, "rate": {kind: size / s for kind, s in med.items()},
-                              "traced_s": traced, "traced_launches_s": in_launches,
-                              "launches": {n: {"count": c, "s": s} for n, (c, s) in launches.items()}}
+                              "traced_s": traced, "traced_launches_s": in_launches, "mode": mode,
+                              "launches": {n: {"count": c, "s": s, "gpu_s": gpu.get(n)}
+                                           for n, (c, s) in launches.items()},
+                              "host_s": host_s}
         print(f"  {size:>8,} edges ({path}): insert {med['insert'] * 1e3:.3f} ms ({size / med['insert']:.3g}/s), "
               f"delete {med['delete'] * 1e3:.3f} ms ({size / med['delete']:.3g}/s); traced {traced * 1e3:.3f} ms, "
-              f"{in_launches * 1e3:.3f} ms of it in {sum(c for c, _ in launches.values())} synchronized launches")
-        for n, (c, s) in sorted(launches.items(), key=lambda item: -item[1][1])[:8]:
-            print(f"      {n:<16} x{c:<3} {s * 1e3:8.3f} ms")
+              f"{in_launches * 1e3:.3f} ms of it in {sum(c for c, _ in launches.values())} {mode} launches"
+              + (f" ({sum(gpu.values()) * 1e3:.3f} ms on the GPU)" if gpu else ""))
+        for n, (c, s) in sorted(launches.items(), key=lambda item: -(gpu.get(item[0]) or item[1][1]))[:10]:
+            print(f"      {n:<16} x{c:<3} {s * 1e3:8.3f} ms" + (f"   GPU {gpu[n] * 1e3:8.3f} ms" if n in gpu else ""))
+        for n, t in sorted(host_s.items(), key=lambda item: -item[1]):
+            print(f"      host {n:<16} x{len(host[n]):<3} {t * 1e3:8.3f} ms")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(out, indent=1, default=str))

@@ -1,7 +1,8 @@
 """Launch-cost probe: what one numba kernel launch costs on the host, by path.
 
 Paths: the dispatcher (``k[g, b](*args)``), the compiled kernel's ``launch`` (no typing),
-cuda.core ``launch`` with prepared arguments, and a CUDA graph captured from numba
+cuda.core ``launch`` with prepared arguments, the project's planned launch
+(``kernels.cuda.fast_launch``), and a CUDA graph captured from numba
 launches (cuda.core graph builder, and CuPy stream capture), plus a cooperative grid sync.
 Writes JSON to argv[1] (or stdout).
 """
@@ -113,6 +114,17 @@ try:
                                    "wall_us_per_node": (t2 - t0) / reps / N * 1e6}
 except Exception as exc:  # noqa: BLE001
     out["cupy_graph_100_nodes"] = repr(exc)
+
+# the project's planned launch (kernels/cuda/fast_launch.py): numba's overload, our parameter words
+try:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from kernels.cuda.fast_launch import FastKernel
+
+    planned = FastKernel(tiny)
+    planned[4, 256](*args)
+    out["planned_launch_10args"] = bench(lambda: planned[4, 256](*args))
+except Exception as exc:  # noqa: BLE001
+    out["planned_launch_10args"] = repr(exc)
 
 # cooperative grid sync
 try:

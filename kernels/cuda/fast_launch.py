@@ -186,12 +186,31 @@ def _current_context() -> int:
     return int(ctx) if err == driver.CUresult.CUDA_SUCCESS else 0
 
 
-def _stream_handle(stream) -> int:
-    if not stream:
+_DEFAULT_STREAMS: dict[int, int] = {}     # context -> its default stream's handle
+
+
+def _stream_handle(stream, context: int) -> int:
+    if stream:
+        return int(stream.handle)
+    handle = _DEFAULT_STREAMS.get(context)
+    if handle is None:                      # numba's default stream (legacy or per-thread, as configured)
         from numba import cuda
 
-        stream = cuda.default_stream()
-    return int(stream.handle)
+        handle = _DEFAULT_STREAMS[context] = int(cuda.default_stream().handle)
+    return handle
+
+
+def _dims(griddim, blockdim):
+    """(grid, block) as 3-tuples, or ``None`` where numba should say what is wrong."""
+    if type(griddim) is int and type(blockdim) is int:       # the common case, without numba's checks
+        return ((griddim, 1, 1), (blockdim, 1, 1)) if griddim > 0 and blockdim > 0 else None
+    from numba.cuda.errors import normalize_kernel_dimensions
+
+    try:
+        grid3, block3 = normalize_kernel_dimensions(griddim, blockdim)
+    except (TypeError, ValueError):
+        return None
+    return None if 0 in grid3 or 0 in block3 else (grid3, block3)
 
 
 class FastKernel:
@@ -210,13 +229,8 @@ class FastKernel:
         return _Configured(self, *config)
 
     def launch(self, griddim, blockdim, stream, sharedmem, args) -> None:
-        from numba.cuda.errors import normalize_kernel_dimensions
-
-        try:
-            grid3, block3 = normalize_kernel_dimensions(griddim, blockdim)
-        except (TypeError, ValueError):
-            grid3 = block3 = None
-        if grid3 is None or 0 in grid3 or 0 in block3:
+        dims = _dims(griddim, blockdim)
+        if dims is None:
             return self.dispatcher[griddim, blockdim, stream, sharedmem](*args)   # numba says what is wrong
         context = _current_context()
         key = (context, tuple(arg_kind(a) for a in args))
@@ -227,7 +241,7 @@ class FastKernel:
             return
         if plan is _NUMBA:
             return self.dispatcher[griddim, blockdim, stream, sharedmem](*args)
-        plan.launch(grid3, block3, _stream_handle(stream), sharedmem, args)
+        plan.launch(dims[0], dims[1], _stream_handle(stream, context), sharedmem, args)
 
     def _plan_for(self, args, context: int):
         """The plan for launches like this one, or :data:`_NUMBA` where numba must launch them."""

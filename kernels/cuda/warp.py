@@ -192,3 +192,20 @@ def lowest_lane(mask):
     """Index of the lowest set bit of a non-zero uint32 ``mask`` (popc works in the simulator)."""
     m = int64(mask)
     return int64(cuda.popc((m & -m) - 1))
+
+
+@functools.cache
+def warp_sync(hardware: bool):
+    """A device function ``sync()`` ordering the warp's memory writes before its reads:
+    ``cuda.syncwarp`` on a GPU; under the simulator (one warp per block) ``syncthreads``, so every
+    thread of the block must call it, as the hardware's every lane of the warp."""
+    if hardware:
+        def sync_hw():
+            cuda.syncwarp(FULL_MASK)
+
+        return cuda.jit(device=True, inline=True)(sync_hw)
+
+    def sync_sim():
+        cuda.syncthreads()
+
+    return cuda.jit(device=True)(sync_sim)
