@@ -201,3 +201,18 @@ def test_segmented_intersection_counts_common_neighbours(kind):
                      for a, b in zip(f1, f2, strict=True)])
     assert np.array_equal(counts.copy_to_host(), want)
     assert total == want.sum()
+
+
+def test_workspace_upload_puts_the_parts_one_after_another_and_download_reads_them_back():
+    import numpy as np
+
+    from kernels.operators.launch import Workspace
+
+    ws = Workspace()
+    d = ws.upload("ids", np.array([3, 1], dtype=np.int64), [7], np.array([], dtype=np.int64), [9, 2], dtype=np.int32)
+    assert d.dtype == np.int32 and d.size >= 5
+    assert ws.download("ids", d, 5).tolist() == [3, 1, 7, 9, 2]
+    again = ws.upload("ids", [5], dtype=np.int32)                # the same buffer, its start rewritten
+    assert again is d and ws.download("ids", d, 2).tolist() == [5, 1]
+    assert ws.upload("empty", np.zeros(0, dtype=np.float64)).size >= 1
+    assert ws.download("empty", d, 0).size == 0

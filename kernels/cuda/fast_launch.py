@@ -26,6 +26,7 @@ context it was made in.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 import threading
@@ -52,14 +53,31 @@ def fast(dispatcher):
     return FastKernel(dispatcher)
 
 
+_KIND = "_fast_launch_kind"          # a device array's kind and words, kept on the array itself:
+_WORDS = "_fast_launch_words"        # its place, shape and strides never change after it is made
+_SCALARS = (int, float, bool)
+
+
 def arg_kind(value):
     """What decides the overload and the parameter layout of one argument (cheap to compute)."""
-    if isinstance(value, tuple):
+    kind = type(value)
+    if kind in _SCALARS:
+        return kind
+    if kind is tuple:
         return tuple(arg_kind(v) for v in value)
     if getattr(value, "__cuda_ndarray__", False):
-        dummy = value._dummy
-        return (value.dtype, value.ndim, dummy.is_c_contig, dummy.is_f_contig, 0 in value.strides)
-    return type(value)
+        cached = getattr(value, _KIND, None)
+        if cached is None:
+            dummy = value._dummy
+            cached = (value.dtype, value.ndim, dummy.is_c_contig, dummy.is_f_contig, 0 in value.strides)
+            _keep(value, _KIND, cached)
+        return cached
+    return kind
+
+
+def _keep(value, name: str, data) -> None:
+    with contextlib.suppress(AttributeError):      # an array type without a __dict__: computed each time
+        setattr(value, name, data)
 
 
 def _plannable(value) -> bool:
@@ -76,8 +94,12 @@ def _plannable(value) -> bool:
 
 def _array_words(value) -> list[int]:
     """numba's parameters of a device array: meminfo, parent, size, itemsize, data, shape, strides."""
-    pointer = int(value.gpu_data.device_pointer) if value.size else 0
-    return [0, 0, value.size, value.dtype.itemsize, pointer, *value.shape, *value.strides]
+    words = getattr(value, _WORDS, None)
+    if words is None:
+        pointer = int(value.gpu_data.device_pointer) if value.size else 0
+        words = [0, 0, value.size, value.dtype.itemsize, pointer, *value.shape, *value.strides]
+        _keep(value, _WORDS, words)
+    return words
 
 
 def _integer_word(value) -> int:

@@ -879,19 +879,13 @@ class DeviceUpdater:
         if M == 0:
             return np.zeros(0, dtype=np.int64)
         # two uploads (three with weights): ids, then group starts + tags + failure slots
-        ids = np.concatenate([T, src, dst])
-        d_ids = ws.get("c.ids", np.int32, len(ids))
-        d_ids[:len(ids)].copy_to_device(ids)
-        longs = np.concatenate([S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64)])
-        d_longs = ws.get("c.longs", np.int64, len(longs))
-        d_longs[:len(longs)].copy_to_device(longs)
+        d_ids = ws.upload("c.ids", T, src, dst, dtype=np.int32)
+        d_longs = ws.upload("c.longs", S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), dtype=np.int64)
         d_T, d_src, d_dst = d_ids[:t], d_ids[t:t + M], d_ids[t + M:t + 2 * M]
         d_S = d_longs[:3 * t + 1]
         d_tag = d_longs[3 * t + 1:3 * t + 1 + M]
         fail = d_longs[3 * t + 1 + M:3 * t + 6 + M]
-        d_W = ws.get("W", wdtype, M)
-        if weighted:
-            d_W[:M].copy_to_device(w)
+        d_W = ws.upload("W", w, dtype=wdtype) if weighted else ws.get("W", wdtype, M)
         pool = mirror.pool
         wpool = mirror.weights if weighted else ws.get("wdummy", wdtype, 1)
         index = mirror.index
@@ -921,8 +915,8 @@ class DeviceUpdater:
         scan_block = self._shape(SCAN_BLOCK)
         info = ws.get("info", np.int64, 10)
         k.scan_columns(scan_block)[1, scan_block](vals, t, pre, fail, n_pages, info)
-        info = info[:10].copy_to_host()                       # the one read-back before writing
-        failure = batch_rules.first_failure(info[:5])
+        info = ws.download("info", info, 10)                 # the one read-back before writing
+        failure = batch_rules.first_failure(info[:5].copy())
         if failure is not None:
             raise batch_rules.refusal(g, batch, *failure)
         new_pages, n_q, n_open, n_freed, n_scr = (int(x) for x in info[5:])
@@ -935,9 +929,7 @@ class DeviceUpdater:
         pool = mirror.pool
         wpool = mirror.weights if weighted else wpool
         n_top = min(n_free, n_open)                           # only the stack's top is taken
-        d_free = ws.get("free", np.int32, max(n_top, 1))
-        if n_top:
-            d_free[:n_top].copy_to_device(np.ascontiguousarray(free[n_free - n_top:]))
+        d_free = ws.upload("free", free[n_free - n_top:], dtype=np.int32)
         scrmap = ws.get("scrmap", np.int32, n_pages)
         scratch = ws.get("scratch", np.int32, max(n_scr, 1) * P)
         wscratch = ws.get("wscratch", wdtype, max(n_scr, 1) * P if weighted else 1)
@@ -960,7 +952,7 @@ class DeviceUpdater:
             k.reweigh[grid(n_reweight * WARP_LANES, warp_block), warp_block](
                 d_S, t, ssrc, skey, sw, pool, new_index, new_pages, P,
                 wpool, out[n_q:n_q + n_reweight])
-        pages = out[:n_q + n_reweight].copy_to_host() if n_q + n_reweight else np.zeros(0, dtype=np.int64)
+        pages = ws.download("c.pages", out, n_q + n_reweight)
         cuda.synchronize()
         return np.unique(pages)
 
@@ -988,24 +980,17 @@ class DeviceUpdater:
         entry_off = np.array([0, per * n_edges[0], per * (n_edges[0] + n_edges[1]),
                               per * sum(n_edges)], dtype=np.int64)
         m_edges, m_entries = sum(n_edges), int(entry_off[3])
-        d_U = ws.get("U", np.int32, m_edges)
-        d_V = ws.get("V", np.int32, m_edges)
         wdtype = g.weight_dtype
-        d_W = ws.get("W", wdtype, m_edges)
-        # each part straight into its slice of the device buffers (no host concatenation)
-        zeros = np.zeros(n_edges[0], dtype=wdtype) if weighted else None
-        for p, (u, v) in enumerate(parts):
-            a, b = int(edge_off[p]), int(edge_off[p]) + n_edges[p]
-            if b > a:
-                d_U[a:b].copy_to_device(np.ascontiguousarray(u, dtype=np.int32))
-                d_V[a:b].copy_to_device(np.ascontiguousarray(v, dtype=np.int32))
-                if weighted:
-                    w = (zeros, batch.insert_w, batch.reweight_w)[p]
-                    d_W[a:b].copy_to_device(np.ascontiguousarray(w, dtype=wdtype))
+        # the parts one after another, each array in one copy through a pinned buffer
+        d_U = ws.upload("U", *(u for u, _ in parts), dtype=np.int32)
+        d_V = ws.upload("V", *(v for _, v in parts), dtype=np.int32)
+        if weighted:
+            d_W = ws.upload("W", np.zeros(n_edges[0], dtype=wdtype), batch.insert_w, batch.reweight_w, dtype=wdtype)
+        else:
+            d_W = ws.get("W", wdtype, m_edges)
         # offsets and the failure slots in one small copy
-        small = np.concatenate([edge_off, entry_off, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64)])
-        d_small = ws.get("small", np.int64, len(small))
-        d_small[:len(small)].copy_to_device(small)
+        d_small = ws.upload("small", edge_off, entry_off, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64),
+                            dtype=np.int64)
         d_edge_off, d_entry_off, fail = d_small[0:3], d_small[3:7], d_small[7:12]
         pool = mirror.pool
         wpool = mirror.weights if weighted else ws.get("wdummy", wdtype, 1)
@@ -1061,8 +1046,8 @@ class DeviceUpdater:
         k.unpack_sums[grid(cols, block), block](packed, cols, sums)
         info = ws.get("info", np.int64, 10)
         k.totals[1, 1](fail, sums, n_pages, info)
-        info = info[:10].copy_to_host()                       # the one read-back before writing
-        failure = batch_rules.first_failure(info[:5])
+        info = ws.download("info", info, 10)                 # the one read-back before writing
+        failure = batch_rules.first_failure(info[:5].copy())
         if failure is not None:
             raise batch_rules.refusal(g, batch, *failure)
         new_pages, n_q, n_open, _n_freed, n_scr = (int(x) for x in info[5:])
@@ -1082,10 +1067,7 @@ class DeviceUpdater:
             DESC_ROWS, max(n_q, 1))
         k.describe[grid(n_pages, block), block](scratch, scrmap, index, n_pages, P, touched, dstart, istart,
                                                 sums, desc, newoff)
-        free = g.free_page_stack()
-        d_free = ws.get("free", np.int32, max(len(free), 1))
-        if len(free):
-            d_free[:len(free)].copy_to_device(np.ascontiguousarray(free))
+        d_free = ws.upload("free", g.free_page_stack(), dtype=np.int32)
         phys_out = ws.get("phys_out", np.int64, max(n_q, 1))
         k.choose_pages[grid(n_q, block), block](desc, n_q, index, sums, d_free, n_free, high, phys_out)
         k.write_pages[grid(n_q * page_block, page_block), page_block](
@@ -1100,7 +1082,7 @@ class DeviceUpdater:
         mirror.index = new_index
         mirror.num_pages = new_pages
         n_reweight = len(batch.reweight_u) * (1 if directed else 2)
-        pages = [phys_out[:n_q].copy_to_host()] if n_q else []
+        pages = [ws.download("phys_out", phys_out, n_q).copy()] if n_q else []
         if n_reweight:
             rpages = ws.get("rpages", np.int64, n_reweight)
             k.zero[grid(n_reweight, block), block](rpages, n_reweight)
@@ -1108,7 +1090,7 @@ class DeviceUpdater:
                 S, n_ids, ssrc, skey, sw, pool, new_index, new_pages, P,
                 wpool, rpages)
             kept = self._kept_host(batch)
-            pages.append(rpages[:kept].copy_to_host())
+            pages.append(ws.download("rpages", rpages, kept).copy())
         cuda.synchronize()
         return np.unique(np.concatenate(pages)) if pages else np.zeros(0, dtype=np.int64)
 

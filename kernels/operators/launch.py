@@ -56,10 +56,14 @@ class Workspace:
     """Named device buffers reused between calls; a buffer grows only when a call needs more.
 
     ``get(name, dtype, size)`` returns a device array with at least ``size`` items (kernels
-    are always given the live length explicitly)."""
+    are always given the live length explicitly). ``upload`` and ``download`` copy through a
+    pinned host buffer kept beside the device one, straight to and from the buffer's start: a
+    pageable copy, and numba's slicing of a device array to copy into part of it, cost
+    0.1-0.2 ms each on an H100 host (a batch of edge updates makes four or five of them)."""
 
     def __init__(self):
         self._buffers: dict[str, object] = {}
+        self._pinned: dict[str, np.ndarray] = {}
 
     def get(self, name: str, dtype, size: int):
         dtype = np.dtype(dtype)
@@ -70,8 +74,50 @@ class Workspace:
             self._buffers[name] = buf
         return buf
 
+    def _host(self, name: str, dtype, size: int) -> np.ndarray:
+        buf = self._pinned.get(name)
+        if buf is None or buf.dtype != dtype or buf.size < size:
+            buf = cuda.pinned_array(math.ceil(max(size, 1) * GROWTH), dtype=dtype)
+            self._pinned[name] = buf
+        return buf
+
+    def upload(self, name: str, *parts, dtype=None) -> object:
+        """The 1-D arrays ``parts``, one after another, copied to the start of device buffer
+        ``name`` (of ``dtype``, default the first part's) in one copy; returns the buffer."""
+        dtype = np.dtype(dtype or np.asarray(parts[0]).dtype)
+        n = sum(len(part) for part in parts)
+        device = self.get(name, dtype, n)
+        if n == 0:
+            return device
+        host = self._host(name, dtype, n) if not on_simulator() else np.empty(n, dtype=dtype)
+        at = 0
+        for part in parts:
+            host[at:at + len(part)] = part
+            at += len(part)
+        if on_simulator():
+            device[:n].copy_to_device(host)
+            return device
+        from numba.cuda.cudadrv import driver
+
+        driver.host_to_device(device, host, n * dtype.itemsize)
+        return device
+
+    def download(self, name: str, device, n: int) -> np.ndarray:
+        """The first ``n`` items of ``device`` on the host (a pinned buffer of this workspace's,
+        valid until the next download under ``name``: copy what must outlive it)."""
+        if n <= 0:
+            return np.zeros(0, dtype=device.dtype)
+        if on_simulator():
+            return device[:n].copy_to_host()
+        from numba.cuda.cudadrv import driver
+
+        host = self._host(f"down.{name}", device.dtype, n)
+        driver.device_to_host(host, device, n * device.dtype.itemsize)
+        return host[:n]
+
     def release(self) -> None:
         self._buffers.clear()
+        self._pinned.clear()
 
     @property
     def nbytes(self) -> int:
