@@ -116,6 +116,30 @@ class ComputeBackend(ABC):
         return run_on_channel(self._document_channel(doc_key, job), source, job, self._cancel_check(cancel),
                               name=name)
 
+    def apply_batch_on_document(self, doc_key: str, source, batch: dict, revision: int, target: str | None = None):
+        """Apply a batch of edge updates (``insert``, ``delete``, ``reweight``) on the device
+        pages of this backend's replica of ``doc_key`` (``target``: ``cuda``, or ``sim`` for the
+        simulator; default this backend's GPU default), after sending it what it lacks. The
+        replica then holds ``revision``: the caller replays the returned page delta on its
+        structure as that revision, or calls :meth:`forget_document_revision`. Returns
+        ``(result, DocumentSync)`` (:func:`kernels.compute.documents.apply_batch_on_channel`)."""
+        from kernels.compute.documents import apply_batch_on_channel
+
+        job = Job(graph_key=doc_key, family="updates", variant="device",
+                  target=target or self.default_target("bfs", "gpu-slotted"))
+        return apply_batch_on_channel(self._document_channel(doc_key, job), source, batch, revision,
+                                      name=getattr(source, "name", None))
+
+    def document_channels(self, doc_key: str) -> list:
+        """This backend's channels to replicas of ``doc_key`` (none without documents)."""
+        return []
+
+    def forget_document_revision(self, doc_key: str) -> None:
+        """The caller did not keep a batch its replicas of ``doc_key`` took: a snapshot next time."""
+        from kernels.compute.documents import forget_revision
+
+        forget_revision(self.document_channels(doc_key))
+
     def close_document(self, doc_key: str) -> None:  # noqa: B027 (a backend without documents has none)
         """Drop the replicas of ``doc_key`` (the GUI closed its tab)."""
 

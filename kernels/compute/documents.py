@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from typing import Protocol, runtime_checkable
 
 from kernels.compute.live import ReplicaOutOfDate, UnknownDocument
+from kernels.errors import GraphKernelsError
 from kernels.memory import format_bytes
 
 JOURNAL_LIMIT_BYTES = 256 * 2**20       # deltas an EditJournal keeps before forgetting the oldest
@@ -136,6 +137,13 @@ class DocumentChannel(ABC):
         """Run the job on the replica; an :class:`Outcome` (failure ``"UnknownDocument"`` when
         the replica is gone)."""
 
+    def apply_batch(self, batch: dict, revision: int) -> dict:
+        """Apply a batch of edge updates on the replica's device pages; it then holds
+        ``revision`` (see :meth:`kernels.compute.live.LiveDocument.apply_batch`). Raises
+        :class:`UnknownDocument`, :class:`ChannelFailure`, or the refusal as a
+        :class:`BatchRefused`."""
+        raise ChannelFailure("NotSupported", f"{type(self).__name__} cannot apply batches on the device")
+
     @abstractmethod
     def close(self) -> None:
         """Drop the replica (best effort)."""
@@ -205,6 +213,52 @@ def run_on_channel(channel: DocumentChannel, source: DocumentSource, job, cancel
         sync.device = structure.get("sync")
         sync.dirty_pages = structure.get("dirty_pages")
     return outcome, sync
+
+
+class BatchRefused(GraphKernelsError):
+    """The replica refused a batch of edge updates as a whole (its rules: a duplicate edge, an
+    insert of a stored edge, a delete of an absent one, an unknown vertex): nothing changed."""
+
+
+def apply_batch_on_channel(channel: DocumentChannel, source: DocumentSource, batch: dict, revision: int, *,
+                           name: str | None = None):
+    """Send what the replica lacks, then apply ``batch`` on its device pages; the replica then
+    holds ``revision`` (the number the caller's structure takes when it replays the returned
+    page delta). Returns ``(result, DocumentSync)``, ``result`` as
+    :meth:`kernels.compute.live.LiveDocument.apply_batch` gives it.
+
+    A replica lost between the send and the batch is re-opened from a snapshot once. A refused
+    batch (:class:`BatchRefused`) leaves the replica as it was; any other failure leaves it
+    unknown (the next run sends a snapshot) and raises :class:`ChannelFailure`."""
+    if revision == source.revision:
+        raise ValueError(f"the batch's revision {revision} is the caller's current one: give the one it will take")
+    sync = DocumentSync(worker=channel.where)
+    for attempt in (1, 2):
+        sync = _send(channel, source, name)
+        try:
+            result = channel.apply_batch(batch, revision)
+        except UnknownDocument as exc:
+            channel.revision = None
+            channel.lost_reason = channel.lost_reason or f"the worker lost the replica ({exc})"
+            if attempt == 1:
+                continue
+            raise ChannelFailure("UnknownDocument", str(exc)) from None
+        except BatchRefused:
+            raise                           # the replica still holds what was sent
+        except BaseException:
+            channel.revision = None
+            raise
+        channel.revision = revision
+        return result, sync
+    raise AssertionError("unreachable")
+
+
+def forget_revision(channels) -> None:
+    """The caller's structure did not take a batch its replicas took: they hold a state the
+    caller has no number for, so each is sent a snapshot before its next run."""
+    for channel in channels:
+        channel.revision = None
+        channel.lost_reason = "the replica applied a batch the document did not keep"
 
 
 # failures after which the replica certainly still holds the revision it was sent

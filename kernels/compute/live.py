@@ -42,6 +42,7 @@ class LiveDocument:
         self.verify_deltas = verify_deltas
         self.live = LivePages(self.graph, strategy=sync_strategy)
         self._csr = None
+        self._updater = None                   # the device batch updater, made at the first batch
         self._set_revision(revision)
 
     @property
@@ -93,6 +94,37 @@ class LiveDocument:
 
         return run_variant(self.csr(), family, variant, params, target=target, repeat=repeat, warmup=warmup,
                            seed=seed, verify=verify, live=self.live, launch=launch)
+
+    def apply_batch(self, batch: dict, revision: int) -> dict:
+        """A batch of edge updates (``insert=(us, vs[, ws])``, ``delete=(us, vs)``,
+        ``reweight=(us, vs, ws)``) applied on the device pages by kernels
+        (:class:`~kernels.operators.device_updates.DeviceUpdater`), replayed on the replica's
+        host structure and checked page for page; the replica then holds ``revision``.
+
+        Returns ``{"report", "delta", "vertices", "verified", "check_s"}``: the batch's
+        ``BatchReport`` (rate, pages written, opened, freed), the ``PageDelta`` of the pages it
+        wrote (what the caller replays on its own structure, word for word) and the vertices
+        whose lists it touched. A refused batch (``GraphEditError``: a duplicate, a present
+        insert, an absent delete, an unknown vertex) changes nothing."""
+        import numpy as np
+
+        from kernels.operators.device_updates import DeviceUpdater
+
+        if isinstance(revision, bool) or not isinstance(revision, int):
+            raise ReplicaOutOfDate(f"document {self.key}: revision {revision!r} is not an integer")
+        batch = {k: v for k, v in batch.items() if k in ("insert", "delete", "reweight") and v is not None}
+        self.live.sync()                       # the device holds the replica's pages before the batch
+        if self._updater is None or self._updater.mirror is not self.live.mirror:
+            self._updater = DeviceUpdater(self.live.mirror)
+        ends = [np.asarray(part[i], dtype=np.int64) for part in batch.values() for i in (0, 1)]
+        vertices = np.unique(np.concatenate(ends)) if ends else np.zeros(0, dtype=np.int64)
+        vertices = vertices[(vertices >= 0) & (vertices < self.graph.next_vertex_id)].tolist()
+        # the delta is read off the dirty flags: marked synced (the device holds the pages) after
+        result, delta = self.graph.record_edit(lambda g: self._updater.apply(**batch, mark_synced=False), vertices)
+        self.graph.mark_synced()
+        self._set_revision(revision)
+        return {"report": result.report, "delta": delta, "vertices": vertices, "verified": result.verified,
+                "check_s": result.check_seconds}
 
     def summary(self) -> dict:
         g = self.graph

@@ -91,6 +91,9 @@ class LocalBackend(ComputeBackend):
         for (key, mode) in [k for k in self._channels if k[0] == doc_key]:
             self._channels.pop((key, mode)).close()
 
+    def document_channels(self, doc_key: str) -> list:
+        return [channel for (key, _), channel in self._channels.items() if key == doc_key]
+
     def run_command(self, graph, command: list[str], result_option: str, *, target: str | None = None,
                     time_limit: float | None = None) -> dict:
         from kernels.compute.command import run_command_here
@@ -142,6 +145,21 @@ class LocalDocumentChannel(DocumentChannel):
         pool = self.backend.pool
         with pool.lock:
             return pool.document_outcome(self.client, self.key, job, cancel or (lambda: False))
+
+    def apply_batch(self, batch: dict, revision: int) -> dict:
+        from kernels.compute.documents import BatchRefused
+
+        try:
+            with self.backend.pool.lock:          # one timed thing at a time on the device
+                return self.client.batch_document(self.key, batch, revision)
+        except SendFailed:
+            raise UnknownDocument("the worker ended before the batch") from None
+        except (WorkerDied, WorkerTimeout) as exc:
+            raise ChannelFailure(CRASHED if isinstance(exc, WorkerDied) else TIMED_OUT, str(exc)) from None
+        except WorkerError as exc:
+            if exc.kind == "GraphEditError":
+                raise BatchRefused(str(exc)) from None
+            raise ChannelFailure(exc.kind, str(exc)) from None
 
     def close(self) -> None:
         # a worker that cannot answer holds no replica worth closing

@@ -775,8 +775,11 @@ class DeviceUpdater:
 
         return grid_for(items, block)
 
-    def apply(self, insert=None, delete=None, reweight=None, *, verify: bool = True) -> DeviceBatchResult:
-        """Apply one batch on the device, replay it on the host, check both (``verify``)."""
+    def apply(self, insert=None, delete=None, reweight=None, *, verify: bool = True,
+              mark_synced: bool = True) -> DeviceBatchResult:
+        """Apply one batch on the device, replay it on the host, check both (``verify``).
+        ``mark_synced=False`` leaves the host's dirty flags of the written pages set (for a
+        caller recording the batch as a page delta, which reads them; it marks them synced)."""
         g, mirror = self.graph, self.mirror
         if mirror.pool is None:
             mirror.upload_full()
@@ -797,7 +800,8 @@ class DeviceUpdater:
             problems = self.differences(device_pages, host.pages_touched)
             if problems:
                 raise DeviceMismatchError("device and host pages differ after a batch: " + "; ".join(problems[:5]))
-        g.mark_synced()                      # the device holds what the host just wrote
+        if mark_synced:
+            g.mark_synced()                  # the device holds what the host just wrote
         result = DeviceBatchResult(report, host, verify, time.perf_counter() - t2)
         self.history.append(result)
         return result

@@ -388,6 +388,9 @@ class DaskBackend(ComputeBackend):
         for key in [k for k in self._channels if k[0] == doc_key]:
             self._channels.pop(key).close()
 
+    def document_channels(self, doc_key: str) -> list:
+        return [channel for (key, _), channel in self._channels.items() if key == doc_key]
+
     def worker_for_document(self, target: str | None) -> str:
         """The worker a new document's actor goes to: one that can run ``target`` (a GPU of the
         chosen kind for cuda), holding the fewest documents of this backend."""
@@ -540,6 +543,21 @@ class DaskDocumentChannel(DocumentChannel):
             if kind == "ReplicaOutOfDate":
                 raise ReplicaOutOfDate(message)
             raise ChannelFailure(kind, message)
+
+    def apply_batch(self, batch: dict, revision: int) -> dict:
+        from kernels.compute.documents import BatchRefused
+
+        if not self._check():
+            raise UnknownDocument(self.lost_reason or "no actor holds the document")
+        answer = self._call("batch", batch, revision)
+        if "error" in answer:
+            kind, message = answer["error"], answer["message"]
+            if kind == "UnknownDocument":
+                raise UnknownDocument(message)
+            if kind == "GraphEditError":
+                raise BatchRefused(message)
+            raise ChannelFailure(kind, message)
+        return answer["ok"]
 
     def run(self, job: Job, cancel) -> Outcome:
         from distributed import Event

@@ -156,6 +156,9 @@ class LiveDocumentActor:
     def update(self, deltas: list, revision: int) -> dict:
         return self._call(lambda client: client.update_document(self.key, deltas, revision))
 
+    def batch(self, batch: dict, revision: int) -> dict:
+        return self._call(lambda client: client.batch_document(self.key, batch, revision))
+
     def run(self, job: Job, cancel_event: str | None = None) -> Outcome:
         pool = _pool(self._worker)
         with pool.lock:

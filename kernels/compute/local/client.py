@@ -261,6 +261,23 @@ class WorkerClient:
                 raise ReplicaOutOfDate(str(exc)) from None
             raise
 
+    def batch_document(self, key: str, batch: dict, revision: int, *, timeout: float | None = 300) -> dict:
+        """Apply a batch of edge updates on the replica's device pages
+        (:meth:`kernels.compute.live.LiveDocument.apply_batch`); the replica then holds
+        ``revision``. Raises ``UnknownDocument`` when the replica is gone; a refused batch is a
+        ``WorkerError`` of kind ``GraphEditError``."""
+        from kernels.compute.live import ReplicaOutOfDate, UnknownDocument
+
+        try:
+            return self.request({"op": "batch_document", "key": key, "batch": batch, "revision": revision},
+                                timeout=timeout)["result"]
+        except WorkerError as exc:
+            if exc.kind == "UnknownDocument":
+                raise UnknownDocument(str(exc)) from None
+            if exc.kind == "ReplicaOutOfDate":
+                raise ReplicaOutOfDate(str(exc)) from None
+            raise
+
     def run_document(self, key: str, family: str, variant: str, params: dict | None = None, *,
                      target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
                      want_output: bool = False, timeout: float | None = None, cancel=None,

@@ -104,6 +104,10 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
                 doc = document(msg["key"])
                 doc.apply(msg["deltas"], msg["revision"])
                 reply = {"op": "updated", "key": msg["key"], "summary": doc.summary()}
+            elif op == "batch_document":     # edge updates applied on the replica's device pages
+                doc = document(msg["key"])
+                reply = {"op": "batched", "key": msg["key"], "result": doc.apply_batch(msg["batch"], msg["revision"]),
+                         "summary": doc.summary()}
             elif op == "run_document":
                 doc = document(msg["key"])
                 result = doc.run(msg["family"], msg["variant"], msg.get("params"), target=msg.get("target"),
