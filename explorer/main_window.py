@@ -139,6 +139,7 @@ class MainWindow(QMainWindow):
         self.structure_dock.editRequested.connect(self.push_command)
         self.structure_dock.pageSizeRequested.connect(self.change_page_size)
         self.structure_dock.backgroundBatchRequested.connect(self.apply_batch_in_background)
+        self.structure_dock.gpuBatchRequested.connect(self.apply_batch_on_gpu)
         self.structure_dock.errorRaised.connect(lambda text: self.show_error("Edit refused", text))
 
         tabs = self.document_tabs
@@ -491,6 +492,13 @@ class MainWindow(QMainWindow):
         task.finished.connect(done)
         task.failed.connect(lambda message: self.show_error("Batch refused", f"{document.name}: {message}"))
         return self.task_status.track(task)
+
+    def apply_batch_on_gpu(self, batch: dict, text: str, document: GraphDocument | None = None):
+        """A batch applied on the device pages of the document's replica (the worker of its GPU
+        runs), replayed here as one undo step (:mod:`explorer.window.gpu_batches`)."""
+        from explorer.window import gpu_batches
+
+        return gpu_batches.submit(self, document or self.current_document(), batch, text)
 
     def change_page_size(self, page_size: int, document: GraphDocument | None = None) -> Task | None:
         """Rebuild a graph on pages of another size, in the background; one undo step."""

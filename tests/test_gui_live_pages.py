@@ -99,3 +99,48 @@ def test_a_removed_source_is_refused_in_words(qtbot, window):
     assert "vertex 7 was removed" in run.error_label.text() and "source" in run.form.marked_fields()
     assert run.run() is None
     assert any("vertex 7 was removed" in m for m in window.log_dock.messages("error"))
+
+
+def test_a_batch_applied_on_the_gpu_is_replayed_here_and_the_next_run_sends_nothing(qtbot, window, tmp_path):
+    from PySide6.QtCore import Qt
+
+    from explorer.compute.client import ComputeClient
+
+    doc = window.documents()[0]
+    g = doc.slotted
+    dock = window.structure_dock
+    run_bfs(qtbot, window, 0)                               # the replica exists; the Run dock's target is sim
+    client = ComputeClient.for_window(window)
+    edges, revision = g.num_edges, doc.revision
+    before = g.to_csr()
+    dock.batch_size.setValue(12)
+    dock.batch_mode.setCurrentText("mixed")
+    dock.batch_path.setCurrentIndex(dock.batch_path.findData("gpu"))
+    qtbot.mouseClick(dock.batch_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: doc.revision == revision + 1, timeout=300_000)
+    qtbot.waitUntil(lambda: not client.busy, timeout=60_000)
+    g.check_invariants()
+    assert g.num_edges == edges and not before.equals(g.to_csr())       # 6 removed, 6 added
+    assert "on the GPU (sim)" in doc.undo_stack.undo_text()
+    assert "updates/s" in dock.last_edit_label.text()
+    assert len(g.dirty_physical_pages()) == 0                          # the replica holds them already
+
+    record = run_bfs(qtbot, window, 0)
+    assert doc.last_sync[1]["sent"] == "nothing"                        # nothing crossed for the batch
+    assert record["verified"] and (record["result"]["reached"], record["result"]["depth"]) == scipy_levels(doc, 0)
+
+    doc.undo_stack.undo()                                               # the batch undone here: a delta
+    assert before.equals(g.to_csr())
+    record = run_bfs(qtbot, window, 0)
+    assert doc.last_sync[1]["sent"] == "deltas" and record["verified"]
+
+    # a refused batch (an edge already stored) is said in words and changes nothing
+    u, v = 0, int(g.neighbors(0)[0])
+    path = tmp_path / "refused.txt"
+    path.write_text(f"+ {u} {v}\n")
+    errors = []
+    window.show_error = lambda title, message: errors.append(message)
+    dock.apply_batch_file(str(path))
+    qtbot.waitUntil(lambda: bool(errors), timeout=300_000)
+    qtbot.waitUntil(lambda: not client.busy, timeout=60_000)
+    assert "already exists" in errors[0] and before.equals(g.to_csr())

@@ -15,7 +15,7 @@ from kernels.compute.live import LiveDocument
 from kernels.measure.targets import simulator_enabled
 from tests.test_live_documents import SMALL, Editor, karate, scipy_levels
 
-pytestmark = pytest.mark.skipif(not simulator_enabled(), reason="the CUDA simulator is off (a real-GPU run)")
+on_the_simulator = pytest.mark.skipif(not simulator_enabled(), reason="the CUDA simulator is off (a real-GPU run)")
 
 
 def _bfs(source=0):
@@ -29,7 +29,7 @@ def _batch(g, rng, inserts=6, deletes=4):
     return random_batch(g, inserts, deletes, rng)
 
 
-def test_a_replica_applies_a_batch_and_returns_the_delta_the_caller_replays():
+def replica_round_trip():
     gui = karate()
     replica = LiveDocument("doc", gui.to_arrays(), revision=0)
     twin = gui.copy()
@@ -43,6 +43,17 @@ def test_a_replica_applies_a_batch_and_returns_the_delta_the_caller_replays():
     assert set(result["vertices"]) >= {int(u) for part in batch.values() for u in part[0]}
 
 
+@on_the_simulator
+def test_a_replica_applies_a_batch_and_returns_the_delta_the_caller_replays():
+    replica_round_trip()
+
+
+@pytest.mark.gpu
+def test_a_replica_applies_a_batch_on_a_real_gpu():
+    replica_round_trip()
+
+
+@on_the_simulator
 def test_a_refused_batch_changes_nothing_on_the_replica():
     from kernels.errors import GraphEditError
 
@@ -57,6 +68,7 @@ def test_a_refused_batch_changes_nothing_on_the_replica():
     assert all(np.array_equal(np.asarray(before[k]), np.asarray(after[k])) for k in before)
 
 
+@on_the_simulator
 @pytest.mark.timeout(600)
 def test_the_local_worker_applies_batches_and_the_next_run_sends_nothing():
     from kernels.compute.local_backend import LocalBackend

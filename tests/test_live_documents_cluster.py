@@ -66,6 +66,28 @@ def test_the_actor_receives_only_the_deltas_after_the_first_snapshot(backend):
     assert outcome.ok and sync.sent == "nothing" and sync.bytes_sent == 0 and sync.device["pages"] == 0
 
 
+def test_the_actor_applies_a_batch_on_its_device_pages_and_the_next_run_sends_nothing(backend):
+    from kernels.compute.documents import BatchRefused
+    from kernels.graph.update_batches import random_batch
+
+    ed = Editor(karate())
+    batch = random_batch(ed.graph, 6, 4, np.random.default_rng(3))
+    revision = ed.journal.revision + 1
+    result, sync = backend.apply_batch_on_document("batch-doc", ed.journal, batch, revision, target="sim")
+    assert sync.sent == "snapshot" and result["verified"] and result["report"].path == "gpu"
+    _, delta = ed.graph.record_edit(lambda g: g.apply_delta(result["delta"], forward=True), result["vertices"])
+    ed.journal.record(delta, revision=revision)
+    outcome, sync = backend.run_on_document("batch-doc", ed.journal, job())
+    assert outcome.ok, outcome.reason
+    assert sync.sent == "nothing"
+    assert np.array_equal(outcome.output.astype(np.int64), scipy_levels(ed.graph.to_csr(), 0))
+    u, v = 0, int(ed.graph.neighbors(0)[0])
+    with pytest.raises(BatchRefused, match="already exists"):
+        backend.apply_batch_on_document("batch-doc", ed.journal, {"insert": ([u], [v])}, ed.journal.revision + 1,
+                                        target="sim")
+    backend.close_document("batch-doc")
+
+
 def test_when_the_actors_worker_dies_the_next_run_sends_a_snapshot_elsewhere(backend):
     ed = Editor(karate())
     outcome, sync = backend.run_on_document("doc-killed", ed.journal, job())

@@ -120,6 +120,12 @@ class ComputeClient(QObject):
     def submit_run(self, request: RunRequest) -> ComputeTask:
         return self._start(ComputeTask("run", request, lambda control: self._run_job(request, control)))
 
+    def submit_batch(self, request) -> ComputeTask:
+        """A :class:`~explorer.model.requests.BatchRequest`: edge updates applied on the device
+        pages of the document's replica (where its GPU runs run); the result holds the page delta
+        the document replays."""
+        return self._start(ComputeTask("batch", request, lambda control: self._batch_job(request, control)))
+
     def submit_sweep(self, request: SweepRequest) -> ComputeTask:
         return self._start(ComputeTask("sweep", request, lambda control: self._sweep_job(request, control)))
 
@@ -253,6 +259,31 @@ class ComputeClient(QObject):
         control.progress(1.0, f"{request.title} finished; {sync.summary()}")
         return {"record": record, "sync": sync.to_json(), "sync_summary": sync.summary(),
                 "revision": sync.revision, "live_key": request.live_key}
+
+    def _batch_job(self, request, control: JobControl) -> dict:
+        from kernels.compute.documents import BatchRefused, ChannelFailure
+
+        target = Target.parse(request.target)
+        if target.on_cluster:
+            backend = self._cluster_backend()
+            place = f"the cluster ({backend.address})"
+        else:
+            self._start_worker(self._worker(str(target)), control)
+            backend = self.local
+            place = str(target)
+        control.progress(None, f"applying {request.text} on {request.document_name}'s device pages on {place}")
+        try:
+            result, sync = backend.apply_batch_on_document(request.live_key, request.live_source, request.batch,
+                                                           request.revision, target=str(target.local()))
+        except BatchRefused as exc:
+            raise JobFailed(f"batch refused: {exc}") from None
+        except ChannelFailure as exc:
+            raise JobFailed(f"the batch did not reach the device pages ({exc.failure}): {exc}") from None
+        except GraphKernelsError as exc:
+            raise JobFailed(f"the batch failed: {exc}") from None
+        control.progress(1.0, f"{request.text} applied on the device; {sync.summary()}")
+        return {"result": result, "sync": sync.to_json(), "sync_summary": sync.summary(), "backend": backend,
+                "revision": request.revision, "live_key": request.live_key}
 
     def _run_job(self, request: RunRequest, control: JobControl) -> dict:
         target = Target.parse(request.target)

@@ -484,6 +484,8 @@ class ResultsDock(QDockWidget, ComputeDock):
         if task.kind == "run":
             task.finished.connect(lambda result: self.add_records([result["record"]], select=False))
             return
+        if task.kind != "sweep":            # a batch on the GPU edits the graph: no records
+            return
         request = task.request
         index = self._entry_of_file(request.out) if request.resume else -1
         if index >= 0:                  # Resume Sweep: the same entry fills in, from the file's cells

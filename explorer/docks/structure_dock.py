@@ -87,6 +87,7 @@ class StructureDock(QDockWidget):
     editRequested = Signal(object)          # a command to push (explorer.model.commands)
     pageSizeRequested = Signal(int)         # rebuild the current graph with this page size
     backgroundBatchRequested = Signal(int, str, int)   # size, mode, seed: a large vectorised batch
+    gpuBatchRequested = Signal(object, str)  # (batch, text): apply on the document replica's device pages
     errorRaised = Signal(str)
 
     def __init__(self, parent=None):
@@ -163,13 +164,18 @@ class StructureDock(QDockWidget):
         self.batch_path = QComboBox()
         self.batch_path.addItem("one by one", "engine")
         self.batch_path.addItem("vectorised", "host")
+        self.batch_path.addItem("on the GPU", "gpu")
         self.batch_path.setToolTip("one edit at a time: the thesis' edit rules, edge by edge; vectorised batch: the "
                                    "whole batch at once (touched pages rebuilt, docs/updates.md), its rate and the "
-                                   "pages it wrote are shown below. Either is one undo step.")
+                                   "pages it wrote are shown below; on the GPU: the batch applied by kernels on the "
+                                   "device pages of the worker that runs this graph's GPU runs (the Run dock's "
+                                   "target, or this machine's GPU or simulator), checked page for page and "
+                                   "replayed here. Each is one undo step.")
         self.batch_button = QPushButton("Apply random batch")
         self.batch_file_button = QPushButton("Apply batch file…")
         self.batch_file_button.setToolTip("a text file of '+ u v [weight]', '- u v' and '= u v weight' lines, "
-                                          "applied as one vectorised batch (one undo step)")
+                                          "applied as one batch, vectorised or on the GPU as chosen on the left "
+                                          "(one undo step)")
         self.batch_file_button.setText("Batch file…")
         # as many rows as before the batch paths came: the dock must still fit a small screen
         kind_row = QHBoxLayout()
@@ -357,6 +363,16 @@ class StructureDock(QDockWidget):
                                                  self._value(self.new_v_edit, "new v"), self._weight()))
 
     def apply_batch(self) -> None:
+        if self.batch_path.currentData() == "gpu":
+            if self.document is not None:
+                try:
+                    batch, text = commands.draw_random_batch(self.document, self.batch_size.value(),
+                                                             self.batch_mode.currentText(), self.batch_seed.value())
+                except GraphKernelsError as exc:
+                    self.errorRaised.emit(f"{self.document.name}: {exc}")
+                    return
+                self.gpuBatchRequested.emit(batch, text)
+            return
         if self.batch_path.currentData() == "host" and self.batch_size.value() >= BACKGROUND_BATCH:
             if self.document is not None:
                 self.backgroundBatchRequested.emit(self.batch_size.value(), self.batch_mode.currentText(),
@@ -376,6 +392,18 @@ class StructureDock(QDockWidget):
             path, _ = QFileDialog.getOpenFileName(self, "Apply batch file", "", "Batch files (*.txt *.batch);;All (*)")
             if not path:
                 return
+        if self.batch_path.currentData() == "gpu":
+            from pathlib import Path
+
+            from kernels.graph.update_batches import read_batch_file
+
+            try:
+                batch = read_batch_file(path)
+            except GraphKernelsError as exc:
+                self.errorRaised.emit(f"{self.document.name}: {exc}")
+                return
+            self.gpuBatchRequested.emit(batch, f"batch file {Path(path).name}")
+            return
         self._request(lambda: commands.file_batch(self.document, path))
 
     def rebuild(self) -> None:

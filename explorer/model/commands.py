@@ -216,14 +216,12 @@ def _batch_text(report) -> str:
             f"{report.pages_freed} freed")
 
 
-def random_batch(document, size: int, mode: str = "mixed", seed: int = 0, path: str = "engine") -> StructureEdit:
-    """``size`` random edge edits as one command: new edges, existing edges removed, or half
-    of each. The same seed on the same graph picks the same edges. ``path`` "host" applies
-    them as one vectorised batch (the command's text then gives its rate and pages)."""
+def draw_random_batch(document, size: int, mode: str = "mixed", seed: int = 0) -> tuple[dict, str]:
+    """``size`` random edge edits for ``document``: new edges, existing edges removed, or half of
+    each; the same seed on the same graph picks the same edges. Returns ``(batch, text)``: the
+    ``apply_updates`` keywords (``insert``, ``delete``) and the batch in words."""
     if mode not in BATCH_MODES:
         raise ParameterError("mode", mode, "one of " + ", ".join(BATCH_MODES))
-    if path not in BATCH_PATHS:
-        raise ParameterError("path", path, "one of " + ", ".join(BATCH_PATHS))
     size = int(size)
     if size < 1:
         raise ParameterError("size", size, "a whole number >= 1")
@@ -236,6 +234,29 @@ def random_batch(document, size: int, mode: str = "mixed", seed: int = 0, path: 
     csr = document.csr()
     r_us, r_vs = random_existing_edges(csr, n_remove, rng)
     a_us, a_vs = random_new_edges(csr, g.vertices(), n_add, rng, exclude=(r_us, r_vs))
+    parts = []
+    if n_add:
+        parts.append(f"{len(a_us)} added")
+    if n_remove:
+        parts.append(f"{len(r_us)} removed")
+    text = f"random batch of {len(a_us) + len(r_us)} edge edits ({', '.join(parts)}; seed {seed})"
+    return {"insert": (a_us, a_vs), "delete": (r_us, r_vs)}, text
+
+
+def batch_vertices(batch: dict, next_vertex_id: int) -> list[int]:
+    """The vertices whose lists a batch touches (ids that exist)."""
+    ends = [np.asarray(part[i], dtype=np.int64) for part in batch.values() if part is not None for i in (0, 1)]
+    vertices = np.unique(np.concatenate(ends)) if ends else np.zeros(0, np.int64)
+    return vertices[(vertices >= 0) & (vertices < next_vertex_id)].tolist()
+
+
+def random_batch(document, size: int, mode: str = "mixed", seed: int = 0, path: str = "engine") -> StructureEdit:
+    """``size`` random edge edits as one command (:func:`draw_random_batch`). ``path`` "host"
+    applies them as one vectorised batch (the command's text then gives its rate and pages)."""
+    if path not in BATCH_PATHS:
+        raise ParameterError("path", path, "one of " + ", ".join(BATCH_PATHS))
+    batch, text = draw_random_batch(document, size, mode, seed)
+    (a_us, a_vs), (r_us, r_vs) = batch["insert"], batch["delete"]
 
     def edit(g: SlottedGraph):
         if path == "host":
@@ -246,15 +267,8 @@ def random_batch(document, size: int, mode: str = "mixed", seed: int = 0, path: 
             g.add_edges(a_us, a_vs)
         return len(r_us), len(a_us)
 
-    parts = []
-    if n_add:
-        parts.append(f"{len(a_us)} added")
-    if n_remove:
-        parts.append(f"{len(r_us)} removed")
-    text = f"random batch of {len(a_us) + len(r_us)} edge edits ({', '.join(parts)}; seed {seed})"
     describe = (lambda report: f"{text}, vectorised: {_batch_text(report)}") if path == "host" else None
-    return StructureEdit(document, text, edit,
-                         vertices=np.unique(np.concatenate([r_us, r_vs, a_us, a_vs])).tolist(),
+    return StructureEdit(document, text, edit, vertices=batch_vertices(batch, document.slotted.next_vertex_id),
                          describe_result=describe)
 
 
@@ -269,19 +283,19 @@ def file_batch(document, path) -> StructureEdit:
     if g is None:
         raise GraphEditError(f"'{document.name}' cannot be edited: {document.not_editable_reason}")
     batch = read_batch_file(path)
-    ends = [np.asarray(part[i], dtype=np.int64) for part in batch.values() for i in (0, 1)]
-    vertices = np.unique(np.concatenate(ends)) if ends else np.zeros(0, np.int64)
-    vertices = vertices[(vertices >= 0) & (vertices < g.next_vertex_id)].tolist()
+    vertices = batch_vertices(batch, g.next_vertex_id)
     name = Path(path).name
     return StructureEdit(document, f"batch file {name}", lambda s: s.apply_updates(**batch), vertices=vertices,
                          describe_result=lambda report: f"batch file {name}: {_batch_text(report)}")
 
 
-def replayed_batch(document, text: str, report, page_delta: PageDelta, vertices) -> StructureEdit:
-    """A batch applied to a copy in the background (:func:`batch_on_copy`), replayed on the live
-    structure from its page delta (word for word), as one command."""
+def replayed_batch(document, text: str, report, page_delta: PageDelta, vertices, how: str = "vectorised"
+                   ) -> StructureEdit:
+    """A batch applied elsewhere (to a copy in the background, :func:`batch_on_copy`; on a
+    worker's device pages), replayed on the live structure from its page delta (word for word,
+    checked), as one command. ``how`` names where it was applied, in the command's text."""
     return StructureEdit(document, text, lambda g: (g.apply_delta(page_delta, forward=True), report)[1],
-                         vertices=vertices, describe_result=lambda r: f"{text}, vectorised: {_batch_text(r)}")
+                         vertices=vertices, describe_result=lambda r: f"{text}, {how}: {_batch_text(r)}")
 
 
 def batch_on_copy(copy: SlottedGraph, size: int, mode: str, seed: int):

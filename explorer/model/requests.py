@@ -17,6 +17,29 @@ DEFAULT_TIME_LIMIT_S = 600.0
 
 
 @dataclass(frozen=True)
+class BatchRequest:
+    """A batch of edge updates applied on the device pages of a worker's replica of a document:
+    ``batch`` holds ``insert``/``delete``/``reweight`` (``apply_updates`` keywords), ``revision``
+    the number the document takes when it replays the result (its current one plus one), ``text``
+    the batch in words (the undo step's name)."""
+
+    batch: dict
+    text: str
+    target: str
+    live_source: object
+    live_key: str
+    document_name: str
+    revision: int
+
+    @property
+    def title(self) -> str:
+        return "batch on the GPU"
+
+    def describe(self) -> str:
+        return f"{self.text} on {self.document_name}'s device pages ({self.target})"
+
+
+@dataclass(frozen=True)
 class RunRequest:
     """One run of ``family/variant`` with resolved ``params``."""
 
