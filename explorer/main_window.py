@@ -493,12 +493,13 @@ class MainWindow(QMainWindow):
         task.failed.connect(lambda message: self.show_error("Batch refused", f"{document.name}: {message}"))
         return self.task_status.track(task)
 
-    def apply_batch_on_gpu(self, batch: dict, text: str, document: GraphDocument | None = None):
-        """A batch applied on the device pages of the document's replica (the worker of its GPU
-        runs), replayed here as one undo step (:mod:`explorer.window.gpu_batches`)."""
+    def apply_batch_on_gpu(self, draw, document: GraphDocument | None = None):
+        """A batch (``draw()`` -> ``(batch, text)``) applied on the device pages of the document's
+        replica (the worker of its GPU runs), replayed here as one undo step
+        (:mod:`explorer.window.gpu_batches`)."""
         from explorer.window import gpu_batches
 
-        return gpu_batches.submit(self, document or self.current_document(), batch, text)
+        return gpu_batches.submit(self, document or self.current_document(), draw)
 
     def change_page_size(self, page_size: int, document: GraphDocument | None = None) -> Task | None:
         """Rebuild a graph on pages of another size, in the background; one undo step."""

@@ -144,3 +144,10 @@ def test_a_batch_applied_on_the_gpu_is_replayed_here_and_the_next_run_sends_noth
     qtbot.waitUntil(lambda: bool(errors), timeout=300_000)
     qtbot.waitUntil(lambda: not client.busy, timeout=60_000)
     assert "already exists" in errors[0] and before.equals(g.to_csr())
+
+    bad = tmp_path / "bad.txt"                                          # a damaged file: one sentence
+    bad.write_bytes(b"+ 1 two\n")
+    dock.apply_batch_file(str(bad))
+    qtbot.waitUntil(lambda: len(errors) == 2, timeout=300_000)
+    qtbot.waitUntil(lambda: not client.busy, timeout=60_000)
+    assert "line 1" in errors[1] and before.equals(g.to_csr())

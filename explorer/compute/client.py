@@ -271,9 +271,14 @@ class ComputeClient(QObject):
             self._start_worker(self._worker(str(target)), control)
             backend = self.local
             place = str(target)
-        control.progress(None, f"applying {request.text} on {request.document_name}'s device pages on {place}")
+        control.progress(None, f"preparing a batch for {request.document_name}")
         try:
-            result, sync = backend.apply_batch_on_document(request.live_key, request.live_source, request.batch,
+            batch, text = request.draw()
+        except GraphKernelsError as exc:
+            raise JobFailed(f"the batch could not be made: {exc}") from None
+        control.progress(None, f"applying {text} on {request.document_name}'s device pages on {place}")
+        try:
+            result, sync = backend.apply_batch_on_document(request.live_key, request.live_source, batch,
                                                            request.revision, target=str(target.local()))
         except BatchRefused as exc:
             raise JobFailed(f"batch refused: {exc}") from None
@@ -281,9 +286,9 @@ class ComputeClient(QObject):
             raise JobFailed(f"the batch did not reach the device pages ({exc.failure}): {exc}") from None
         except GraphKernelsError as exc:
             raise JobFailed(f"the batch failed: {exc}") from None
-        control.progress(1.0, f"{request.text} applied on the device; {sync.summary()}")
-        return {"result": result, "sync": sync.to_json(), "sync_summary": sync.summary(), "backend": backend,
-                "revision": request.revision, "live_key": request.live_key}
+        control.progress(1.0, f"{text} applied on the device; {sync.summary()}")
+        return {"result": result, "text": text, "sync": sync.to_json(), "sync_summary": sync.summary(),
+                "backend": backend, "revision": request.revision, "live_key": request.live_key}
 
     def _run_job(self, request: RunRequest, control: JobControl) -> dict:
         target = Target.parse(request.target)

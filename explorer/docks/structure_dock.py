@@ -87,7 +87,7 @@ class StructureDock(QDockWidget):
     editRequested = Signal(object)          # a command to push (explorer.model.commands)
     pageSizeRequested = Signal(int)         # rebuild the current graph with this page size
     backgroundBatchRequested = Signal(int, str, int)   # size, mode, seed: a large vectorised batch
-    gpuBatchRequested = Signal(object, str)  # (batch, text): apply on the document replica's device pages
+    gpuBatchRequested = Signal(object)       # draw() -> (batch, text): applied on the replica's device pages
     errorRaised = Signal(str)
 
     def __init__(self, parent=None):
@@ -364,14 +364,15 @@ class StructureDock(QDockWidget):
 
     def apply_batch(self) -> None:
         if self.batch_path.currentData() == "gpu":
-            if self.document is not None:
-                try:
-                    batch, text = commands.draw_random_batch(self.document, self.batch_size.value(),
-                                                             self.batch_mode.currentText(), self.batch_seed.value())
-                except GraphKernelsError as exc:
-                    self.errorRaised.emit(f"{self.document.name}: {exc}")
+            doc = self.document
+            if doc is not None:
+                if doc.slotted is None:
+                    self.errorRaised.emit(f"'{doc.name}' cannot be edited: {doc.not_editable_reason}")
                     return
-                self.gpuBatchRequested.emit(batch, text)
+                # the snapshot here, the drawing on the task's thread (a large batch takes seconds)
+                csr, vertices = doc.csr(), doc.slotted.vertices()
+                size, mode, seed = self.batch_size.value(), self.batch_mode.currentText(), self.batch_seed.value()
+                self.gpuBatchRequested.emit(lambda: commands.draw_random_batch_from(csr, vertices, size, mode, seed))
             return
         if self.batch_path.currentData() == "host" and self.batch_size.value() >= BACKGROUND_BATCH:
             if self.document is not None:
@@ -397,12 +398,8 @@ class StructureDock(QDockWidget):
 
             from kernels.graph.update_batches import read_batch_file
 
-            try:
-                batch = read_batch_file(path)
-            except GraphKernelsError as exc:
-                self.errorRaised.emit(f"{self.document.name}: {exc}")
-                return
-            self.gpuBatchRequested.emit(batch, f"batch file {Path(path).name}")
+            name = Path(path).name
+            self.gpuBatchRequested.emit(lambda: (read_batch_file(path), f"batch file {name}"))
             return
         self._request(lambda: commands.file_batch(self.document, path))
 

@@ -228,12 +228,21 @@ def draw_random_batch(document, size: int, mode: str = "mixed", seed: int = 0) -
     g = document.slotted
     if g is None:
         raise GraphEditError(f"'{document.name}' cannot be edited: {document.not_editable_reason}")
+    return draw_random_batch_from(document.csr(), g.vertices(), size, mode, seed)
+
+
+def draw_random_batch_from(csr, vertices, size: int, mode: str = "mixed", seed: int = 0) -> tuple[dict, str]:
+    """:func:`draw_random_batch` from a CSR snapshot and the live vertex ids (any thread)."""
+    if mode not in BATCH_MODES:
+        raise ParameterError("mode", mode, "one of " + ", ".join(BATCH_MODES))
+    size = int(size)
+    if size < 1:
+        raise ParameterError("size", size, "a whole number >= 1")
     rng = np.random.default_rng(seed)
     n_remove = {"add": 0, "remove": size, "mixed": size // 2}[mode]
     n_add = size - n_remove
-    csr = document.csr()
     r_us, r_vs = random_existing_edges(csr, n_remove, rng)
-    a_us, a_vs = random_new_edges(csr, g.vertices(), n_add, rng, exclude=(r_us, r_vs))
+    a_us, a_vs = random_new_edges(csr, vertices, n_add, rng, exclude=(r_us, r_vs))
     parts = []
     if n_add:
         parts.append(f"{len(a_us)} added")

@@ -18,13 +18,13 @@ DEFAULT_TIME_LIMIT_S = 600.0
 
 @dataclass(frozen=True)
 class BatchRequest:
-    """A batch of edge updates applied on the device pages of a worker's replica of a document:
-    ``batch`` holds ``insert``/``delete``/``reweight`` (``apply_updates`` keywords), ``revision``
-    the number the document takes when it replays the result (its current one plus one), ``text``
-    the batch in words (the undo step's name)."""
+    """A batch of edge updates applied on the device pages of a worker's replica of a document.
+    ``draw()`` returns ``(batch, text)`` (called on the task's thread: drawing or reading a large
+    batch must not hold the GUI): the ``apply_updates`` keywords (``insert``, ``delete``,
+    ``reweight``) and the batch in words (the undo step's name). ``revision`` is the number the
+    document takes when it replays the result (its current one plus one)."""
 
-    batch: dict
-    text: str
+    draw: object
     target: str
     live_source: object
     live_key: str
@@ -36,7 +36,7 @@ class BatchRequest:
         return "batch on the GPU"
 
     def describe(self) -> str:
-        return f"{self.text} on {self.document_name}'s device pages ({self.target})"
+        return f"a batch on {self.document_name}'s device pages ({self.target})"
 
 
 @dataclass(frozen=True)

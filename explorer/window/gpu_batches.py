@@ -1,7 +1,8 @@
 """Batches of edge updates applied on the GPU, from the Structure dock (issue 27 §4).
 
-The batch (random, or read from a batch file) is drawn on the GUI thread and sent, as a compute
-task, to the worker that keeps the document's replica for its GPU runs (this machine's, or the
+The batch (random, or read from a batch file) is drawn or read on the compute task's thread
+(from a CSR snapshot taken on the GUI thread) and sent to the worker that keeps the document's
+replica for its GPU runs (this machine's, or the
 cluster's: the Run dock's target when it is a GPU or the simulator, else this machine's best).
 The worker applies it on the replica's device pages with the device path, checks them page for
 page against its host replay, and returns the page delta; the document replays that delta
@@ -39,9 +40,10 @@ def batch_target(window) -> str:
     return target
 
 
-def submit(window, document, batch: dict, text: str):
-    """Send ``batch`` to the document's replica; the result is pushed as one command. Returns the
-    compute task, or ``None`` when it could not start (said in words)."""
+def submit(window, document, draw):
+    """Send the batch ``draw()`` returns (``(batch, text)``, called on the task's thread) to the
+    document's replica; the result is pushed as one command. Returns the compute task, or
+    ``None`` when it could not start (said in words)."""
     from explorer.compute.client import ComputeClient
 
     if document is None or not document.editable or document.journal is None:
@@ -50,7 +52,7 @@ def submit(window, document, batch: dict, text: str):
         return None
     try:
         target = batch_target(window)
-        request = BatchRequest(batch=batch, text=text, target=target, live_source=document.journal,
+        request = BatchRequest(draw=draw, target=target, live_source=document.journal,
                                live_key=f"doc-{document.doc_id}", document_name=document.name,
                                revision=document.revision + 1)
         task = ComputeClient.for_window(window).submit_batch(request)
@@ -67,7 +69,7 @@ def submit(window, document, batch: dict, text: str):
             window.show_warning(f"{document.name} changed while the batch ran on the GPU: the batch was not kept; "
                                 "apply it again")
             return
-        applied = result["result"]
+        applied, text = result["result"], result["text"]
         command = commands.replayed_batch(document, text, applied["report"], applied["delta"], applied["vertices"],
                                           how=f"on the GPU ({target})")
         if window.push_command(command):
