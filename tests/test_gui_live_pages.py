@@ -151,3 +151,35 @@ def test_a_batch_applied_on_the_gpu_is_replayed_here_and_the_next_run_sends_noth
     qtbot.waitUntil(lambda: len(errors) == 2, timeout=300_000)
     qtbot.waitUntil(lambda: not client.busy, timeout=60_000)
     assert "line 1" in errors[1] and before.equals(g.to_csr())
+
+
+def test_a_cancelled_gpu_batch_leaves_the_document_and_its_replica_consistent(qtbot, window):
+    from PySide6.QtCore import Qt
+
+    from explorer.compute.client import ComputeClient
+
+    doc = window.documents()[0]
+    g = doc.slotted
+    dock = window.structure_dock
+    run_bfs(qtbot, window, 0)
+    client = ComputeClient.for_window(window)
+    revision, before = doc.revision, g.to_csr()
+    dock.batch_size.setValue(8)
+    dock.batch_path.setCurrentIndex(dock.batch_path.findData("gpu"))
+    qtbot.mouseClick(dock.batch_button, Qt.MouseButton.LeftButton)
+    task = client.current
+    task.cancel()                                   # a cancel cannot stop a batch already on the worker
+    qtbot.waitUntil(lambda: not client.busy, timeout=300_000)
+    if task.state == "cancelled":
+        assert doc.revision == revision and before.equals(g.to_csr())
+        u, v = next((u, v) for u in range(g.num_vertices) for v in range(u + 1, g.num_vertices)
+                    if not g.has_edge(u, v))
+        dock.set_ids(u=u, v=v)
+        dock.add_edge()                             # takes the number the replica's batch may hold
+        record = run_bfs(qtbot, window, 0)
+        assert doc.last_sync[1]["sent"] == "snapshot"
+    else:                                           # it finished before the cancel was seen
+        assert doc.revision == revision + 1
+        record = run_bfs(qtbot, window, 0)
+        assert doc.last_sync[1]["sent"] == "nothing"
+    assert record["verified"] and (record["result"]["reached"], record["result"]["depth"]) == scipy_levels(doc, 0)

@@ -96,6 +96,16 @@ def test_the_local_worker_applies_batches_and_the_next_run_sends_nothing():
         outcome, sync = backend.run_on_document("doc", ed.journal, _bfs())
         assert outcome.ok and sync.sent == "nothing"     # refused: the replica kept its revision
 
+        # a batch made for a state the document has left (it was edited meanwhile) is refused
+        stale = _batch(ed.graph, rng)
+        ed.edit(lambda g: g.remove_edge(*[int(x) for x in next(iter(zip(stale["delete"][0], stale["delete"][1],
+                                                                          strict=True)))]), [])
+        with pytest.raises(BatchRefused, match="changed while the batch was being prepared"):
+            backend.apply_batch_on_document("doc", ed.journal, stale, ed.journal.revision, target="sim")
+        outcome, sync = backend.run_on_document("doc", ed.journal, _bfs())
+        assert outcome.ok and sync.sent == "nothing"     # the edit was sent; the batch was not applied
+        assert np.array_equal(outcome.output.astype(np.int64), scipy_levels(ed.graph.to_csr(), 0))
+
         # a batch the caller drops (its document changed meanwhile): the next run sends a snapshot
         backend.apply_batch_on_document("doc", ed.journal, _batch(ed.graph, rng), ed.journal.revision + 1,
                                         target="sim")

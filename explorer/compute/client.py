@@ -126,6 +126,13 @@ class ComputeClient(QObject):
         the document replays."""
         return self._start(ComputeTask("batch", request, lambda control: self._batch_job(request, control)))
 
+    def forget_document_revision(self, live_key: str) -> None:
+        """The document did not keep a batch its replicas may have taken (cancelled, or dropped):
+        each replica, here and on a connected cluster, gets a snapshot before its next run."""
+        self.local.forget_document_revision(live_key)
+        if self.cluster.backend is not None:
+            self.cluster.backend.forget_document_revision(live_key)
+
     def submit_sweep(self, request: SweepRequest) -> ComputeTask:
         return self._start(ComputeTask("sweep", request, lambda control: self._sweep_job(request, control)))
 
@@ -288,7 +295,7 @@ class ComputeClient(QObject):
             raise JobFailed(f"the batch failed: {exc}") from None
         control.progress(1.0, f"{text} applied on the device; {sync.summary()}")
         return {"result": result, "text": text, "sync": sync.to_json(), "sync_summary": sync.summary(),
-                "backend": backend, "revision": request.revision, "live_key": request.live_key}
+                "revision": request.revision, "live_key": request.live_key}
 
     def _run_job(self, request: RunRequest, control: JobControl) -> dict:
         target = Target.parse(request.target)

@@ -50,12 +50,13 @@ def submit(window, document, draw):
         reason = document.not_editable_reason if document is not None else "no graph is open"
         window.show_error("Batch not applied", f"the graph cannot be edited: {reason}")
         return None
+    client = ComputeClient.for_window(window)
     try:
         target = batch_target(window)
         request = BatchRequest(draw=draw, target=target, live_source=document.journal,
                                live_key=f"doc-{document.doc_id}", document_name=document.name,
                                revision=document.revision + 1)
-        task = ComputeClient.for_window(window).submit_batch(request)
+        task = client.submit_batch(request)
     except GraphKernelsError as exc:
         window.show_error("Batch not applied", f"{document.name}: {exc}")
         return None
@@ -63,9 +64,8 @@ def submit(window, document, draw):
     window.log("info", f"started {request.describe()}")
 
     def finished(result: dict) -> None:
-        backend = result["backend"]
         if document.revision != before:
-            backend.forget_document_revision(request.live_key)
+            client.forget_document_revision(request.live_key)
             window.show_warning(f"{document.name} changed while the batch ran on the GPU: the batch was not kept; "
                                 "apply it again")
             return
@@ -76,8 +76,15 @@ def submit(window, document, draw):
             document.note_sync(request.revision, result["sync"])
             window.log("info", f"{text} applied on the GPU; {result['sync_summary']}")
         else:
-            backend.forget_document_revision(request.live_key)
+            client.forget_document_revision(request.live_key)
+
+    def cancelled(_partial) -> None:
+        # a cancel stops nothing already on the worker: the replica may hold the batch the document
+        # will not keep, under a number the document may give its next edit
+        client.forget_document_revision(request.live_key)
+        window.show_warning(f"the batch on {document.name} was cancelled: the document is unchanged")
 
     task.finished.connect(finished)
+    task.cancelled.connect(cancelled)
     task.failed.connect(lambda message: window.show_error("Batch not applied", f"{document.name}: {message}"))
     return task

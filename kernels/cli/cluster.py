@@ -5,7 +5,6 @@ one worker per GPU of this machine and serves until Ctrl-C (see ``docs/cluster.m
 from __future__ import annotations
 
 import sys
-import time
 
 from kernels.cli.cluster_options import add_cluster_options, security_from_args
 from kernels.cli.common import print_json
@@ -81,6 +80,10 @@ def serve_local(args) -> int:
     security = security_from_args(args, role="all")
     cluster, devices = start_local_cluster(args.gpus, workers=args.workers, host=args.host, port=args.port,
                                            security=security, dashboard=f"{args.host}:{args.dashboard_port}")
+    # Ctrl-C (and a plain kill) set an event the main thread waits on, whatever it is doing and
+    # whatever handler the cluster's libraries installed while starting: in the suite on a loaded
+    # 2-core machine a Ctrl-C once went unanswered (no KeyboardInterrupt, no "stopping" line)
+    stop = _stop_on_signals()
     try:
         address = cluster.scheduler_address
         what = (f"{len(devices)} GPU worker(s) (CUDA_VISIBLE_DEVICES {', '.join(devices)})" if devices
@@ -93,14 +96,31 @@ def serve_local(args) -> int:
         warning = plain_text_warning(address)
         if warning:
             print(f"graph-kernels: {warning}", file=sys.stderr, flush=True)
-        while True:
-            time.sleep(3600)
+        while not stop.wait(1.0):
+            pass
+        print("stopping the cluster", file=sys.stderr, flush=True)
+        return 0
     except KeyboardInterrupt:
         print("stopping the cluster", file=sys.stderr, flush=True)
         return 0
     finally:
         # armed until the process ends: the interpreter's exit joins the workers' processes too
         close_cluster(cluster, watchdog_outlives_close=True)
+
+
+def _stop_on_signals():
+    """An event set by SIGINT or SIGTERM (our handlers, installed now; the main thread's)."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+
+    def handler(signum, frame):
+        stop.set()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    return stop
 
 
 def close_cluster(cluster, *, timeout: float = CLOSE_TIMEOUT_S, watchdog_outlives_close: bool = False,

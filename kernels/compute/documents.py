@@ -215,6 +215,10 @@ def run_on_channel(channel: DocumentChannel, source: DocumentSource, job, cancel
     return outcome, sync
 
 
+#: the replica's answers that refuse a batch before it changes anything (its rules, its parameters)
+BATCH_REFUSALS = ("GraphEditError", "ParameterError")
+
+
 class BatchRefused(GraphKernelsError):
     """The replica refused a batch of edge updates as a whole (its rules: a duplicate edge, an
     insert of a stored edge, a delete of an absent one, an unknown vertex): nothing changed."""
@@ -230,11 +234,18 @@ def apply_batch_on_channel(channel: DocumentChannel, source: DocumentSource, bat
     A replica lost between the send and the batch is re-opened from a snapshot once. A refused
     batch (:class:`BatchRefused`) leaves the replica as it was; any other failure leaves it
     unknown (the next run sends a snapshot) and raises :class:`ChannelFailure`."""
-    if revision == source.revision:
-        raise ValueError(f"the batch's revision {revision} is the caller's current one: give the one it will take")
     sync = DocumentSync(worker=channel.where)
     for attempt in (1, 2):
-        sync = _send(channel, source, name)
+        try:
+            sync = _send(channel, source, name)
+        except ChannelFailure:
+            channel.revision = None
+            raise
+        if revision != sync.revision + 1:
+            # the document changed after the batch was made for it: the batch may not fit, and its
+            # number would be one the document already gave another state
+            raise BatchRefused(f"the document changed while the batch was being prepared (revision {sync.revision}, "
+                               f"the batch was made for {revision - 1}): apply it again")
         try:
             result = channel.apply_batch(batch, revision)
         except UnknownDocument as exc:

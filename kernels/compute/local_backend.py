@@ -147,7 +147,7 @@ class LocalDocumentChannel(DocumentChannel):
             return pool.document_outcome(self.client, self.key, job, cancel or (lambda: False))
 
     def apply_batch(self, batch: dict, revision: int) -> dict:
-        from kernels.compute.documents import BatchRefused
+        from kernels.compute.documents import BATCH_REFUSALS, BatchRefused
 
         try:
             with self.backend.pool.lock:          # one timed thing at a time on the device
@@ -157,7 +157,7 @@ class LocalDocumentChannel(DocumentChannel):
         except (WorkerDied, WorkerTimeout) as exc:
             raise ChannelFailure(CRASHED if isinstance(exc, WorkerDied) else TIMED_OUT, str(exc)) from None
         except WorkerError as exc:
-            if exc.kind == "GraphEditError":
+            if exc.kind in BATCH_REFUSALS:
                 raise BatchRefused(str(exc)) from None
             raise ChannelFailure(exc.kind, str(exc)) from None
 

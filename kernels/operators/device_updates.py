@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +47,7 @@ from kernels.graph.slotted import batch_host, batch_rules
 from kernels.graph.slotted.batch_core import DESC_ROWS
 from kernels.measure.targets import simulator_enabled
 
+HISTORY = 64                     # batch results an updater keeps (a live replica applies many)
 SORT_GAPS = (1, 4, 13, 40, 121, 364, 1093, 3280, 9841, 29524)
 BLOCK = {"cuda": 256, "sim": 16}
 PAGE_BLOCK = {"cuda": 128, "sim": 8}
@@ -765,7 +767,7 @@ class DeviceUpdater:
         self.graph = mirror.graph
         self.workspace = Workspace()
         self._spare_index = None
-        self.history: list[DeviceBatchResult] = []
+        self.history: deque[DeviceBatchResult] = deque(maxlen=HISTORY)   # the latest batches only
 
     def _shape(self, table):
         return table["sim" if simulator_enabled() else "cuda"]

@@ -545,7 +545,7 @@ class DaskDocumentChannel(DocumentChannel):
             raise ChannelFailure(kind, message)
 
     def apply_batch(self, batch: dict, revision: int) -> dict:
-        from kernels.compute.documents import BatchRefused
+        from kernels.compute.documents import BATCH_REFUSALS, BatchRefused
 
         if not self._check():
             raise UnknownDocument(self.lost_reason or "no actor holds the document")
@@ -554,7 +554,7 @@ class DaskDocumentChannel(DocumentChannel):
             kind, message = answer["error"], answer["message"]
             if kind == "UnknownDocument":
                 raise UnknownDocument(message)
-            if kind == "GraphEditError":
+            if kind in BATCH_REFUSALS:
                 raise BatchRefused(message)
             raise ChannelFailure(kind, message)
         return answer["ok"]
