@@ -94,8 +94,10 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(3)
     keys = edge_keys(csr)
     sizes = [int(s) for s in args.sizes.split(",")]
-    out = {"graph": args.graph, "fast_launch": enabled(), "device": cuda.get_current_device().name.decode()
-           if isinstance(cuda.get_current_device().name, bytes) else str(cuda.get_current_device().name),
+    from kernels.measure.environment import environment
+
+    # the device (name, compute capability, driver) and the code version (versions, gpu-graph-explorer)
+    out = {"graph": args.graph, "fast_launch": enabled(), "environment": environment("cuda"),
            "env": {k: v for k, v in os.environ.items() if k.startswith("GRAPH_KERNELS")}, "sizes": {}}
     print(f"{args.graph}: {csr.n_rows:,} vertices, {csr.nnz:,} entries; fast launch {'on' if enabled() else 'off'}")
     for size in sizes:                                   # compile and warm every path first

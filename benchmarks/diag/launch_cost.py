@@ -155,6 +155,13 @@ try:
 except Exception as exc:  # noqa: BLE001
     out["coop"] = repr(exc)
 
+try:                                     # the device and the code version this was measured with
+    from kernels.measure.environment import environment
+
+    out["environment"] = environment("cuda")
+except Exception as exc:  # noqa: BLE001
+    out["environment"] = repr(exc)
+
 text = json.dumps(out, indent=1)
 print(text)
 if len(sys.argv) > 1:
