@@ -239,18 +239,21 @@ class ComputeClient(QObject):
         control.progress(1.0, f"{request.title} finished on {outcome.worker}")
         return {"record": record}
 
+    def _document_backend(self, target: Target, control: JobControl):
+        """(backend, where in words) keeping the documents' replicas for ``target``: the cluster's,
+        or this machine's (its worker for the target started first)."""
+        if target.on_cluster:
+            backend = self._cluster_backend()
+            return backend, f"the cluster ({backend.address})"
+        self._start_worker(self._worker(str(target)), control)
+        return self.local, str(target)
+
     def _run_on_live_pages(self, request: RunRequest, target: Target, control: JobControl) -> dict:
         """Bring the worker's replica of the document up to date (deltas, or a snapshot), then run
         on its pages: only the pages written since the last run cross to the device."""
         from kernels.compute.backend import Job
 
-        if target.on_cluster:
-            backend = self._cluster_backend()
-            place = f"the cluster ({backend.address})"
-        else:
-            self._start_worker(self._worker(str(target)), control)
-            backend = self.local
-            place = str(target)
+        backend, place = self._document_backend(target, control)
         source = request.live_source
         control.progress(None, f"syncing {request.graph_name}'s pages and running {request.title} on {place}")
         job = Job(graph_key=request.live_key, family=request.family, variant=request.variant,
@@ -271,13 +274,7 @@ class ComputeClient(QObject):
         from kernels.compute.documents import BatchRefused, ChannelFailure
 
         target = Target.parse(request.target)
-        if target.on_cluster:
-            backend = self._cluster_backend()
-            place = f"the cluster ({backend.address})"
-        else:
-            self._start_worker(self._worker(str(target)), control)
-            backend = self.local
-            place = str(target)
+        backend, place = self._document_backend(target, control)
         control.progress(None, f"preparing a batch for {request.document_name}")
         try:
             batch, text = request.draw()

@@ -22,6 +22,7 @@ import numpy as np
 from explorer.model.undo import Command
 from kernels.errors import GraphEditError, ParameterError
 from kernels.graph.slotted import PageDelta, SlottedGraph
+from kernels.graph.update_batches import batch_vertices
 
 # Words a rule case is called in the GUI (the names are the layout's CASE_NAMES).
 CASE_WORDS = {
@@ -220,11 +221,6 @@ def draw_random_batch(document, size: int, mode: str = "mixed", seed: int = 0) -
     """``size`` random edge edits for ``document``: new edges, existing edges removed, or half of
     each; the same seed on the same graph picks the same edges. Returns ``(batch, text)``: the
     ``apply_updates`` keywords (``insert``, ``delete``) and the batch in words."""
-    if mode not in BATCH_MODES:
-        raise ParameterError("mode", mode, "one of " + ", ".join(BATCH_MODES))
-    size = int(size)
-    if size < 1:
-        raise ParameterError("size", size, "a whole number >= 1")
     g = document.slotted
     if g is None:
         raise GraphEditError(f"'{document.name}' cannot be edited: {document.not_editable_reason}")
@@ -250,13 +246,6 @@ def draw_random_batch_from(csr, vertices, size: int, mode: str = "mixed", seed: 
         parts.append(f"{len(r_us)} removed")
     text = f"random batch of {len(a_us) + len(r_us)} edge edits ({', '.join(parts)}; seed {seed})"
     return {"insert": (a_us, a_vs), "delete": (r_us, r_vs)}, text
-
-
-def batch_vertices(batch: dict, next_vertex_id: int) -> list[int]:
-    """The vertices whose lists a batch touches (ids that exist)."""
-    ends = [np.asarray(part[i], dtype=np.int64) for part in batch.values() if part is not None for i in (0, 1)]
-    vertices = np.unique(np.concatenate(ends)) if ends else np.zeros(0, np.int64)
-    return vertices[(vertices >= 0) & (vertices < next_vertex_id)].tolist()
 
 
 def random_batch(document, size: int, mode: str = "mixed", seed: int = 0, path: str = "engine") -> StructureEdit:

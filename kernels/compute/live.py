@@ -106,8 +106,7 @@ class LiveDocument:
         wrote (what the caller replays on its own structure, word for word) and the vertices
         whose lists it touched. A refused batch (``GraphEditError``: a duplicate, a present
         insert, an absent delete, an unknown vertex) changes nothing."""
-        import numpy as np
-
+        from kernels.graph.update_batches import batch_vertices
         from kernels.operators.device_updates import DeviceUpdater
 
         if isinstance(revision, bool) or not isinstance(revision, int):
@@ -116,9 +115,7 @@ class LiveDocument:
         self.live.sync()                       # the device holds the replica's pages before the batch
         if self._updater is None or self._updater.mirror is not self.live.mirror:
             self._updater = DeviceUpdater(self.live.mirror)
-        ends = [np.asarray(part[i], dtype=np.int64) for part in batch.values() for i in (0, 1)]
-        vertices = np.unique(np.concatenate(ends)) if ends else np.zeros(0, dtype=np.int64)
-        vertices = vertices[(vertices >= 0) & (vertices < self.graph.next_vertex_id)].tolist()
+        vertices = batch_vertices(batch, self.graph.next_vertex_id)
         # the delta is read off the dirty flags: marked synced (the device holds the pages) after
         result, delta = self.graph.record_edit(lambda g: self._updater.apply(**batch, mark_synced=False), vertices)
         self.graph.mark_synced()

@@ -166,3 +166,11 @@ def _parse_batch_line(path, lineno: int, line: str, parts: dict) -> bool:
     vs.append(v)
     ws.append(1.0 if w is None else w)
     return w is not None
+
+
+def batch_vertices(batch: dict, next_vertex_id: int) -> list[int]:
+    """The vertices whose lists a batch (``apply_updates`` keywords) touches, ascending; ids that
+    do not exist are left out (the batch's own check refuses them)."""
+    ends = [np.asarray(part[i], dtype=np.int64) for part in batch.values() if part is not None for i in (0, 1)]
+    vertices = np.unique(np.concatenate(ends)) if ends else np.zeros(0, np.int64)
+    return vertices[(vertices >= 0) & (vertices < next_vertex_id)].tolist()

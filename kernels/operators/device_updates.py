@@ -109,6 +109,7 @@ def _kernels():
     physical_page = core.physical_page
 
     from kernels.cuda.warp import WARP, exchange_size, lowest_lane, warp_ops, warp_sync
+    from kernels.operators.sorted_search import lower_bound
 
     hardware = not simulator_enabled()
     ballot = warp_ops(hardware)[0]
@@ -365,25 +366,11 @@ def _kernels():
                 pages[k - first] = word // P
 
     # ---- the compact path: work sized by the batch's touched vertices and units ----------
-    # The host groups the batch's entries by (part, source rank) with numpy before the upload;
+    # The host groups the batch's entries by (part, source rank) before the upload;
     # ``T`` holds the touched sources (ascending ids), ``S`` the 3t + 1 group starts (deletions,
     # insertions, weight changes of rank r at groups r, t + r, 2t + r). The shared functions read
     # ``dstart[x]``/``istart[x]`` by vertex id: ``dfull``/``ifull`` are filled, for the vertices
     # of the touched units only, with the prefix sums those ids would have (``S`` at the rank).
-
-    def rank_of(T, t, x):
-        """How many touched sources are smaller than x."""
-        lo = 0
-        hi = t
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if T[mid] < x:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
-
-    rank_of = cuda.jit(device=True)(rank_of)
 
     def expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex):
         """One warp per entry (``find_warp``); lane 0 writes."""
@@ -482,7 +469,7 @@ def _kernels():
             for s in range(lane, n, WARP):
                 x = pool[base + P - 1 - 2 * s]
                 for y in range(x, x + 2):
-                    q = rank_of(T, t, y)
+                    q = lower_bound(T, 0, t, y)          # the rank of y among the touched sources
                     dfull[y] = S[q]
                     ifull[y] = S[t + q]
             sync()                                      # the lanes' dfull/ifull before pack reads them

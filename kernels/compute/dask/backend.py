@@ -532,32 +532,27 @@ class DaskDocumentChannel(DocumentChannel):
         if "error" in answer:
             raise ChannelFailure(answer["error"], answer["message"])
 
-    def update(self, deltas: list, revision: int) -> None:
+    def _replica_call(self, method: str, *args, refused: dict | None = None):
+        """The actor's ``method`` on the replica; its answer's error raised as the channel's
+        exceptions (``refused`` maps more error kinds to exception classes)."""
         if not self._check():
             raise UnknownDocument(self.lost_reason or "no actor holds the document")
-        answer = self._call("update", deltas, revision)
+        answer = self._call(method, *args)
         if "error" in answer:
             kind, message = answer["error"], answer["message"]
-            if kind == "UnknownDocument":
-                raise UnknownDocument(message)
-            if kind == "ReplicaOutOfDate":
-                raise ReplicaOutOfDate(message)
+            errors = {"UnknownDocument": UnknownDocument, **(refused or {})}
+            if kind in errors:
+                raise errors[kind](message)
             raise ChannelFailure(kind, message)
+        return answer.get("ok")
+
+    def update(self, deltas: list, revision: int) -> None:
+        self._replica_call("update", deltas, revision, refused={"ReplicaOutOfDate": ReplicaOutOfDate})
 
     def apply_batch(self, batch: dict, revision: int) -> dict:
         from kernels.compute.documents import BATCH_REFUSALS, BatchRefused
 
-        if not self._check():
-            raise UnknownDocument(self.lost_reason or "no actor holds the document")
-        answer = self._call("batch", batch, revision)
-        if "error" in answer:
-            kind, message = answer["error"], answer["message"]
-            if kind == "UnknownDocument":
-                raise UnknownDocument(message)
-            if kind in BATCH_REFUSALS:
-                raise BatchRefused(message)
-            raise ChannelFailure(kind, message)
-        return answer["ok"]
+        return self._replica_call("batch", batch, revision, refused=dict.fromkeys(BATCH_REFUSALS, BatchRefused))
 
     def run(self, job: Job, cancel) -> Outcome:
         from distributed import Event

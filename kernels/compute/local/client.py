@@ -246,37 +246,33 @@ class WorkerClient:
         return self.request({"op": "open_document", "key": key, "arrays": arrays, "revision": revision,
                              "name": name, "verify_deltas": verify_deltas}, timeout=timeout)["summary"]
 
-    def update_document(self, key: str, deltas: list, revision: int, *, timeout: float | None = 300) -> dict:
-        """Apply ``[(PageDelta, forward), ...]`` to the replica; raises ``UnknownDocument`` or
-        ``ReplicaOutOfDate`` (kernels.compute.live) when the replica is gone or holds another state."""
+    def _document_request(self, msg: dict, timeout: float | None) -> dict:
+        """A request on a replica; its state's failures raised as themselves (``UnknownDocument``:
+        the replica is gone; ``ReplicaOutOfDate``: it holds another state), others as ``WorkerError``."""
         from kernels.compute.live import ReplicaOutOfDate, UnknownDocument
 
         try:
-            return self.request({"op": "update_document", "key": key, "deltas": deltas, "revision": revision},
-                                timeout=timeout)["summary"]
+            return self.request(msg, timeout=timeout)
         except WorkerError as exc:
             if exc.kind == "UnknownDocument":
                 raise UnknownDocument(str(exc)) from None
             if exc.kind == "ReplicaOutOfDate":
                 raise ReplicaOutOfDate(str(exc)) from None
             raise
+
+    def update_document(self, key: str, deltas: list, revision: int, *, timeout: float | None = 300) -> dict:
+        """Apply ``[(PageDelta, forward), ...]`` to the replica; raises ``UnknownDocument`` or
+        ``ReplicaOutOfDate`` (kernels.compute.live) when the replica is gone or holds another state."""
+        return self._document_request({"op": "update_document", "key": key, "deltas": deltas, "revision": revision},
+                                      timeout)["summary"]
 
     def batch_document(self, key: str, batch: dict, revision: int, *, timeout: float | None = 300) -> dict:
         """Apply a batch of edge updates on the replica's device pages
         (:meth:`kernels.compute.live.LiveDocument.apply_batch`); the replica then holds
         ``revision``. Raises ``UnknownDocument`` when the replica is gone; a refused batch is a
-        ``WorkerError`` of kind ``GraphEditError``."""
-        from kernels.compute.live import ReplicaOutOfDate, UnknownDocument
-
-        try:
-            return self.request({"op": "batch_document", "key": key, "batch": batch, "revision": revision},
-                                timeout=timeout)["result"]
-        except WorkerError as exc:
-            if exc.kind == "UnknownDocument":
-                raise UnknownDocument(str(exc)) from None
-            if exc.kind == "ReplicaOutOfDate":
-                raise ReplicaOutOfDate(str(exc)) from None
-            raise
+        ``WorkerError`` of kind ``GraphEditError`` (or ``ParameterError``)."""
+        return self._document_request({"op": "batch_document", "key": key, "batch": batch, "revision": revision},
+                                      timeout)["result"]
 
     def run_document(self, key: str, family: str, variant: str, params: dict | None = None, *,
                      target: str | None = None, repeat: int = 5, warmup: int = 1, seed: int = 0,
