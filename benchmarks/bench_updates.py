@@ -34,6 +34,7 @@ import os
 import platform
 import statistics
 import sys
+import textwrap
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -269,9 +270,11 @@ def write_figure(results: dict, path: Path) -> None:
             ax.legend(fontsize=7)
             bx.legend(fontsize=7)
     device = results["device"]["gpu"] or results["device"]["target"]
-    fig.suptitle(f"Batch updates on slotted pages ({device}; rates end to end, batch upload included)",
-                 fontsize=10)
-    fig.tight_layout()
+    # wrapped to the figure's width (one column of graphs holds about 48 characters at this size)
+    title = textwrap.wrap(f"Batch updates on slotted pages ({device}; rates end to end, batch upload included)",
+                          width=48 * max(len(graphs), 1))
+    fig.suptitle("\n".join(title), fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.03 * len(title)))
     fig.savefig(path, format="svg")
 
 
