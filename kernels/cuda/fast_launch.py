@@ -159,8 +159,11 @@ def parameter_words(argument_types, args) -> list[int] | None:
     """The kernel's parameters for ``args`` as numba lays them out, one 8-byte word each (a
     narrower scalar in the word's low bytes, little-endian), or ``None`` (see :func:`writers`)."""
     plan_writers = writers(argument_types)
-    if plan_writers is None:
-        return None
+    return None if plan_writers is None else _fill(plan_writers, args)
+
+
+def _fill(plan_writers, args) -> list[int]:
+    """The words of ``args``, argument by argument, in order."""
     words = []
     for (writer, _), value in zip(plan_writers, args, strict=True):
         words.extend(writer(value))
@@ -188,9 +191,7 @@ class _Plan:
     def launch(self, griddim, blockdim, stream_handle, sharedmem, args) -> None:
         from cuda.bindings import driver
 
-        words = []
-        for (writer, _), value in zip(self.writers, args, strict=True):
-            words.extend(writer(value))
+        words = _fill(self.writers, args)
         with self.lock:                      # the driver copies the words before it returns
             self.words[:len(words)] = words
             err, = driver.cuLaunchKernel(self.handle, *griddim, *blockdim, sharedmem, stream_handle,
