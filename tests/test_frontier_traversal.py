@@ -16,7 +16,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kernels.algorithms.auto_rules import BEAMER_ALPHA, BEAMER_BETA, bfs_direction_thresholds, sssp_delta
+from kernels.algorithms.auto_rules import (
+    DO_ALPHA,
+    DO_ALPHA_SMALL,
+    DO_BETA,
+    bfs_direction_thresholds,
+    sssp_delta,
+)
 from kernels.errors import ParameterError
 from kernels.graph.csr import CSRGraph
 from kernels.graph.io import read_graph
@@ -57,8 +63,9 @@ def two_components_and_isolated() -> CSRGraph:
 def test_do_bfs_equals_scipy_on_real_graphs_with_auto_thresholds(variant, extra, name):
     rec = run(read_graph(data_path(name)), "bfs", variant, source=1, **extra)
     assert rec["params"]["alpha"] == rec["params"]["beta"] == "auto"
-    assert (rec["resolved_params"]["alpha"], rec["resolved_params"]["beta"]) == (BEAMER_ALPHA, BEAMER_BETA)
-    assert (rec["input"]["last_alpha"], rec["input"]["last_beta"]) == (BEAMER_ALPHA, BEAMER_BETA)
+    chosen = (rec["resolved_params"]["alpha"], rec["resolved_params"]["beta"])
+    assert chosen[0] == DO_ALPHA_SMALL                                   # small graphs: bottom-up late
+    assert (rec["input"]["last_alpha"], rec["input"]["last_beta"]) == chosen   # what ran is what auto chose
 
 
 @pytest.mark.parametrize("variant,extra", BFS_VARIANTS, ids=IDS)
@@ -186,22 +193,46 @@ def test_a_bad_threshold_or_delta_is_refused_naming_it_and_what_is_allowed(famil
     assert name in text and "auto" in text and "a number" in text
 
 
-def test_the_direction_rule_is_beamers_and_says_so():
-    alpha, beta = bfs_direction_thresholds(directed=False)
-    assert (alpha.value, beta.value) == (14.0, 24.0)
-    assert "Beamer" in alpha.reason and "1/14" in alpha.reason
+def test_the_direction_rule_follows_the_size_and_the_reach_and_says_why():
+    alpha, beta = bfs_direction_thresholds(directed=False, entries=1 << 22, reached=1000, with_edges=1000)
+    assert (alpha.value, beta.value) == (DO_ALPHA, DO_BETA) == (4.0, 96.0)
+    assert "1/4 " in alpha.reason and "1/96" in beta.reason
+    small, _ = bfs_direction_thresholds(directed=False, entries=50_000, reached=1000, with_edges=1000)
+    assert small.value == 2.0 and "latency" in small.reason
+    # a source that leaves 5 % unreached: bottom-up steps would rescan them, so back to top-down early
+    _, early = bfs_direction_thresholds(directed=False, entries=1 << 22, reached=950, with_edges=1000)
+    assert early.value == 6.0 and "50 of 1,000" in early.reason
+    _, few = bfs_direction_thresholds(directed=False, entries=1 << 22, reached=990, with_edges=1000)
+    assert few.value == 96.0                                              # 1 % unreached: the usual value
     assert "unused" in bfs_direction_thresholds(directed=True)[0].reason
 
 
-def test_the_delta_rule_widens_buckets_on_sparse_graphs_and_follows_the_weights():
+def test_the_direction_rule_reads_the_prepared_problem():
+    g = read_graph(data_path("karate.mtx"))
+    rec = run_variant(g, "bfs", "gpu-do", {"source": 0}, repeat=1, warmup=0).record
+    assert (rec["resolved_params"]["alpha"], rec["resolved_params"]["beta"]) == (2.0, 96.0)   # small, connected
+
+
+def test_the_delta_rule_widens_buckets_where_levels_dominate_and_follows_the_weights():
     rng = np.random.default_rng(0)
-    mesh = sssp_delta(rng.uniform(1, 10, 6000), n_with_edges=1000)      # degree 6, mean weight 5.5
-    power_law = sssp_delta(rng.uniform(1, 10, 32000), n_with_edges=1000)  # degree 32
-    assert mesh.value == pytest.approx(5.5 * 32 / 6, rel=0.05)
-    assert power_law.value == pytest.approx(5.5, rel=0.05)
-    assert sssp_delta(np.full(100, 7.0), n_with_edges=1).value == 7.0    # never under the smallest weight
-    assert sssp_delta(np.zeros(10), n_with_edges=5).value == 1.0
+    w = rng.uniform(1, 10, 6000)                                          # mean weight 5.5
+    mesh = sssp_delta(w, entries=6_000_000, hop_eccentricity=1000)        # 6,000 entries a level
+    power_law = sssp_delta(w, entries=30_000_000, hop_eccentricity=6)     # 5 M entries a level
+    assert mesh.value == pytest.approx(5.5 * 64, rel=0.05) and "levels dominate" in mesh.reason
+    assert power_law.value == pytest.approx(5.5 * 0.5, rel=0.05) and "relaxations dominate" in power_law.reason
+    assert sssp_delta(w * 100, entries=6_000_000, hop_eccentricity=1000).value == pytest.approx(mesh.value * 100)
+    assert sssp_delta(np.zeros(10), entries=10, hop_eccentricity=1).value == 1.0
+    assert sssp_delta(w, entries=10, hop_eccentricity=0).value == pytest.approx(5.5 * 64, rel=0.05)  # no edges
     assert "mean positive weight" in mesh.reason
+
+
+def test_the_delta_rule_reads_the_source_depth_prepare_measured():
+    from kernels.graph.generators import grid2d
+
+    g = grid2d(12, 12, seed=1, weights="uniform", weight_range=(1.0, 10.0))
+    rec = run_variant(g, "sssp", "gpu-nearfar", {"source": 0}, repeat=1, warmup=0).record
+    assert "depth 22" in " ".join(rec["notices"])                        # corner to corner of a 12 x 12 grid
+    assert rec["verified"]
 
 
 def test_a_sweep_grid_of_the_thresholds_is_seven_by_seven():
@@ -210,7 +241,7 @@ def test_a_sweep_grid_of_the_thresholds_is_seven_by_seven():
     var = families()["bfs"].variants["gpu-do"]
     params = {p.name: p for p in var.params}
     assert len(params["alpha"].grid_values()) == 7 and len(params["beta"].grid_values()) == 7
-    assert BEAMER_ALPHA in params["alpha"].grid_values() and BEAMER_BETA in params["beta"].grid_values()
+    assert DO_ALPHA in params["alpha"].grid_values() and DO_BETA in params["beta"].grid_values()
 
 
 # ---- on a GPU -------------------------------------------------------------------------------

@@ -284,63 +284,109 @@ def slotted_page_size_rule(problem: Problem, params: dict, target: str) -> AutoC
     return AutoChoice(page_size_for(problem.graph), f"{problem.graph.nnz:,} stored entries; {PAGE_SIZE_DEFAULT_TEXT}")
 
 
-# ---- bfs gpu-do: Beamer's switching thresholds ---------------------------------------------
+# ---- bfs gpu-do: the switching thresholds ---------------------------------------------------
 
 #: Beamer, Asanović and Patterson (SC'12): top-down -> bottom-up when the frontier's edges exceed
-#: 1/alpha of the unexplored vertices' edges; back when the frontier is under 1/beta of the vertices
+#: 1/alpha of the unexplored vertices' edges; back when the frontier is under 1/beta of the vertices.
+#: Their CPU values; the kernel's defaults where no rule ran (the rule's own values are below)
 BEAMER_ALPHA = 14.0
 BEAMER_BETA = 24.0
+#: fitted on the alpha x beta sweeps of benchmarks/bench_traversal_auto.py (H100; docs/defaults.md)
+DO_ALPHA = 4.0
+DO_BETA = 96.0
+#: under this many stored entries a BFS step costs its latency, and a bottom-up step's (all the
+#: unsettled words scanned, two grid syncs at each switch) more than a top-down step's
+DO_SMALL_ENTRIES = 1 << 19
+DO_ALPHA_SMALL = 2.0
+#: a source that leaves more than this share of the vertices with edges unreached: every bottom-up
+#: step scans the unreachable vertices' whole lists again (they never find a parent)
+DO_UNREACHED_SHARE = 0.02
+DO_BETA_UNREACHED = 6.0
 
 
-def bfs_direction_thresholds(directed: bool) -> tuple[AutoChoice, AutoChoice]:
-    """``(alpha, beta)``: Beamer's published values. They are ratios of work (edges a top-down step
-    would examine against edges a bottom-up step could), so they carry over between graphs better
-    than a frontier size would; no measurement of ours argues for others yet -- the 7 x 7 sweep of
-    ``benchmarks/bench_traversal.py`` is where that is to be seen (docs/defaults.md). A directed
-    input runs top-down only (no in-neighbour lists), so there the values are unused."""
+def bfs_direction_thresholds(directed: bool, entries: int = 0, reached: int = 0,
+                             with_edges: int = 0) -> tuple[AutoChoice, AutoChoice]:
+    """``(alpha, beta)`` from the input's size and the share of it the source reaches.
+
+    Fitted on 7 x 9 sweeps of eight graphs (R-MAT 18-22, Chung-Lu, G(n, m), Delaunay, two real
+    graphs; docs/defaults.md): a GPU's bottom-up step is cheap next to a top-down step over a big
+    frontier, so it pays to stay bottom-up until the frontier holds under 1/96 of the vertices
+    (Beamer's CPU value, 1/24, returned too early: 4-10 % slower on every large graph), and to go
+    bottom-up at 1/4 of the unexplored edges. Two exceptions: below 2^19 entries, steps cost their
+    latency and bottom-up is taken only at half of the unexplored edges (alpha 2); where the source
+    leaves over 2 % of the vertices with edges unreached, each bottom-up step scans those vertices'
+    whole lists again, so the return to top-down comes at 1/6. A directed input runs top-down only
+    (no in-neighbour lists), so there the values are unused."""
     if directed:
         why = "directed input: top-down only, the threshold is unused"
-        return AutoChoice(BEAMER_ALPHA, why), AutoChoice(BEAMER_BETA, why)
-    return (AutoChoice(BEAMER_ALPHA, f"Beamer et al.'s alpha = {BEAMER_ALPHA:g}: bottom-up once the frontier's "
-                                     f"edges exceed 1/{BEAMER_ALPHA:g} of the unexplored edges"),
-            AutoChoice(BEAMER_BETA, f"Beamer et al.'s beta = {BEAMER_BETA:g}: back to top-down once the frontier "
-                                    f"holds under 1/{BEAMER_BETA:g} of the vertices"))
+        return AutoChoice(DO_ALPHA, why), AutoChoice(DO_BETA, why)
+    if entries < DO_SMALL_ENTRIES:
+        alpha = AutoChoice(DO_ALPHA_SMALL, f"{entries:,} stored entries (under {DO_SMALL_ENTRIES:,}: a step costs its "
+                                           f"latency): bottom-up only once the frontier's edges exceed "
+                                           f"1/{DO_ALPHA_SMALL:g} of the unexplored edges")
+    else:
+        alpha = AutoChoice(DO_ALPHA, f"bottom-up once the frontier's edges exceed 1/{DO_ALPHA:g} of the unexplored "
+                                     f"edges ({entries:,} stored entries; fitted, docs/defaults.md)")
+    unreached = max(with_edges - reached, 0)
+    if with_edges and unreached > DO_UNREACHED_SHARE * with_edges:
+        beta = AutoChoice(DO_BETA_UNREACHED, f"the source leaves {unreached:,} of {with_edges:,} vertices with edges "
+                                             f"unreached (each bottom-up step scans them again): back to top-down "
+                                             f"once the frontier holds under 1/{DO_BETA_UNREACHED:g} of the vertices")
+    else:
+        beta = AutoChoice(DO_BETA, f"back to top-down once the frontier holds under 1/{DO_BETA:g} of the vertices "
+                                   f"(fitted, docs/defaults.md)")
+    return alpha, beta
+
+
+def _direction_thresholds(problem: Problem) -> tuple[AutoChoice, AutoChoice]:
+    g = problem.data["graph"]
+    return bfs_direction_thresholds(bool(g.directed), int(g.nnz), int(problem.size["reached"]),
+                                    int(np.count_nonzero(np.diff(g.indptr))))
 
 
 def bfs_alpha_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
-    return bfs_direction_thresholds(bool(problem.data["graph"].directed))[0]
+    return _direction_thresholds(problem)[0]
 
 
 def bfs_beta_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
-    return bfs_direction_thresholds(bool(problem.data["graph"].directed))[1]
+    return _direction_thresholds(problem)[1]
 
 
 # ---- sssp gpu-nearfar: the bucket width delta ---------------------------------------------
 
-#: lanes of a warp: the bucket should hold about a warp's worth of a vertex's edges (see below)
-DELTA_WARP = 32
+#: stored entries per level of the source's BFS tree under which a level's fixed cost (grid syncs,
+#: about 7 µs on an H100) outweighs relaxing its edges (about 70 ps each): wide buckets, few levels
+DELTA_LEVEL_WORK = 1 << 16
+#: bucket widths in mean positive weights, fitted on the delta sweeps (docs/defaults.md)
+DELTA_WIDE = 64.0
+DELTA_NARROW = 0.5
 
 
-def sssp_delta(weights: np.ndarray, n_with_edges: int) -> AutoChoice:
-    """``delta`` = mean weight x 32 / mean out-degree (of the vertices that have edges), at least
-    the smallest positive weight. Meyer and Sanders' delta-stepping takes delta ~ (max weight) /
-    (mean degree) so that a bucket re-relaxes each vertex O(1) times; a GPU pays for every bucket
-    with at least two grid syncs and a level per hop inside it, so the bucket is widened by a
-    warp's width (32): on a road-like mesh (degree 6, weights 1-10) about ten hops a bucket, on
-    a power-law graph (degree 30) about one mean weight. Zero weights only: 1 (everything is in
-    the first bucket). Not yet fitted on measurements (docs/defaults.md)."""
+def sssp_delta(weights: np.ndarray, entries: int, hop_eccentricity: int) -> AutoChoice:
+    """``delta`` in mean positive weights, by which of a traversal's two costs dominates.
+
+    A near-far level costs a fixed few microseconds (grid syncs) plus its relaxations; a wider
+    bucket means fewer levels but more relaxations (a vertex improved several times in one
+    bucket). The input's *entries per BFS level from the source* (stored entries / hop
+    eccentricity) says which matters: under 2^16 (meshes, road-like and small graphs: hundreds to
+    thousands of levels, little work in each) a bucket spans 64 mean weights; above it
+    (power-law and random graphs: a handful of levels, millions of edges) half a mean weight, so
+    that each vertex is relaxed about once. Fitted on delta sweeps of eight graphs and checked on
+    eight others (docs/defaults.md). Zero weights only: 1 (every distance is 0, one bucket)."""
     w = np.asarray(weights, dtype=np.float64)
     positive = w[w > 0]
     if len(positive) == 0:
         return AutoChoice(1.0, "no positive weight: every distance is 0, one bucket")
     mean_w = float(positive.mean())
-    degree = len(w) / max(n_with_edges, 1)
-    value = max(mean_w * DELTA_WARP / max(degree, 1.0), float(positive.min()))
-    return AutoChoice(float(f"{value:.4g}"), f"mean positive weight {mean_w:.3g} x {DELTA_WARP} / mean out-degree "
-                                              f"{degree:.1f} (at least the smallest weight {positive.min():.3g})")
+    per_level = entries / max(int(hop_eccentricity), 1)
+    wide = per_level < DELTA_LEVEL_WORK
+    factor = DELTA_WIDE if wide else DELTA_NARROW
+    why = ("levels dominate: wide buckets" if wide else "relaxations dominate: narrow buckets")
+    return AutoChoice(float(f"{mean_w * factor:.4g}"),
+                      f"{factor:g} x the mean positive weight {mean_w:.3g}: {per_level:,.0f} stored entries per "
+                      f"level of the source's BFS ({entries:,} / depth {hop_eccentricity}), "
+                      f"{'under' if wide else 'over'} {DELTA_LEVEL_WORK:,}: {why}")
 
 
 def sssp_delta_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
-    g = problem.data["graph"]
-    n_with_edges = int(np.count_nonzero(np.diff(g.indptr)))
-    return sssp_delta(problem.data["weights"], n_with_edges)
+    return sssp_delta(problem.data["weights"], int(problem.data["graph"].nnz), problem.data["hop_eccentricity"])

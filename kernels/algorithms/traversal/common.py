@@ -86,13 +86,24 @@ def traversal_weights(graph) -> tuple[np.ndarray, str | None]:
 
 def reach_counts(graph, source: int) -> tuple[int, int]:
     """(vertices reached from ``source``, edges among them as GTEPS counts them), cached."""
+    return _reach(graph, source)[:2]
+
+
+def _reach(graph, source: int) -> tuple[int, int, int]:
+    """``reach_counts`` and the source's BFS depth (levels of its BFS tree, 0 for a vertex without
+    edges; ``data["hop_eccentricity"]``: the ``delta`` rule's measure of how many levels a
+    traversal from it takes, docs/defaults.md), from one cached SciPy BFS."""
     key = (graph.fingerprint, int(source))
     if key not in _REACH_CACHE:
         from scipy.sparse.csgraph import breadth_first_order
 
+        from kernels.algorithms.traversal.reference import bfs_depth
+
         if len(_REACH_CACHE) >= _REACH_CACHE_LIMIT:
             _REACH_CACHE.pop(next(iter(_REACH_CACHE)))
-        reached = breadth_first_order(graph.to_scipy(), int(source), directed=True, return_predecessors=False)
+        reached, predecessors = breadth_first_order(graph.to_scipy(), int(source), directed=True,
+                                                    return_predecessors=True)
+        depth = bfs_depth(reached, predecessors, graph.n_rows)
         degrees = graph.degrees()
         entries = int(degrees[reached].sum())
         if graph.directed:
@@ -104,7 +115,7 @@ def reach_counts(graph, source: int) -> tuple[int, int]:
             in_reach[reached] = True
             loops = int(np.count_nonzero(in_reach[loop_rows]))
             edges = (entries + loops) // 2
-        _REACH_CACHE[key] = (int(len(reached)), edges)
+        _REACH_CACHE[key] = (int(len(reached)), edges, depth)
     return _REACH_CACHE[key]
 
 
@@ -128,10 +139,11 @@ def prepare_traversal(graph, params: dict, *, weighted: bool, what: str) -> Prob
         weights, notice = traversal_weights(clean)
         if notice:
             notices.append(notice)
-    reached, edges = reach_counts(clean, source)
+    reached, edges, depth = _reach(clean, source)
     nbytes = clean.indptr.nbytes + clean.indices.nbytes + (weights.nbytes if weights is not None else 0)
     nbytes += clean.n_rows * (8 if weighted else 4)
-    return Problem(graph=graph, data={"graph": clean, "weights": weights, "source": source},
+    return Problem(graph=graph, data={"graph": clean, "weights": weights, "source": source,
+                                             "hop_eccentricity": depth},
                    # no "source" here: the record's input.source is the graph's origin (the source
                    # vertex is in params and result); a number there broke the record schema
                    size={"vertices": clean.n_rows, "entries": clean.nnz,

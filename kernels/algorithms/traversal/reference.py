@@ -21,6 +21,13 @@ def _depths(order, predecessors, n):
     return levels
 
 
+def bfs_depth(order, predecessors, n: int) -> int:
+    """The deepest BFS level of SciPy's visiting order and predecessor tree (0 for the source alone)."""
+    if len(order) < 2:
+        return 0
+    return int(_depths(np.asarray(order, np.int64), np.asarray(predecessors, np.int64), n).max())
+
+
 def _matrix(graph, weights=None) -> sp.csr_matrix:
     data = weights if weights is not None else np.ones(graph.nnz, dtype=np.float64)
     return sp.csr_matrix((data, graph.indices, graph.indptr), shape=(graph.n_rows, graph.n_cols))
