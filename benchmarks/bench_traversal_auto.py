@@ -80,6 +80,24 @@ SSSP_CHECK = [
     ("check", "file", {"name": "hep-th.mtx"}),
     ("check", "file", {"name": "netscience.mtx"}),
 ]
+#: ``--graphs check2``: a second check, drawn after the rules were revised on the first
+BFS_CHECK2 = [
+    ("check2", "rmat", {"scale": 16, "edge_factor": 16}),
+    ("check2", "chung_lu", {"n": 1 << 19, "avg_degree": 12.0, "exponent": 2.4}),
+    ("check2", "gnm", {"n": 1 << 19, "m": 1 << 21}),
+    ("check2", "grid2d", {"nx": 700, "ny": 700}),
+    ("check2", "delaunay", {"n": 1 << 19, "points": "jittered-grid"}),
+    ("check2", "file", {"name": "bcsstk13.mtx"}),
+    ("check2", "file", {"name": "fe_4elt2.mtx"}),
+]
+SSSP_CHECK2 = [
+    ("check2", "rmat", {"scale": 15, "edge_factor": 16}),
+    ("check2", "chung_lu", {"n": 1 << 19, "avg_degree": 12.0, "exponent": 2.4}),
+    ("check2", "gnm", {"n": 1 << 19, "m": 1 << 21}),
+    ("check2", "grid2d", {"nx": 700, "ny": 700}),
+    ("check2", "delaunay", {"n": 1 << 19, "points": "jittered-grid"}),
+    ("check2", "file", {"name": "bcsstk13.mtx"}),
+]
 SSSP_GRAPHS = {
     "full": [
         ("fit", "grid2d", {"nx": 1000, "ny": 1000}),
@@ -156,8 +174,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--simulate", action="store_true", help="tiny graphs on the CUDA simulator (timings meaningless)")
     ap.add_argument("--part", choices=("bfs", "sssp", "both"), default="both")
-    ap.add_argument("--graphs", choices=("fit", "check"), default="fit",
-                    help="fit: the fit and held-out sets; check: graphs neither saw")
+    ap.add_argument("--graphs", choices=("fit", "check", "check2"), default="fit",
+                    help="fit: the fit and held-out sets; check, check2: graphs neither saw")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--budget-s", type=float, default=520.0, help="stop starting sweeps after this many seconds")
     ap.add_argument("--out-dir", type=Path, default=None)
@@ -183,9 +201,10 @@ def main(argv=None) -> int:
     sweeper = Sweeper(target)
     jobs = []
     if args.part in ("bfs", "both"):
-        jobs += [("bfs", *g) for g in (BFS_CHECK if args.graphs == "check" else BFS_GRAPHS[mode])]
+        jobs += [("bfs", *g) for g in {"check": BFS_CHECK, "check2": BFS_CHECK2}.get(args.graphs, BFS_GRAPHS[mode])]
     if args.part in ("sssp", "both"):
-        jobs += [("sssp", *g) for g in (SSSP_CHECK if args.graphs == "check" else SSSP_GRAPHS[mode])]
+        jobs += [("sssp", *g) for g in {"check": SSSP_CHECK, "check2": SSSP_CHECK2}.get(args.graphs,
+                                                                                  SSSP_GRAPHS[mode])]
     try:
         for family, role, kind, options in jobs:
             label = f"{family} {kind} {options}"

@@ -18,7 +18,7 @@ import pytest
 
 from kernels.algorithms.auto_rules import (
     DO_ALPHA,
-    DO_ALPHA_SMALL,
+    DO_ALPHA_SHALLOW_WORK,
     DO_BETA,
     bfs_direction_thresholds,
     sssp_delta,
@@ -64,7 +64,7 @@ def test_do_bfs_equals_scipy_on_real_graphs_with_auto_thresholds(variant, extra,
     rec = run(read_graph(data_path(name)), "bfs", variant, source=1, **extra)
     assert rec["params"]["alpha"] == rec["params"]["beta"] == "auto"
     chosen = (rec["resolved_params"]["alpha"], rec["resolved_params"]["beta"])
-    assert chosen[0] == DO_ALPHA_SMALL                                   # small graphs: bottom-up late
+    assert chosen[0] == DO_ALPHA_SHALLOW_WORK                           # small graphs: bottom-up late
     assert (rec["input"]["last_alpha"], rec["input"]["last_beta"]) == chosen   # what ran is what auto chose
 
 
@@ -193,16 +193,18 @@ def test_a_bad_threshold_or_delta_is_refused_naming_it_and_what_is_allowed(famil
     assert name in text and "auto" in text and "a number" in text
 
 
-def test_the_direction_rule_follows_the_size_and_the_reach_and_says_why():
-    alpha, beta = bfs_direction_thresholds(directed=False, entries=1 << 22, reached=1000, with_edges=1000)
-    assert (alpha.value, beta.value) == (DO_ALPHA, DO_BETA) == (4.0, 96.0)
-    assert "1/4 " in alpha.reason and "1/96" in beta.reason
-    small, _ = bfs_direction_thresholds(directed=False, entries=50_000, reached=1000, with_edges=1000)
-    assert small.value == 2.0 and "latency" in small.reason
+def test_the_direction_rule_follows_the_work_per_level_and_the_reach_and_says_why():
+    power_law = dict(entries=1 << 24, hop_eccentricity=6)                # ~2.8 M entries a level
+    alpha, beta = bfs_direction_thresholds(False, **power_law, reached=1000, with_edges=1000)
+    assert (alpha.value, beta.value) == (DO_ALPHA, DO_BETA) == (8.0, 96.0)
+    assert "1/8 " in alpha.reason and "1/96" in beta.reason
+    mesh, _ = bfs_direction_thresholds(False, entries=6_000_000, hop_eccentricity=1000, reached=1000,
+                                       with_edges=1000)                  # 6,000 entries a level
+    assert mesh.value == DO_ALPHA_SHALLOW_WORK == 2.0 and "latency" in mesh.reason
     # a source that leaves 5 % unreached: bottom-up steps would rescan them, so back to top-down early
-    _, early = bfs_direction_thresholds(directed=False, entries=1 << 22, reached=950, with_edges=1000)
-    assert early.value == 6.0 and "50 of 1,000" in early.reason
-    _, few = bfs_direction_thresholds(directed=False, entries=1 << 22, reached=990, with_edges=1000)
+    _, early = bfs_direction_thresholds(False, **power_law, reached=950, with_edges=1000)
+    assert early.value == 3.0 and "50 of 1,000" in early.reason
+    _, few = bfs_direction_thresholds(False, **power_law, reached=990, with_edges=1000)
     assert few.value == 96.0                                              # 1 % unreached: the usual value
     assert "unused" in bfs_direction_thresholds(directed=True)[0].reason
 
@@ -211,6 +213,7 @@ def test_the_direction_rule_reads_the_prepared_problem():
     g = read_graph(data_path("karate.mtx"))
     rec = run_variant(g, "bfs", "gpu-do", {"source": 0}, repeat=1, warmup=0).record
     assert (rec["resolved_params"]["alpha"], rec["resolved_params"]["beta"]) == (2.0, 96.0)   # small, connected
+    assert "per level of the source's BFS" in " ".join(rec["notices"])
 
 
 def test_the_delta_rule_widens_buckets_where_levels_dominate_and_follows_the_weights():

@@ -33,7 +33,8 @@ def bfs_rows(summary: dict) -> list[dict]:
     for g in summary["bfs"]:
         f = g["features"]
         times = {(c["params"]["alpha"], c["params"]["beta"]): c["median_s"] for c in g["cells"] if c["status"] == "ok"}
-        alpha, beta = bfs_direction_thresholds(False, f["entries"], f["reached"], f["with_edges"])
+        alpha, beta = bfs_direction_thresholds(False, f["entries"], f["hop_eccentricity"], f["reached"],
+                                               f["with_edges"])
         chosen = times.get((alpha.value, beta.value))
         best = min(times.values())
         rows.append({"set": g["set"], "graph": g["graph"], "chose": f"alpha {alpha.value:g}, beta {beta.value:g}",

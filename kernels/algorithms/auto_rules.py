@@ -291,42 +291,47 @@ def slotted_page_size_rule(problem: Problem, params: dict, target: str) -> AutoC
 #: Their CPU values; the kernel's defaults where no rule ran (the rule's own values are below)
 BEAMER_ALPHA = 14.0
 BEAMER_BETA = 24.0
+#: stored entries per level of the source's BFS tree under which a level costs its latency (grid
+#: syncs, a few microseconds) more than its work: the same feature as the delta rule below
+LEVEL_WORK = 1 << 18
 #: fitted on the alpha x beta sweeps of benchmarks/bench_traversal_auto.py (H100; docs/defaults.md)
-DO_ALPHA = 4.0
+DO_ALPHA = 8.0
+DO_ALPHA_SHALLOW_WORK = 2.0
 DO_BETA = 96.0
-#: under this many stored entries a BFS step costs its latency, and a bottom-up step's (all the
-#: unsettled words scanned, two grid syncs at each switch) more than a top-down step's
-DO_SMALL_ENTRIES = 1 << 19
-DO_ALPHA_SMALL = 2.0
 #: a source that leaves more than this share of the vertices with edges unreached: every bottom-up
 #: step scans the unreachable vertices' whole lists again (they never find a parent)
 DO_UNREACHED_SHARE = 0.02
-DO_BETA_UNREACHED = 6.0
+DO_BETA_UNREACHED = 3.0
 
 
-def bfs_direction_thresholds(directed: bool, entries: int = 0, reached: int = 0,
+def bfs_direction_thresholds(directed: bool, entries: int = 0, hop_eccentricity: int = 1, reached: int = 0,
                              with_edges: int = 0) -> tuple[AutoChoice, AutoChoice]:
-    """``(alpha, beta)`` from the input's size and the share of it the source reaches.
+    """``(alpha, beta)`` from the work a level holds and the share of the graph the source reaches.
 
-    Fitted on 7 x 9 sweeps of eight graphs (R-MAT 18-22, Chung-Lu, G(n, m), Delaunay, two real
-    graphs; docs/defaults.md): a GPU's bottom-up step is cheap next to a top-down step over a big
-    frontier, so it pays to stay bottom-up until the frontier holds under 1/96 of the vertices
-    (Beamer's CPU value, 1/24, returned too early: 4-10 % slower on every large graph), and to go
-    bottom-up at 1/4 of the unexplored edges. Two exceptions: below 2^19 entries, steps cost their
-    latency and bottom-up is taken only at half of the unexplored edges (alpha 2); where the source
-    leaves over 2 % of the vertices with edges unreached, each bottom-up step scans those vertices'
-    whole lists again, so the return to top-down comes at 1/6. A directed input runs top-down only
-    (no in-neighbour lists), so there the values are unused."""
+    Fitted on 7 x 9 sweeps of 20 graphs (R-MAT 15-22, Chung-Lu, G(n, m), Delaunay, grids, five
+    real graphs; docs/defaults.md). A GPU's bottom-up step is cheap next to a top-down step over a
+    big frontier, so it pays to stay bottom-up until the frontier holds under 1/96 of the vertices
+    (Beamer's CPU value, 1/24, returned too early: 4-10 % slower on the large graphs) and to go
+    bottom-up at 1/8 of the unexplored edges. Where a level of the source's BFS holds under 2^18
+    stored entries on average (meshes, road-like and small graphs), a step costs its latency and a
+    bottom-up step's is the larger (every unsettled word scanned, two grid syncs at each switch):
+    bottom-up only at half of the unexplored edges (alpha 2). Where the source leaves over 2 % of
+    the vertices with edges unreached, each bottom-up step scans those vertices' whole lists again,
+    so the return to top-down comes at 1/3. A directed input runs top-down only (no in-neighbour
+    lists), so there the values are unused."""
     if directed:
         why = "directed input: top-down only, the threshold is unused"
         return AutoChoice(DO_ALPHA, why), AutoChoice(DO_BETA, why)
-    if entries < DO_SMALL_ENTRIES:
-        alpha = AutoChoice(DO_ALPHA_SMALL, f"{entries:,} stored entries (under {DO_SMALL_ENTRIES:,}: a step costs its "
-                                           f"latency): bottom-up only once the frontier's edges exceed "
-                                           f"1/{DO_ALPHA_SMALL:g} of the unexplored edges")
+    per_level = entries / max(int(hop_eccentricity), 1)
+    if per_level < LEVEL_WORK:
+        alpha = AutoChoice(DO_ALPHA_SHALLOW_WORK,
+                           f"{per_level:,.0f} stored entries per level of the source's BFS (under {LEVEL_WORK:,}: a "
+                           f"step costs its latency): bottom-up only once the frontier's edges exceed "
+                           f"1/{DO_ALPHA_SHALLOW_WORK:g} of the unexplored edges")
     else:
         alpha = AutoChoice(DO_ALPHA, f"bottom-up once the frontier's edges exceed 1/{DO_ALPHA:g} of the unexplored "
-                                     f"edges ({entries:,} stored entries; fitted, docs/defaults.md)")
+                                     f"edges ({per_level:,.0f} stored entries per level of the source's BFS; "
+                                     f"fitted, docs/defaults.md)")
     unreached = max(with_edges - reached, 0)
     if with_edges and unreached > DO_UNREACHED_SHARE * with_edges:
         beta = AutoChoice(DO_BETA_UNREACHED, f"the source leaves {unreached:,} of {with_edges:,} vertices with edges "
@@ -340,8 +345,8 @@ def bfs_direction_thresholds(directed: bool, entries: int = 0, reached: int = 0,
 
 def _direction_thresholds(problem: Problem) -> tuple[AutoChoice, AutoChoice]:
     g = problem.data["graph"]
-    return bfs_direction_thresholds(bool(g.directed), int(g.nnz), int(problem.size["reached"]),
-                                    int(np.count_nonzero(np.diff(g.indptr))))
+    return bfs_direction_thresholds(bool(g.directed), int(g.nnz), problem.data["hop_eccentricity"],
+                                    int(problem.size["reached"]), int(np.count_nonzero(np.diff(g.indptr))))
 
 
 def bfs_alpha_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
@@ -354,9 +359,6 @@ def bfs_beta_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
 
 # ---- sssp gpu-nearfar: the bucket width delta ---------------------------------------------
 
-#: stored entries per level of the source's BFS tree under which a level's fixed cost (grid syncs,
-#: about 7 µs on an H100) outweighs relaxing its edges (about 70 ps each): wide buckets, few levels
-DELTA_LEVEL_WORK = 1 << 16
 #: bucket widths in mean positive weights, fitted on the delta sweeps (docs/defaults.md)
 DELTA_WIDE = 64.0
 DELTA_NARROW = 0.5
@@ -368,24 +370,25 @@ def sssp_delta(weights: np.ndarray, entries: int, hop_eccentricity: int) -> Auto
     A near-far level costs a fixed few microseconds (grid syncs) plus its relaxations; a wider
     bucket means fewer levels but more relaxations (a vertex improved several times in one
     bucket). The input's *entries per BFS level from the source* (stored entries / hop
-    eccentricity) says which matters: under 2^16 (meshes, road-like and small graphs: hundreds to
+    eccentricity) says which matters (a level's fixed cost, about 7 µs on an H100, is that of
+    relaxing some 10^5 edges): under 2^18 (meshes, road-like and small graphs: hundreds to
     thousands of levels, little work in each) a bucket spans 64 mean weights; above it
     (power-law and random graphs: a handful of levels, millions of edges) half a mean weight, so
-    that each vertex is relaxed about once. Fitted on delta sweeps of eight graphs and checked on
-    eight others (docs/defaults.md). Zero weights only: 1 (every distance is 0, one bucket)."""
+    that each vertex is relaxed about once. Fitted on delta sweeps of 21 graphs (docs/defaults.md).
+    Zero weights only: 1 (every distance is 0, one bucket)."""
     w = np.asarray(weights, dtype=np.float64)
     positive = w[w > 0]
     if len(positive) == 0:
         return AutoChoice(1.0, "no positive weight: every distance is 0, one bucket")
     mean_w = float(positive.mean())
     per_level = entries / max(int(hop_eccentricity), 1)
-    wide = per_level < DELTA_LEVEL_WORK
+    wide = per_level < LEVEL_WORK
     factor = DELTA_WIDE if wide else DELTA_NARROW
     why = ("levels dominate: wide buckets" if wide else "relaxations dominate: narrow buckets")
     return AutoChoice(float(f"{mean_w * factor:.4g}"),
                       f"{factor:g} x the mean positive weight {mean_w:.3g}: {per_level:,.0f} stored entries per "
                       f"level of the source's BFS ({entries:,} / depth {hop_eccentricity}), "
-                      f"{'under' if wide else 'over'} {DELTA_LEVEL_WORK:,}: {why}")
+                      f"{'under' if wide else 'over'} {LEVEL_WORK:,}: {why}")
 
 
 def sssp_delta_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
