@@ -26,20 +26,19 @@ MAX_LANES = 32
 THREADS_IN_FLIGHT = 1 << 18
 #: entries a thread of a row's group should sum at least before the group reduces (SpMV)
 ENTRIES_PER_LANE = 4
-#: k-clique at k >= 5: edge-centric once the largest vertex's search is this share of one SM's
-#: even share of the whole search (C(d⁺max, k-1) against the sum of C(d⁺, k-1) over the SMs)
-KCLIQUE_BALANCE = 0.85
-#: k-clique: edge-centric only where the mean search per vertex is at least this many subsets
-KCLIQUE_MIN_SEARCH = 1.0
+#: k-clique (docs/defaults.md): out-neighbourhoods all this small (or smaller) are a mesh's
+KCLIQUE_SHALLOW = 8
 #: k-clique: d⁺max under this many times the mean out-degree is a uniform graph (no imbalance)
 KCLIQUE_SKEW = 2.0
-#: k-clique: out-neighbourhoods all this small (or smaller) are a mesh's: a list intersection is cheap
-KCLIQUE_SHALLOW = 8
-#: k-clique at k <= 4 on shallow graphs: from this many vertices up, a block per vertex with
-#: lists (gpu-list) fills the GPU and beats a block per edge
-KCLIQUE_MANY_VERTICES = 20_000
-#: k-clique at k <= 4: below this mean out-degree a block per vertex has too little to search
-SPARSE_OUT_DEGREE = 7.0
+#: k-clique at k = 4: from this many (k-1)-subsets in all (sum of C(d⁺, 3)) a bitmap per vertex pays
+KCLIQUE_K4_SEARCH = 5.0e5
+#: k-clique at k = 4 on shallow graphs: from this much search, sorted lists beat a block per edge
+KCLIQUE_MESH_SEARCH = 5.0e4
+#: k-clique at k >= 5: below this many subsets in all the run is launch-bound
+KCLIQUE_TINY_SEARCH = 7.0e3
+#: k-clique at k = 5: edge-centric once the largest vertex's longest subtree is this share of one
+#: SM's even share of all the vertices' longest subtrees
+KCLIQUE_TAIL5 = 0.3
 
 
 def pow2_floor(x: float) -> int:
@@ -179,6 +178,8 @@ class CliqueSearch:
     max_out_degree: int
     total_search: float          # sum over vertices of C(d⁺, k-1)
     sms: int
+    longest_subtree_share: float = 0.0   # see ``of``
+
 
     @classmethod
     def of(cls, out_degrees: np.ndarray, k: int, sms: int) -> CliqueSearch:
@@ -187,60 +188,66 @@ class CliqueSearch:
         counts = np.bincount(out_degrees) if n else np.zeros(1, dtype=np.int64)
         # one binomial per distinct degree (at most a few hundred), exact as Python integers
         total = float(sum(int(c) * math.comb(d, k - 1) for d, c in enumerate(counts.tolist()) if c))
-        return cls(k, n, float(out_degrees.mean()) if n else 0.0, int(len(counts) - 1), total, max(1, int(sms)))
+        sms = max(1, int(sms))
+        # the subtree under a vertex's first out-neighbour, C(d⁺ - 1, k - 3) nodes at the counting
+        # level, is walked by one group of that vertex's block, a block barrier per push: the
+        # largest vertex's against one SM's even share of every vertex's
+        j = max(k - 3, 0)
+        chains = float(sum(int(c) * math.comb(d - 1, j) for d, c in enumerate(counts.tolist()) if c and d >= 1))
+        d_max = int(len(counts) - 1)
+        longest = math.comb(d_max - 1, j) if d_max >= 1 else 0
+        share = longest / (chains / sms) if chains > 0 else 0.0
+        return cls(k, n, float(out_degrees.mean()) if n else 0.0, d_max, total, sms, share)
 
     @property
     def skew(self) -> float:
         return self.max_out_degree / self.mean_out_degree if self.mean_out_degree > 0 else 0.0
 
-    @property
-    def search_per_vertex(self) -> float:
-        return self.total_search / self.n if self.n else 0.0
-
-    @property
-    def balance(self) -> float:
-        """The largest vertex's search over one SM's even share of all of it: above ~1 one block
-        per vertex leaves the GPU waiting for that vertex's block."""
-        share = self.total_search / self.sms
-        return math.comb(self.max_out_degree, self.k - 1) / share if share > 0 else math.inf
-
 
 def kclique_work(search: CliqueSearch) -> AutoChoice:
     """``vertex`` (a block per vertex, binary-encoded), ``edge`` (a block per oriented edge) or
     ``list`` (a block per vertex, sorted-list intersections), from the search the input implies
-    at this k (:class:`CliqueSearch`). Fitted on an H100 over 21 real and generated graphs of at
-    least 2,000 edges at k = 4..7 (``benchmarks/bench_kclique_auto.py``, docs/defaults.md):
+    at this k (:class:`CliqueSearch`). Fitted on an H100 over 29 real and generated graphs of at
+    least 2,000 edges at k = 4..7 (``benchmarks/bench_kclique_auto.py``; leave-one-graph-out:
+    within 10 % of the best variant in 107 of 115 cases, worst 1.51x; docs/defaults.md):
 
-    * k >= 5, ``edge`` where one vertex's search outweighs an SM's share of the whole
-      (balance >= 0.85), the graph is skewed (d⁺max >= 2x the mean) and there is a search at all
-      (>= 1 subset per vertex): one block per vertex would leave the GPU waiting for the
-      biggest neighbourhood's block, one per edge splits it d⁺ ways (R-MAT, social and
-      co-authorship graphs: up to 11x);
-    * otherwise ``list`` on uniform (d⁺max < 2x the mean) or shallow (d⁺max <= 8) graphs: a mesh
-      or a uniform graph gives every block a little search, where building bitmaps costs more
-      than merging short lists; ``vertex`` else;
-    * k <= 4 (one level of AND + popc): ``list`` on shallow graphs of >= 20,000 vertices, ``edge``
-      below a mean out-degree of 7 (more, smaller blocks), ``vertex`` above."""
+    * k = 4 (one level of AND + popc): ``vertex`` from 5·10⁵ subsets in all (a vertex's bitmap is
+      encoded once and shared by its d⁺ edges); ``list`` on a mesh (d⁺max <= 8) with >= 5·10⁴
+      (merging short lists beats bitmaps and three times as many edge blocks); else ``edge`` (a
+      small search is launch-bound, and edge blocks have the least setup);
+    * k >= 5: ``list`` on meshes; ``vertex`` below 7·10³ subsets in all (launch-bound: the fewest,
+      cheapest blocks); ``list`` on uniform out-degrees (d⁺max < 2x the mean: no block waits for
+      a larger one); ``edge`` at k >= 6 (two or more block barriers per subtree: a block per edge
+      keeps more groups busy) and at k = 5 where the largest vertex's longest subtree is >= 0.3
+      of an SM's share (a block per vertex would leave the GPU waiting for it); else ``vertex``."""
     s = search
     facts = (f"k={s.k}, d⁺max {s.max_out_degree}, mean out-degree {s.mean_out_degree:.1f}, "
-             f"{s.search_per_vertex:.3g} subsets per vertex, balance {s.balance:.2f} over {s.sms} SMs")
+             f"{s.total_search:.3g} subsets of k-1 out-neighbours in all")
     shallow = s.max_out_degree <= KCLIQUE_SHALLOW
-    uniform = s.skew < KCLIQUE_SKEW
-    if s.k >= 5:
-        if s.balance >= KCLIQUE_BALANCE and s.search_per_vertex >= KCLIQUE_MIN_SEARCH and not uniform:
-            return AutoChoice("edge", f"{facts}: the largest out-neighbourhood's search outweighs an SM's share "
-                                      "→ edge-centric")
-        if uniform or shallow:
-            return AutoChoice("list", f"{facts}: {'uniform' if uniform else 'shallow'} out-neighbourhoods, "
-                                      "a little search each → sorted lists (gpu-list)")
-        return AutoChoice("vertex", f"{facts}: the search is spread over the vertices → vertex-centric")
-    if shallow and s.n >= KCLIQUE_MANY_VERTICES:
-        return AutoChoice("list", f"{facts}: k <= 4 on a large shallow graph → sorted lists (gpu-list)")
-    if s.mean_out_degree < SPARSE_OUT_DEGREE:
-        return AutoChoice("edge", f"{facts}: at k <= 4 with a mean out-degree under {SPARSE_OUT_DEGREE:g} a block per "
-                                  "vertex has too little to search → edge-centric (more, smaller blocks)")
-    return AutoChoice("vertex", f"{facts}: k <= 4 on dense out-neighbourhoods (mean >= {SPARSE_OUT_DEGREE:g}) "
-                                "→ vertex-centric")
+    if s.k <= 4:
+        if s.total_search >= KCLIQUE_K4_SEARCH:
+            return AutoChoice("vertex", f"{facts}: k <= 4 with a real search (>= {KCLIQUE_K4_SEARCH:.0e}): a bitmap "
+                                        "per vertex, encoded once for its edges → vertex-centric")
+        if shallow and s.total_search >= KCLIQUE_MESH_SEARCH:
+            return AutoChoice("list", f"{facts}: k <= 4 on a large mesh → sorted lists (gpu-list)")
+        return AutoChoice("edge", f"{facts}: k <= 4 with a small search: edge blocks have the least setup "
+                                  "→ edge-centric")
+    if shallow:
+        return AutoChoice("list", f"{facts}: shallow out-neighbourhoods (<= {KCLIQUE_SHALLOW}), a little search "
+                                  "each → sorted lists (gpu-list)")
+    if s.total_search < KCLIQUE_TINY_SEARCH:
+        return AutoChoice("vertex", f"{facts}: a search this small is launch-bound: the fewest blocks "
+                                    "→ vertex-centric")
+    if s.skew < KCLIQUE_SKEW:
+        return AutoChoice("list", f"{facts}: uniform out-degrees (d⁺max < {KCLIQUE_SKEW:g}x the mean) "
+                                  "→ sorted lists (gpu-list)")
+    if s.k >= 6:
+        return AutoChoice("edge", f"{facts}: k >= 6 on skewed out-degrees: a block barrier per push, more groups "
+                                  "busy with a block per edge → edge-centric")
+    if s.longest_subtree_share >= KCLIQUE_TAIL5:
+        return AutoChoice("edge", f"{facts}: the largest vertex's longest subtree is {s.longest_subtree_share:.2f} "
+                                  f"of an SM's share of all of them (>= {KCLIQUE_TAIL5:g}) → edge-centric")
+    return AutoChoice("vertex", f"{facts}: the search is spread over the vertices → vertex-centric")
 
 
 def kclique_group_size(k: int, work: str) -> AutoChoice:
