@@ -52,6 +52,11 @@ GENERATED = ("gen:rmat:scale=12,edge_factor=8", "gen:rmat:scale=13,edge_factor=1
              "gen:geometric:n=20000,radius=0.02", "gen:geometric:n=20000,radius=0.06,dim=3",
              "gen:gnp:n=5000,p=0.004", "gen:delaunay:n=50000,points=jittered-grid", "gen:grid3d:nx=30,ny=30,nz=30",
              "gen:stencil:kind=27pt,nx=24")
+#: ``--check``: graph families no rule was fitted on (the second refit's owed check, docs/defaults.md)
+CHECK = ("gen:chung_lu:n=30000,avg_degree=12,exponent=2.9", "gen:chung_lu:n=30000,avg_degree=24,exponent=3.2",
+         "gen:geometric:n=30000,radius=0.012", "gen:geometric:n=15000,radius=0.03",
+         "gen:stencil:kind=7pt,nx=30", "gen:stencil:kind=9pt,nx=150", "gen:gnm:n=20000,m=160000",
+         "gen:rmat:scale=15,edge_factor=4", "gen:delaunay:n=100000", "gen:grid2d:nx=200,ny=200")
 QUICK = ("USAir97.mtx", "ca-HepTh.mtx", "gen:rmat:scale=12,edge_factor=8", "gen:geometric:n=20000,radius=0.02")
 VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")
 AUTO = "gpu"
@@ -99,6 +104,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--inputs", help="inputs instead of the default set, separated by ';' (tests/data files, gen:...)")
+    ap.add_argument("--check", action="store_true", help="the check set (graph families the rule was not fitted on)")
     ap.add_argument("--ks", default=None, help="comma-separated k (default 4,5,6,7; --quick 4,5)")
     ap.add_argument("--max-ms", type=float, default=300.0, help="skip larger k once the best took longer than this")
     ap.add_argument("--target", default="cuda", choices=("cuda", "sim"), help="sim: a smoke test of the script")
@@ -108,10 +114,10 @@ def main() -> int:
     from kernels.measure.environment import environment
 
     env = environment(args.target)
-    stem = f"kclique-auto-{slug(env['device'].get('name', 'gpu'))}"
+    stem = f"kclique-auto-{'check-' if args.check else ''}{slug(env['device'].get('name', 'gpu'))}"
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    default_inputs = QUICK if args.quick else REAL + GENERATED
+    default_inputs = QUICK if args.quick else CHECK if args.check else REAL + GENERATED
     inputs = [i for i in args.inputs.split(";") if i] if args.inputs else list(default_inputs)
     ks = tuple(int(k) for k in args.ks.split(",")) if args.ks else ((4, 5) if args.quick else KS)
     started = time.perf_counter()
