@@ -45,11 +45,6 @@ BFS_GRAPHS = {
         ("fit", "delaunay", {"n": 1 << 18, "points": "jittered-grid"}),
         ("held", "rmat", {"scale": 19, "edge_factor": 8}),
         ("held", "rmat", {"scale": 21, "edge_factor": 32}),
-        ("held", "chung_lu", {"n": 1 << 20, "avg_degree": 20.0, "exponent": 2.1}),
-        ("held", "chung_lu", {"n": 1 << 16, "avg_degree": 6.0, "exponent": 2.7}),
-        ("held", "gnm", {"n": 1 << 20, "m": 1 << 22}),
-        ("held", "file", {"name": "hep-th.mtx"}),
-        ("held", "file", {"name": "netscience.mtx"}),
     ],
     "simulate": [
         ("fit", "rmat", {"scale": 6, "edge_factor": 8}),

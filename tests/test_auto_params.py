@@ -112,7 +112,10 @@ def test_the_kclique_rule_replays_the_measured_cases_within_the_goal():
     from pathlib import Path
 
     times, hist = defaultdict(dict), {}
-    for path in sorted((Path(__file__).parents[1] / "benchmarks" / "results" / "kclique-auto").glob("*.jsonl")):
+    files = sorted((Path(__file__).parents[1] / "benchmarks" / "results" / "kclique-auto").glob("*.jsonl"))
+    if not files:
+        pytest.skip("the measured k-clique cases (benchmarks/results/kclique-auto) are not in this tree")
+    for path in files:
         for line in path.read_text().splitlines():
             row = json.loads(line)
             if row.get("verified") and "median_s" in row and row["nnz"] >= 2000:

@@ -206,7 +206,7 @@ def test_the_direction_rule_follows_the_work_per_level_and_the_reach_and_says_wh
     assert early.value == 3.0 and "50 of 1,000" in early.reason
     _, few = bfs_direction_thresholds(False, **power_law, reached=990, with_edges=1000)
     assert few.value == 96.0                                              # 1 % unreached: the usual value
-    assert "unused" in bfs_direction_thresholds(directed=True)[0].reason
+    assert "unused" in bfs_direction_thresholds(True, **power_law, reached=1000, with_edges=1000)[0].reason
 
 
 def test_the_direction_rule_reads_the_prepared_problem():
@@ -225,7 +225,7 @@ def test_the_delta_rule_widens_buckets_where_levels_dominate_and_follows_the_wei
     assert power_law.value == pytest.approx(5.5 * 0.5, rel=0.05) and "relaxations dominate" in power_law.reason
     assert sssp_delta(w * 100, entries=6_000_000, hop_eccentricity=1000).value == pytest.approx(mesh.value * 100)
     assert sssp_delta(np.zeros(10), entries=10, hop_eccentricity=1).value == 1.0
-    assert sssp_delta(w, entries=10, hop_eccentricity=0).value == pytest.approx(5.5 * 64, rel=0.05)  # no edges
+    assert sssp_delta(w, entries=10, hop_eccentricity=0).value == pytest.approx(5.5 * 64, rel=0.05)  # source alone
     assert "mean positive weight" in mesh.reason
 
 

@@ -33,8 +33,8 @@ def bfs_rows(summary: dict) -> list[dict]:
     for g in summary["bfs"]:
         f = g["features"]
         times = {(c["params"]["alpha"], c["params"]["beta"]): c["median_s"] for c in g["cells"] if c["status"] == "ok"}
-        alpha, beta = bfs_direction_thresholds(False, f["entries"], f["hop_eccentricity"], f["reached"],
-                                               f["with_edges"])
+        alpha, beta = bfs_direction_thresholds(False, entries=f["entries"], hop_eccentricity=f["hop_eccentricity"],
+                                               reached=f["reached"], with_edges=f["with_edges"])
         chosen = times.get((alpha.value, beta.value))
         best = min(times.values())
         rows.append({"set": g["set"], "graph": g["graph"], "chose": f"alpha {alpha.value:g}, beta {beta.value:g}",
@@ -67,7 +67,7 @@ def report(title: str, rows: list[dict], within: float) -> None:
         extra = f"  (auto measured then: {r['then_auto']:.3f})" if r.get("then_auto") else ""
         ratio = "n/a" if r["ratio"] is None else f"{r['ratio']:.3f}"
         print(f"  {r['set']:<5} {r['graph']:<34} {r['chose']:<34} {ratio}  best {r['best']}{extra}")
-    for which in ("fit", "held"):
+    for which in dict.fromkeys(r["set"] for r in rows):        # the sets present, in order
         rs = [r["ratio"] for r in rows if r["set"] == which and r["ratio"] is not None]
         if rs:
             print(f"  {which}: {sum(x <= within for x in rs)} of {len(rs)} within {within - 1:.0%}, "

@@ -180,7 +180,6 @@ class CliqueSearch:
     sms: int
     longest_subtree_share: float = 0.0   # see ``of``
 
-
     @classmethod
     def of(cls, out_degrees: np.ndarray, k: int, sms: int) -> CliqueSearch:
         out_degrees = np.asarray(out_degrees, dtype=np.int64)
@@ -311,49 +310,53 @@ DO_UNREACHED_SHARE = 0.02
 DO_BETA_UNREACHED = 3.0
 
 
-def bfs_direction_thresholds(directed: bool, entries: int = 0, hop_eccentricity: int = 1, reached: int = 0,
-                             with_edges: int = 0) -> tuple[AutoChoice, AutoChoice]:
+def bfs_direction_thresholds(directed: bool, *, entries: int, hop_eccentricity: int, reached: int,
+                             with_edges: int) -> tuple[AutoChoice, AutoChoice]:
     """``(alpha, beta)`` from the work a level holds and the share of the graph the source reaches.
 
     Fitted on 7 x 9 sweeps of 20 graphs (R-MAT 15-22, Chung-Lu, G(n, m), Delaunay, grids, five
     real graphs; docs/defaults.md). A GPU's bottom-up step is cheap next to a top-down step over a
     big frontier, so it pays to stay bottom-up until the frontier holds under 1/96 of the vertices
-    (Beamer's CPU value, 1/24, returned too early: 4-10 % slower on the large graphs) and to go
+    (Beamer's CPU value, 1/24, returned too early: up to 8 % slower on the large graphs) and to go
     bottom-up at 1/8 of the unexplored edges. Where a level of the source's BFS holds under 2^18
-    stored entries on average (meshes, road-like and small graphs), a step costs its latency and a
-    bottom-up step's is the larger (every unsettled word scanned, two grid syncs at each switch):
-    bottom-up only at half of the unexplored edges (alpha 2). Where the source leaves over 2 % of
-    the vertices with edges unreached, each bottom-up step scans those vertices' whole lists again,
-    so the return to top-down comes at 1/3. A directed input runs top-down only (no in-neighbour
+    stored entries on average (the whole graph's entries over the source's BFS depth: meshes,
+    road-like and small graphs), a step costs its latency, and a bottom-up step's is the larger
+    (every unsettled word scanned, two grid syncs at each switch): bottom-up only at half of the
+    unexplored edges (alpha 2). Where the source leaves over 2 % of the vertices with edges
+    unreached, each bottom-up step scans those vertices' whole lists again, so the return to
+    top-down comes at 1/3. A directed input runs top-down only (no in-neighbour
     lists), so there the values are unused."""
     if directed:
         why = "directed input: top-down only, the threshold is unused"
         return AutoChoice(DO_ALPHA, why), AutoChoice(DO_BETA, why)
     per_level = entries / max(int(hop_eccentricity), 1)
+    work = (f"{per_level:,.0f} stored entries per level of the source's BFS ({entries:,} / depth "
+            f"{hop_eccentricity})")
     if per_level < LEVEL_WORK:
         alpha = AutoChoice(DO_ALPHA_SHALLOW_WORK,
-                           f"{per_level:,.0f} stored entries per level of the source's BFS (under {LEVEL_WORK:,}: a "
-                           f"step costs its latency): bottom-up only once the frontier's edges exceed "
-                           f"1/{DO_ALPHA_SHALLOW_WORK:g} of the unexplored edges")
+                           f"{work}, under {LEVEL_WORK:,}: a step costs its latency, so bottom-up only once the "
+                           f"frontier's edges exceed 1/{DO_ALPHA_SHALLOW_WORK:g} of the unexplored edges")
     else:
-        alpha = AutoChoice(DO_ALPHA, f"bottom-up once the frontier's edges exceed 1/{DO_ALPHA:g} of the unexplored "
-                                     f"edges ({per_level:,.0f} stored entries per level of the source's BFS; "
-                                     f"fitted, docs/defaults.md)")
+        alpha = AutoChoice(DO_ALPHA, f"{work}, over {LEVEL_WORK:,}: bottom-up once the frontier's edges exceed "
+                                     f"1/{DO_ALPHA:g} of the unexplored edges (fitted, docs/defaults.md)")
     unreached = max(with_edges - reached, 0)
     if with_edges and unreached > DO_UNREACHED_SHARE * with_edges:
         beta = AutoChoice(DO_BETA_UNREACHED, f"the source leaves {unreached:,} of {with_edges:,} vertices with edges "
                                              f"unreached (each bottom-up step scans them again): back to top-down "
                                              f"once the frontier holds under 1/{DO_BETA_UNREACHED:g} of the vertices")
     else:
-        beta = AutoChoice(DO_BETA, f"back to top-down once the frontier holds under 1/{DO_BETA:g} of the vertices "
+        beta = AutoChoice(DO_BETA, f"the source reaches {reached:,} of {with_edges:,} vertices with edges: back to "
+                                   f"top-down once the frontier holds under 1/{DO_BETA:g} of the vertices "
                                    f"(fitted, docs/defaults.md)")
     return alpha, beta
 
 
 def _direction_thresholds(problem: Problem) -> tuple[AutoChoice, AutoChoice]:
     g = problem.data["graph"]
-    return bfs_direction_thresholds(bool(g.directed), int(g.nnz), problem.data["hop_eccentricity"],
-                                    int(problem.size["reached"]), int(np.count_nonzero(np.diff(g.indptr))))
+    return bfs_direction_thresholds(bool(g.directed), entries=int(g.nnz),
+                                    hop_eccentricity=problem.data["hop_eccentricity"],
+                                    reached=int(problem.size["reached"]),
+                                    with_edges=int(np.count_nonzero(np.diff(g.indptr))))
 
 
 def bfs_alpha_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
@@ -377,7 +380,7 @@ def sssp_delta(weights: np.ndarray, entries: int, hop_eccentricity: int) -> Auto
     A near-far level costs a fixed few microseconds (grid syncs) plus its relaxations; a wider
     bucket means fewer levels but more relaxations (a vertex improved several times in one
     bucket). The input's *entries per BFS level from the source* (stored entries / hop
-    eccentricity) says which matters (a level's fixed cost, about 7 µs on an H100, is that of
+    eccentricity) says which matters (a level's fixed cost, about 8 µs on an H100, is that of
     relaxing some 10^5 edges): under 2^18 (meshes, road-like and small graphs: hundreds to
     thousands of levels, little work in each) a bucket spans 64 mean weights; above it
     (power-law and random graphs: a handful of levels, millions of edges) half a mean weight, so

@@ -90,9 +90,9 @@ def reach_counts(graph, source: int) -> tuple[int, int]:
 
 
 def _reach(graph, source: int) -> tuple[int, int, int]:
-    """``reach_counts`` and the source's BFS depth (levels of its BFS tree, 0 for a vertex without
-    edges; ``data["hop_eccentricity"]``: the ``delta`` rule's measure of how many levels a
-    traversal from it takes, docs/defaults.md), from one cached SciPy BFS."""
+    """``reach_counts`` and the source's BFS depth (the deepest level of its BFS tree, 0 for a
+    vertex without edges; ``data["hop_eccentricity"]``: how the ``alpha`` and ``delta`` rules
+    measure the levels a traversal from it takes, docs/defaults.md), from one cached SciPy BFS."""
     key = (graph.fingerprint, int(source))
     if key not in _REACH_CACHE:
         from scipy.sparse.csgraph import breadth_first_order
@@ -142,8 +142,8 @@ def prepare_traversal(graph, params: dict, *, weighted: bool, what: str) -> Prob
     reached, edges, depth = _reach(clean, source)
     nbytes = clean.indptr.nbytes + clean.indices.nbytes + (weights.nbytes if weights is not None else 0)
     nbytes += clean.n_rows * (8 if weighted else 4)
-    return Problem(graph=graph, data={"graph": clean, "weights": weights, "source": source,
-                                             "hop_eccentricity": depth},
+    return Problem(graph=graph,
+                   data={"graph": clean, "weights": weights, "source": source, "hop_eccentricity": depth},
                    # no "source" here: the record's input.source is the graph's origin (the source
                    # vertex is in params and result); a number there broke the record schema
                    size={"vertices": clean.n_rows, "entries": clean.nnz,
