@@ -55,3 +55,32 @@ def same_state(a, b) -> bool:
     meta_x, meta_y = x["meta"].copy(), y["meta"].copy()
     meta_x[M_INDEX_DIRTY] = meta_y[M_INDEX_DIRTY] = 0
     return np.array_equal(meta_x, meta_y) and all(np.array_equal(x[k], y[k]) for k in x if k not in skip)
+
+
+def directory_problems(mirror) -> list[str]:
+    """What the mirror's vertex directory gets wrong, read back and checked against the host
+    structure: every stored vertex's degree, and its neighbours read from the device pool
+    through its handle as ``edge_at`` reads them (a large list's page by page through the
+    index); every other id (0, 0)."""
+    g = mirror.graph
+    loc = mirror.directory[0].copy_to_host()
+    degree = mirror.directory[1].copy_to_host()
+    pool = mirror.pool.copy_to_host()
+    index = mirror.index.copy_to_host()[:, :mirror.num_pages]
+    P = g.page_size
+    per_page = P - 6
+    problems = []
+    for v in range(len(loc)):
+        if v < g.next_vertex_id and g.has_vertex(v):
+            want = g.neighbors(v).tolist()
+            d, h = int(degree[v]), int(loc[v])
+            if h >= 0:
+                got = pool[h:h + d].tolist()
+            else:
+                col = -h - 1
+                got = [int(pool[int(index[3, col + j // per_page]) * P + 4 + j % per_page]) for j in range(d)]
+            if d != len(want) or got != want:
+                problems.append(f"vertex {v}: degree {d}, list {got[:6]} (host {len(want)}, {want[:6]})")
+        elif degree[v] != 0:
+            problems.append(f"id {v} (no vertex): degree {int(degree[v])}")
+    return problems

@@ -18,7 +18,7 @@ from kernels.graph.slotted import SlottedGraph
 from kernels.graph.update_batches import random_batch
 from kernels.operators import device_updates
 from kernels.operators.device_updates import DeviceUpdater
-from tests.batch_helpers import edge_dict, model_apply, random_graph, same_state
+from tests.batch_helpers import directory_problems, edge_dict, model_apply, random_graph, same_state
 
 
 @pytest.fixture(autouse=True, params=["compact", "full"])
@@ -45,6 +45,7 @@ def _apply_both(g, updater, host_twin, **batch):
     host_twin.apply_updates(**batch)
     assert result.verified
     assert not updater.mirror.differences()
+    assert not directory_problems(updater.mirror)        # the traversal kernels' directory followed
     assert same_state(g, host_twin)
     g.check_invariants()
     return result
@@ -263,7 +264,8 @@ def test_a_small_batch_costs_the_same_launches_and_copies_on_a_small_and_a_large
         device_path, monkeypatch):
     # The fixed cost of a batch: its launches and copies must not grow with the graph. One
     # small mixed batch (inserts, deletes, weight changes) on a 100- and a 10,000-vertex
-    # graph: the same counts, at most 7 launches, 2 device-to-host copies (the totals before
+    # graph: the same counts, at most 9 launches (7 for the batch, 2 rebuilding the vertex
+    # directory the traversal kernels read), 2 device-to-host copies (the totals before
     # writing, the pages written after) and 4 host-to-device copies.
     if device_path == "full":
         pytest.skip("the full-graph path scans all vertices and pages (large batches only)")
@@ -278,4 +280,4 @@ def test_a_small_batch_costs_the_same_launches_and_copies_on_a_small_and_a_large
         batch["reweight"] = ([u], [v], [7.0])
         counts.append(_count_device_calls(updater, monkeypatch, batch))
     assert counts[0] == counts[1], counts
-    assert counts[0]["launches"] <= 7 and counts[0]["to_host"] <= 2 and counts[0]["to_device"] <= 4, counts
+    assert counts[0]["launches"] <= 9 and counts[0]["to_host"] <= 2 and counts[0]["to_device"] <= 4, counts

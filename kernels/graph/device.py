@@ -5,7 +5,10 @@ Layout on the device (what the GPU operators read, see docs/slotted.md):
 * ``pool``    int32[capacity_pages * page_size]: physical page ``s`` at words ``s * page_size``;
 * ``weights`` float64 (or float32) with the same shape, word for word (``None`` if unweighted);
 * ``index``   int32[4, index_capacity]: columns ``0 .. num_pages - 1`` in logical page order,
-  rows (first vertex, position in large list or -1, pages of that list or -1, physical page).
+  rows (first vertex, position in large list or -1, pages of that list or -1, physical page);
+* ``directory`` (``loc`` int64, ``degree`` int32, one entry per vertex id, with headroom): where
+  each vertex's list starts and its length, rebuilt on the device from the pages after every
+  change to them (:mod:`kernels.graph.directory`: why, and what a handle means).
 
 Edits on the host mark pages dirty; :meth:`DeviceMirror.sync` uploads only those pages and
 the index if it changed, and reports what it moved. Three ways to move the pages:
@@ -105,6 +108,7 @@ class DeviceMirror:
         self.weights = None
         self.index = None
         self.csr = None             # (indptr, indices, weights) after rebuild_csr_and_upload
+        self.directory = None       # (loc, degree) device arrays: see refresh_directory
         self.num_pages = 0
         self.history: list[SyncReport] = []
         self._simulator = simulator_enabled()
@@ -125,7 +129,7 @@ class DeviceMirror:
     def device_bytes(self) -> int:
         """Device memory held by the mirror (with headroom), CSR baseline excluded."""
         total = 0
-        for arr in (self.pool, self.weights, self.index):
+        for arr in (self.pool, self.weights, self.index, *(self.directory or ())):
             if arr is not None:
                 total += arr.size * arr.dtype.itemsize
         return int(total)
@@ -155,6 +159,7 @@ class DeviceMirror:
         self.index = cuda.device_array((4, self._with_headroom(index.shape[1])), dtype=np.int32)
         index_bytes, n_copies = self._upload_index(index)
         self._warm_scatter()
+        self.refresh_directory()
         cuda.synchronize()
         report = SyncReport("full", used_pages, moved + index_bytes, time.perf_counter() - t0,
                             copies=copies + n_copies, index_bytes=index_bytes, reallocated=True,
@@ -201,6 +206,8 @@ class DeviceMirror:
                 reallocated = True
             index_bytes, n_copies = self._upload_index(index)
             copies += n_copies
+        if pages_moved or index_bytes or self.directory is None:
+            self.refresh_directory()
         cuda.synchronize()
         report = SyncReport("sync", pages_moved, moved + index_bytes, time.perf_counter() - t0,
                             copies=copies, index_bytes=index_bytes, reallocated=reallocated,
@@ -208,6 +215,18 @@ class DeviceMirror:
         g.mark_synced()
         self.history.append(report)
         return report
+
+    def refresh_directory(self) -> None:
+        """Rebuild the vertex directory from the device's pages and index (queued, not waited
+        for): after anything that changed them. Grown with headroom as vertex ids are added."""
+        from kernels.graph import directory
+
+        ids = int(self.graph.next_vertex_id)
+        if self.directory is None or len(self.directory[0]) < ids:
+            cap = self._with_headroom(ids)
+            self.directory = (self._cuda.device_array(cap, dtype=np.int64),
+                              self._cuda.device_array(cap, dtype=np.int32))
+        directory.build(self.pool, self.index, self.num_pages, self.page_size, *self.directory)
 
     def _choose(self, dirty: np.ndarray, runs: list) -> str:
         if len(runs) <= STAGE_ABOVE_RUNS:

@@ -831,8 +831,14 @@ class DeviceUpdater:
     def _apply_on_device(self, batch: batch_rules.Batch) -> np.ndarray:
         entries = batch.size if batch.directed else 2 * batch.size
         if entries <= COMPACT_MAX_ENTRIES:
-            return self._apply_compact(batch)
-        return self._apply_full(batch)
+            pages = self._apply_compact(batch)
+        else:
+            pages = self._apply_full(batch)
+        # lists moved and index columns shifted: the traversal kernels' directory follows (its
+        # time is the batch's: kernels.graph.directory)
+        self.mirror.refresh_directory()
+        cuda.synchronize()
+        return pages
 
     @staticmethod
     def _group_on_host(batch: batch_rules.Batch, weighted: bool, wdtype):

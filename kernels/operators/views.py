@@ -9,10 +9,13 @@ four device functions that every operator is written against:
   neighbour; the weight of that edge is at the same position of the weight array;
 * ``target(g, e)`` (the neighbour's id, int32) and ``weight(g, e)``.
 
-**Slotted pages** (``docs/slotted.md``), ``g = (pool, index, weights, num_pages, page_size)``:
-``locate`` finds the rightmost index column whose first vertex is ``<= v`` (binary search
-over the index), steps back to the first page of a large list, then binary-searches the
-page's slot ids (ascending, from the back of the page). An ordinary list's handle is the
+**Slotted pages** (``docs/slotted.md``), ``g = (pool, index, weights, num_pages, page_size,
+loc, degree)``: ``locate`` reads the mirror's vertex directory (``loc``, ``degree``: two loads,
+as CSR's two row pointers; :mod:`kernels.graph.directory`). :func:`slotted_search` finds the
+same from the pages alone -- the rightmost index column whose first vertex is ``<= v`` (binary
+search over the index), back to the first page of a large list, then a binary search over the
+page's slot ids -- about 26 dependent reads on a 4 M-vertex graph, which is why the directory
+exists. An ordinary list's handle is the
 global word of its first neighbour, so ``edge_at`` is ``loc + j``. A large list spans
 consecutive logical pages, each full but the last, so its handle is ``-(first column + 1)``
 and neighbour ``j`` is word ``4 + j % (P - 6)`` of the list's page ``j // (P - 6)``: any
@@ -76,6 +79,15 @@ def csr_weight(g, e):
 
 @cuda.jit(device=True)
 def slotted_locate(g, v):
+    loc = g[5]
+    if v < 0 or v >= loc.shape[0]:
+        return int64(0), int64(0)
+    return int64(loc[v]), int64(g[6][v])
+
+
+@cuda.jit(device=True)
+def slotted_search(g, v):
+    """``slotted_locate`` from the pages and index alone (the directory's definition)."""
     pool = g[0]
     index = g[1]
     num_pages = g[3]
@@ -211,7 +223,10 @@ def slotted_view(mirror) -> DeviceGraphView:
     Take a new view after every ``sync()``: a sync may reallocate the device arrays."""
     g = mirror.graph
     w = mirror.weights if mirror.weights is not None else _no_weights(g.weight_dtype)
-    args = (mirror.pool, mirror.index, w, np.int64(mirror.num_pages), np.int64(mirror.page_size))
+    if mirror.directory is None:
+        mirror.refresh_directory()
+    args = (mirror.pool, mirror.index, w, np.int64(mirror.num_pages), np.int64(mirror.page_size),
+            *mirror.directory)
     return DeviceGraphView("slotted", args, int(g.next_vertex_id), int(g.num_entries),
                            mirror.weights is not None, bool(g.directed), False)
 
@@ -225,6 +240,7 @@ def view_types() -> dict:
 
     i32, i64 = array_type(np.int32), array_type(np.int64)
     pool = (i32, array_type(np.int32, 2))
-    return {"slotted": types.Tuple((*pool, array_type(np.float64), types.int64, types.int64)),
-            "slotted_f32": types.Tuple((*pool, array_type(np.float32), types.int64, types.int64)),
+    tail = (types.int64, types.int64, i64, i32)
+    return {"slotted": types.Tuple((*pool, array_type(np.float64), *tail)),
+            "slotted_f32": types.Tuple((*pool, array_type(np.float32), *tail)),
             "csr": types.Tuple((i64, i32, array_type(np.float64)))}

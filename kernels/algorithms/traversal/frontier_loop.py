@@ -20,17 +20,15 @@ at claim time, block-aggregated appends, three rotating counter slots). What is 
   meet vertices labelled top-down since): the lanes of a warp read 32 of its words at once (1024
   vertices a round trip), then the warp takes the words still holding unsettled vertices one at a
   time, a lane per vertex (coalesced), and owns each such word in the step -- so the later
-  bottom-up steps, where few vertices are left, skip the rest 1024 at a time. On slotted pages
-  the lanes test 32 pages at once against the same bitmap (a page's ids lie between its first id
-  and the next page's), and the warp takes a page that may hold unsettled vertices, its lanes the
-  page's slots (the page says which vertices it holds: no search).
+  bottom-up steps, where few vertices are left, skip the rest 1024 at a time. Slotted pages
+  take the same path: ``locate`` reads the mirror's vertex directory (kernels/graph/directory.py),
+  two loads as on CSR.
   Each lane scans the first :data:`SERIAL` neighbours of its own
   unvisited vertex and stops at the first frontier parent; lanes whose vertex has a longer list
   and no parent yet are then served one at a time by the whole warp, 32 neighbours a round, a
   ``ballot`` ending the scan at the first parent (warp-cooperative: a hub costs the warp
-  ``degree / 32`` rounds, not one lane ``degree`` loads). On CSR the warp writes its word of the
-  next bitmap with one store (the ballot of the lanes that found a parent); on pages, vertices
-  of a page may share words with another page's, so bits are set with ``atomicOr``.
+  ``degree / 32`` rounds, not one lane ``degree`` loads). The warp writes its word of the
+  next bitmap with one store (the ballot of the lanes that found a parent).
 * A bottom-up step only counts (vertices labelled and their degree sum, for Beamer's rule:
   per thread in registers, a warp sum, one shared atomic per warp and one global atomic per block
   and step): it writes no queue. Returning to top-down converts the bitmap to queue entries
@@ -70,14 +68,17 @@ from kernels.algorithms.traversal.device_loop import (
     LOG_PER_LANE,
     PER_LANE,
     SLOTS,
+    THREADS_PER_SM,
     cooperative_limit,
     loop_grid,
 )
 from kernels.algorithms.traversal.gpu_bfs import visit
+from kernels.cuda.device import facts as device_facts
 from kernels.cuda.jit import jit as kernel_jit
 from kernels.cuda.warp import WARP, exchange_size, lowest_lane, warp_ops
 from kernels.errors import DeviceLoopError
 from kernels.operators.device_bits import float_bits
+from kernels.operators.device_clock import globaltimer
 from kernels.operators.launch import Workspace, for_target, on_simulator
 from kernels.operators.views import DeviceGraphView, functions
 
@@ -92,6 +93,14 @@ BUCKET_CAP = 4.0e18            # bucket numbers are clamped below int64's range 
 RESULT = 8                     # levels, top-down, bottom-up, frontier entries, converged, relaxations,
                                # bucket advances, which of the first 62 levels went bottom-up (bit L)
 TRACED_LEVELS = 62
+#: registers per thread the kernels are compiled for on a GPU: ``None`` = what lets
+#: ``THREADS_PER_SM`` threads (two blocks of 256) stay resident in an SM's registers (128 on an
+#: H100). Uncapped, the slotted BFS took 138 and kept one block per SM: half the grid, each
+#: level's latency-bound loops about 2x longer (benchmarks/diag/frontier_trace.py). 0: the
+#: compiler's choice.
+MAX_REGISTERS = None
+TRACE_STAMPS = 3               # traced runs: per level and block, the start, after a direction switch's
+                               # conversion, and before the closing grid sync (see level_trace)
 ALGORITHMS = ("bfs", "sssp")
 
 
@@ -143,16 +152,18 @@ def _sssp_state(a, bits, stamp, level, pending, far, counters, far_counter, far_
 
 @functools.cache
 def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, group: int, optimizing: bool,
-                         hardware: bool):
+                         hardware: bool, traced: bool = False, max_registers: int | None = MAX_REGISTERS):
     """The persistent kernel: ``kernel(g, n, m, source, a, bits, stamp, small, chunks, counters,
-    result, fb, far, pending, fstamp, tune)``.
+    result, fb, far, pending, fstamp, tune, trace)``.
 
     ``a``: BFS levels int32 / SSSP distances float64; ``bits`` their int64 view (SSSP); ``stamp``
     int32[n] (SSSP); ``small`` int64[2, 3, cap], ``chunks`` int64[2, 4, cap] (the queues);
     ``counters`` int64[COUNTERS]; ``result`` int64[RESULT]; ``fb`` uint32[4, words] (BFS bitmaps:
     three frontiers and the settled vertices); ``far`` int32[2 n], ``pending`` and ``fstamp``
     int32[n] (near-far); ``tune`` float64[3] = (alpha, beta, delta). Unused arrays may be
-    one-element stand-ins of the same type."""
+    one-element stand-ins of the same type. With ``traced`` (diagnostics), thread 0 of every
+    block writes ``globaltimer`` stamps into ``trace`` int64[levels, blocks, TRACE_STAMPS];
+    otherwise ``trace`` is not touched."""
     f = functions(kind)
     locate, edge_at, target = f.locate, f.edge_at, f.target
     bfs = algorithm == "bfs"
@@ -160,11 +171,16 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
     make_state = _bfs_state if bfs else _sssp_state
     chunk = group * PER_LANE
     bottom_up_allowed = bool(optimizing and bfs)
-    slotted = kind == "slotted"
     ballot, shfl, warp_sum = warp_ops(hardware)
     ex_size = exchange_size(hardware)
     level_limit_factor = 1 if bfs else 3
     level_limit_extra = 1 if bfs else 8
+    traced = bool(traced)
+
+    @cuda.jit(device=True)
+    def mark(trace, level, k):
+        if traced and cuda.threadIdx.x == 0 and level < trace.shape[0]:
+            trace[level, cuda.blockIdx.x, k] = globaltimer()
 
     @cuda.jit(device=True)
     def chunks_of(degree):
@@ -307,118 +323,54 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
         t = cuda.threadIdx.x
         mine = int64(0)
         degrees = int64(0)
-        if slotted:
-            pool = g[0]
-            index = g[1]
-            num_pages = g[3]
-            P = g[4]
-            warp = (first_thread + t) >> 5
-            # lanes test 32 pages at once against the settled bitmap (a page's vertex ids lie in
-            # [its first id, the next page's first id), or its one vertex for a large list); the
-            # warp then takes the pages that may still hold unsettled vertices one at a time
-            for cbase in range(warp * WARP, num_pages, (nthreads >> 5) * WARP):
-                c = cbase + lane
-                open_page = False
-                if c < num_pages and index[1, c] <= 0:       # not a continuation page of a large list
-                    first = int64(index[0, c])
-                    end = n
-                    if index[2, c] > 0:
-                        end = first + 1
-                    elif c + 1 < num_pages:
-                        end = min(int64(index[0, c + 1]), n)
-                    wv = first >> 5
-                    while not open_page and wv * WARP < end:
-                        lo = max(first - wv * WARP, int64(0))
-                        hi = min(end - wv * WARP, int64(WARP))
-                        span = ((int64(1) << hi) - 1) & ~((int64(1) << lo) - 1)
-                        if ~int64(fb[SETTLED, wv]) & span != 0:
-                            open_page = True
-                        wv += 1
-                busy = ballot(ex, lane, open_page)
-                while busy != 0:
-                    k = lowest_lane(busy)
-                    busy &= busy - uint32(1)
-                    col = cbase + k
-                    base = int64(index[3, col]) * P
-                    large = index[2, col] > 0
-                    count = int64(1) if large else int64(pool[base])
-                    for s0 in range(0, count, WARP):
-                        s = s0 + lane
-                        v = int64(-1)
-                        loc = int64(0)
-                        degree = int64(0)
-                        if s < count:
-                            if large:
-                                v = int64(pool[base + P - 1])
-                                loc = -(col + 1)
-                                degree = int64(pool[base + 3])
-                            else:
-                                v = int64(pool[base + P - 1 - 2 * s])
-                                off = int64(pool[base + P - 2 - 2 * s])
-                                degree = int64(pool[base + off])
-                                loc = base + off + 1
-                        candidate = False
-                        if v >= 0 and v < n:
-                            if a[v] != -1 or degree == 0:
-                                # settled: labelled (top-down since) or without edges; pages may
-                                # share bitmap words, hence the atomics
-                                cuda.atomic.or_(fb, (SETTLED, v >> 5), uint32(1) << uint32(v & 31))
-                            else:
-                                candidate = True
-                        if find_parent(g, fb, cur, candidate, loc, degree, lane, ex):
-                            a[v] = level + 1
-                            bit = uint32(1) << uint32(v & 31)
-                            cuda.atomic.or_(fb, (nb, v >> 5), bit)
-                            cuda.atomic.or_(fb, (SETTLED, v >> 5), bit)
-                            mine += 1
-                            degrees += degree
-        else:
-            # lanes scan 32 words of the settled bitmap at once (1024 vertices a round trip); the
-            # warp then takes the words that still hold unsettled vertices one at a time, a lane
-            # per vertex (coalesced), and owns each such word in this step
-            words = fb.shape[1]
-            warp = (first_thread + t) >> 5
-            for wbase in range(warp * WARP, words, (nthreads >> 5) * WARP):
-                w = wbase + lane
-                open_bits = int64(0)
-                if w < words:
-                    open_bits = ~int64(fb[SETTLED, w]) & FULL_WORD
-                    if w * WARP + WARP > n:
-                        open_bits &= (int64(1) << (n - w * WARP)) - 1
-                busy = ballot(ex, lane, open_bits != 0)
-                while busy != 0:
-                    k = lowest_lane(busy)
-                    busy &= busy - uint32(1)
-                    ww = wbase + k
-                    todo = shfl(ex, lane, open_bits, k)
-                    v = ww * WARP + lane
-                    loc = int64(0)
-                    degree = int64(0)
-                    candidate = False
-                    settled = False
-                    if (todo >> lane) & 1 != 0:
-                        if a[v] != -1:
-                            settled = True            # labelled by a top-down step since
+        # lanes scan 32 words of the settled bitmap at once (1024 vertices a round trip); the
+        # warp then takes the words that still hold unsettled vertices one at a time, a lane
+        # per vertex (coalesced), and owns each such word in this step. On slotted pages too:
+        # ``locate`` reads the vertex directory, as CSR's row pointers
+        words = fb.shape[1]
+        warp = (first_thread + t) >> 5
+        for wbase in range(warp * WARP, words, (nthreads >> 5) * WARP):
+            w = wbase + lane
+            open_bits = int64(0)
+            if w < words:
+                open_bits = ~int64(fb[SETTLED, w]) & FULL_WORD
+                if w * WARP + WARP > n:
+                    open_bits &= (int64(1) << (n - w * WARP)) - 1
+            busy = ballot(ex, lane, open_bits != 0)
+            while busy != 0:
+                k = lowest_lane(busy)
+                busy &= busy - uint32(1)
+                ww = wbase + k
+                todo = shfl(ex, lane, open_bits, k)
+                v = ww * WARP + lane
+                loc = int64(0)
+                degree = int64(0)
+                candidate = False
+                settled = False
+                if (todo >> lane) & 1 != 0:
+                    if a[v] != -1:
+                        settled = True            # labelled by a top-down step since
+                    else:
+                        loc, degree = locate(g, v)
+                        if degree == 0:
+                            settled = True        # no edges: never a candidate again
                         else:
-                            loc, degree = locate(g, v)
-                            if degree == 0:
-                                settled = True        # no edges: never a candidate again
-                            else:
-                                candidate = True
-                    found = find_parent(g, fb, cur, candidate, loc, degree, lane, ex)
-                    if found:
-                        a[v] = level + 1
-                        mine += 1
-                        degrees += degree
-                    word = ballot(ex, lane, found)
-                    newly = ballot(ex, lane, settled or found)
-                    if lane == 0:
-                        fb[SETTLED, ww] = (~todo & FULL_WORD) | int64(newly)
-                        if word != 0:
-                            fb[nb, ww] = word          # this warp owns the word in this step
+                            candidate = True
+                found = find_parent(g, fb, cur, candidate, loc, degree, lane, ex)
+                if found:
+                    a[v] = level + 1
+                    mine += 1
+                    degrees += degree
+                word = ballot(ex, lane, found)
+                newly = ballot(ex, lane, settled or found)
+                if lane == 0:
+                    fb[SETTLED, ww] = (~todo & FULL_WORD) | int64(newly)
+                    if word != 0:
+                        fb[nb, ww] = word          # this warp owns the word in this step
         count_block(mine, degrees, lane, ex, sc, counters, nxt)
 
-    def kernel(g, n, m, source, a, bits, stamp, small, chunks, counters, result, fb, far, pending, fstamp, tune):
+    def kernel(g, n, m, source, a, bits, stamp, small, chunks, counters, result, fb, far, pending, fstamp, tune,
+               trace):
         grid = cuda.cg.this_grid()
         t = cuda.threadIdx.x
         lane = t & (WARP - 1)
@@ -501,6 +453,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                 break
             parity = level & 1
             nxt = (level + 1) % SLOTS
+            mark(trace, level, 0)
             if tid == 0:
                 reset = (level + 2) % SLOTS
                 for k in range(FIELDS):
@@ -574,6 +527,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                             v = small[parity, 0, k] if k < n_small else chunks[parity, 0, k - n_small]
                             cuda.atomic.or_(fb, (slot, v >> 5), uint32(1) << uint32(v & 31))
                         grid.sync()
+                    mark(trace, level, 1)
                     bottom_steps += 1
                     if level < TRACED_LEVELS:
                         directions |= int64(1) << level
@@ -606,6 +560,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                         grid.sync()
                         n_small = counters[slot * FIELDS]
                         n_chunks = counters[slot * FIELDS + 1]
+                        mark(trace, level, 1)
                     top_steps += 1
                     relaxed += grown_edges
                     state = make_state(a, bits, stamp, level, pending, far, counters, FAR + far_side, far_side * n,
@@ -661,6 +616,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                                    1 - parity, far, FAR + far_side, far_side * n):
                             rnd += 1
                 was_bottom_up = bottom_up
+            mark(trace, level, 2)
             grid.sync()
             level += 1
         if tid == 0:
@@ -673,6 +629,10 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
             result[6] = advances
             result[7] = directions
 
+    if max_registers is None:
+        max_registers = device_facts().registers_per_sm // THREADS_PER_SM
+    if max_registers and hardware:     # the simulator has no such option
+        return kernel_jit(max_registers=int(max_registers))(kernel)
     return kernel_jit(kernel)
 
 
@@ -688,7 +648,8 @@ class FrontierLoopTraversal:
 
     def __init__(self, algorithm: str, kind: str, *, weighted: bool = False, balance: str = "lb",
                  block: int = 256, alpha: float = 14.0, beta: float = 24.0, delta: float = 1.0,
-                 workspace: Workspace | None = None):
+                 workspace: Workspace | None = None, trace_levels: int = 0,
+                 max_registers: int | None = MAX_REGISTERS):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {ALGORITHMS}, not {algorithm!r}")
         self.algorithm, self.kind = algorithm, kind
@@ -699,11 +660,16 @@ class FrontierLoopTraversal:
         self.grid = 0
         self.hardware = not on_simulator()
         self._result = None
+        self.last_kernel = None                 # the kernel the last run launched (diagnostics)
         self._tune = None
         self._queues: tuple | None = None
         self._bitmaps: tuple | None = None
         self._optimizing = False
         self._entries = 0
+        self.trace_levels = int(trace_levels)   # > 0: stamp that many levels per block (diagnostics)
+        self.max_registers = max_registers
+        self._trace = None
+        self._no_trace = None
 
     def launch_block(self) -> int:
         # the simulator's warp intrinsics are block-wide exchanges: one warp per block there
@@ -737,8 +703,10 @@ class FrontierLoopTraversal:
         optimizing = bfs and not view.directed
         self._optimizing = optimizing
         self._entries = m
+        traced = self.trace_levels > 0
         kernel = frontier_loop_kernel(view.kind, self.algorithm, self.weighted, block, group, optimizing,
-                                      self.hardware)
+                                      self.hardware, traced, self.max_registers)
+        self.last_kernel = kernel
         small, chunks = self._queue_arrays(n, m, group)
         counters = ws.get("frontier.counters", np.int64, COUNTERS)
         self._result = result = ws.get("frontier.result", np.int64, RESULT)
@@ -756,8 +724,10 @@ class FrontierLoopTraversal:
         if self._tune is None:
             self._tune = cuda.to_device(self.tune_values)
         bits = out.view(np.int64) if not bfs else counters
+        if self._no_trace is None:
+            self._no_trace = cuda.device_array((1, 1, 1), np.int64)   # untraced kernels never touch it
         args = (view.args, np.int64(n), np.int64(m), np.int64(source), out, bits, stamp, small, chunks, counters,
-                result, fb, far, pending, fstamp, self._tune)
+                result, fb, far, pending, fstamp, self._tune, self._no_trace)
         if not self.hardware:
             grid = 1                           # the simulator's grid sync is one block's syncthreads
         else:
@@ -768,12 +738,20 @@ class FrontierLoopTraversal:
                                       f"this GPU; use a smaller block")
             grid = loop_grid(block, limit, max(n, m // PER_LANE))
         self.grid = grid
+        if traced:
+            self._trace = cuda.to_device(np.zeros((self.trace_levels, grid, TRACE_STAMPS), np.int64))
+            args = args[:-1] + (self._trace,)
         try:
             kernel[grid, block, stream](*args)
         except CudaAPIError as exc:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise DeviceLoopError(f"the cooperative launch of {grid} blocks x {block} threads was refused "
                                   f"({first}); use a smaller block") from None
+
+    @property
+    def trace(self):
+        """The last traced run's stamps, int64[levels, blocks, TRACE_STAMPS] on the host (0: not reached)."""
+        return None if self._trace is None else self._trace.copy_to_host()
 
     @property
     def last_run(self) -> dict:
@@ -794,3 +772,34 @@ class FrontierLoopTraversal:
                        relaxations=relaxed, relaxations_per_edge=relaxed / max(self._entries, 1),
                        delta=float(self.tune_values[2]))
         return out
+
+
+def level_trace(trace: np.ndarray, levels: int) -> list[dict]:
+    """Per level, from a traced run's stamps (nanoseconds of ``globaltimer``; thread 0 of each
+    block: 0 at the level's start, 1 after a direction switch's conversion, 2 before the grid
+    sync that ends the level), in µs: ``period`` (the first start to the next level's first
+    start, or to the last block's arrival for the last level), ``convert`` (the first start to
+    the last block past the conversion; 0 without a switch), ``work`` (the first start to the
+    last block's arrival) and ``median_block`` (a block's own start to its arrival, median over
+    blocks)."""
+    rows = []
+    count = min(int(levels), trace.shape[0])
+
+    def first_start(st):
+        stamped = st[:, 0][st[:, 0] > 0]          # 0: a block that left no stamp
+        return stamped.min() if len(stamped) else 0
+
+    for lv in range(count):
+        st = trace[lv]
+        start = first_start(st)
+        if start == 0:
+            continue
+        arrival = st[:, 2].max()
+        end = first_start(trace[lv + 1]) if lv + 1 < count else arrival
+        end = end if end > 0 else arrival
+        converted = st[:, 1].max()
+        both = (st[:, 0] > 0) & (st[:, 2] > 0)
+        rows.append({"level": lv, "period": (end - start) / 1e3, "work": (arrival - start) / 1e3,
+                     "convert": (converted - start) / 1e3 if converted > 0 else 0.0,
+                     "median_block": float(np.median(st[both, 2] - st[both, 0])) / 1e3 if both.any() else 0.0})
+    return rows

@@ -216,11 +216,12 @@ def ptx_kernels(variant):
             tag = (f"{view_name} {variant.family}{' weighted' if weighted else ''} group={group}"
                    f"{' optimizing' if optimizing else ''}")
             if frontier:
-                # (g, n, m, source, out, bits, stamp, small, chunks, counters, result, fb, far, pending, fstamp, tune)
+                # (g, n, m, source, out, bits, stamp, small, chunks, counters, result, fb, far, pending, fstamp,
+                #  tune, trace)
                 kernel = frontier_loop.frontier_loop_kernel(kind, variant.family, weighted, 256, group, optimizing,
                                                             True)
                 args = (g, n, n, n, out, i64, i32, i64_3d, i64_3d, i64, i64, array_type(np.uint32, 2), i32, i32,
-                        i32, f64)
+                        i32, f64, i64_3d)
                 kernels.append((f"frontier loop[{tag}]", kernel, args))
             else:
                 # (g, n, m, source, out, bits, stamp, small, chunks, counters, result, trace)
