@@ -57,6 +57,14 @@ CHECK = ("gen:chung_lu:n=30000,avg_degree=12,exponent=2.9", "gen:chung_lu:n=3000
          "gen:geometric:n=30000,radius=0.012", "gen:geometric:n=15000,radius=0.03",
          "gen:stencil:kind=7pt,nx=30", "gen:stencil:kind=9pt,nx=150", "gen:gnm:n=20000,m=160000",
          "gen:rmat:scale=15,edge_factor=4", "gen:delaunay:n=100000", "gen:grid2d:nx=200,ny=200")
+#: ``--check2``: the pair-density branch's check (chosen after --check; half sparse random-like,
+#: half clustered, none in the earlier sets; benchmarks/diag/kclique_density_fit.py --new)
+CHECK2 = ("gen:rmat:scale=16,edge_factor=8,a=0.3,b=0.25,c=0.25,d=0.2",
+          "gen:chung_lu:n=100000,avg_degree=16,exponent=3.0",
+          "gen:chung_lu:n=50000,avg_degree=10,exponent=2.75", "gen:gnp:n=4000,p=0.02",
+          "gen:chung_lu:n=50000,avg_degree=10,exponent=2.6", "gen:geometric:n=50000,radius=0.01",
+          "gen:geometric:n=40000,radius=0.04,dim=3", "gen:rmat:scale=16,edge_factor=16",
+          "gen:chung_lu:n=50000,avg_degree=24,exponent=2.2", "gen:stencil:kind=27pt,nx=40")
 QUICK = ("USAir97.mtx", "ca-HepTh.mtx", "gen:rmat:scale=12,edge_factor=8", "gen:geometric:n=20000,radius=0.02")
 VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")
 AUTO = "gpu"
@@ -105,6 +113,7 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--inputs", help="inputs instead of the default set, separated by ';' (tests/data files, gen:...)")
     ap.add_argument("--check", action="store_true", help="the check set (graph families the rule was not fitted on)")
+    ap.add_argument("--check2", action="store_true", help="the second check set (for the pair-density branch)")
     ap.add_argument("--ks", default=None, help="comma-separated k (default 4,5,6,7; --quick 4,5)")
     ap.add_argument("--max-ms", type=float, default=300.0, help="skip larger k once the best took longer than this")
     ap.add_argument("--target", default="cuda", choices=("cuda", "sim"), help="sim: a smoke test of the script")
@@ -114,10 +123,11 @@ def main() -> int:
     from kernels.measure.environment import environment
 
     env = environment(args.target)
-    stem = f"kclique-auto-{'check-' if args.check else ''}{slug(env['device'].get('name', 'gpu'))}"
+    which = "check2-" if args.check2 else "check-" if args.check else ""
+    stem = f"kclique-auto-{which}{slug(env['device'].get('name', 'gpu'))}"
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    default_inputs = QUICK if args.quick else CHECK if args.check else REAL + GENERATED
+    default_inputs = QUICK if args.quick else CHECK2 if args.check2 else CHECK if args.check else REAL + GENERATED
     inputs = [i for i in args.inputs.split(";") if i] if args.inputs else list(default_inputs)
     ks = tuple(int(k) for k in args.ks.split(",")) if args.ks else ((4, 5) if args.quick else KS)
     started = time.perf_counter()

@@ -4,6 +4,7 @@ parsing and refusals, a run that records what was asked and what ran, ``--param 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -121,14 +122,58 @@ def test_the_kclique_rule_replays_the_measured_cases_within_the_goal():
             if row.get("verified") and "median_s" in row and row["nnz"] >= 2000:
                 times[(row["input"], row["k"])][row["variant"]] = row["median_s"]
                 hist[(row["input"], row["k"])] = row["dplus_hist"]
+    # each input's out-neighbour pair density, as the rule estimates it from the graph
+    # (benchmarks/diag/kclique_density_fit.py --write); the histograms alone cannot give it
+    density_file = files[0].parent / "kclique-pair-density.json"
+    density = json.loads(density_file.read_text()) if density_file.exists() else {}
     ratios = []
     variants = ("gpu-vertex", "gpu-edge", "gpu-list")
     for key, t in times.items():
         if all(v in t for v in variants):
-            pick = auto_rules.kclique_work(_search(np.repeat(np.arange(len(hist[key])), hist[key]), key[1])).value
+            search = _search(np.repeat(np.arange(len(hist[key])), hist[key]), key[1])
+            search = dataclasses.replace(search, pair_density=density.get(key[0], 1.0))
+            pick = auto_rules.kclique_work(search).value
             ratios.append(t[f"gpu-{pick}"] / min(t[v] for v in variants))
-    assert len(ratios) >= 100
+    assert len(ratios) >= 150 and len(density) >= 39
     assert sum(r <= 1.10 for r in ratios) >= 0.9 * len(ratios) and max(ratios) < 1.6
+
+
+def test_out_pair_density_estimates_the_share_of_adjacent_out_neighbour_pairs():
+    from kernels.algorithms.kclique.prepare import orient, simple_undirected
+    from kernels.graph.csr import CSRGraph
+    from kernels.graph.generators import gnp
+
+    def dag(g):
+        return orient(simple_undirected(g), "degree")
+
+    rows, cols = np.triu_indices(12, 1)
+    complete = dag(CSRGraph.from_edges(12, rows, cols, directed=False, both_directions=True))
+    assert auto_rules.out_pair_density(complete.indptr, complete.indices) == 1.0      # every pair an edge
+    star = dag(CSRGraph.from_edges(30, np.zeros(29, dtype=np.int64), np.arange(1, 30), directed=False,
+                                   both_directions=True))
+    assert auto_rules.out_pair_density(star.indptr, star.indices) == 0.0              # no vertex has two out-neighbours
+    sparse = dag(gnp(3000, 0.01, seed=3))
+    # exactly: oriented triangles over sum C(d+, 2), by SciPy
+    import scipy.sparse as sp
+    a = sp.csr_matrix((np.ones(len(sparse.indices)), sparse.indices, sparse.indptr), shape=(3000, 3000))
+    dplus = np.diff(sparse.indptr)
+    exact = float((a @ a).multiply(a).sum()) / float((dplus * (dplus - 1) // 2).sum())
+    estimate = auto_rules.out_pair_density(sparse.indptr, sparse.indices)
+    assert estimate == auto_rules.out_pair_density(sparse.indptr, sparse.indices)   # a fixed seed
+    assert abs(estimate - exact) < 0.01 and estimate < auto_rules.KCLIQUE_SPARSE_PAIRS
+
+
+def test_kclique_rule_takes_sorted_lists_where_out_neighbourhoods_are_nearly_empty():
+    skewed = [40] + [12] * 3000
+    for k in (4, 5, 6, 7):
+        dense = auto_rules.kclique_work(_search(skewed, k)).value
+        assert dense in ("vertex", "edge")
+        sparse = dataclasses.replace(_search(skewed, k), pair_density=0.01)
+        choice = auto_rules.kclique_work(sparse)
+        assert choice.value == "list" and "0.010 of out-neighbour pairs adjacent" in choice.reason
+    mesh = dataclasses.replace(_search([6] * 2_000 + [3] * 30_000, 5), pair_density=0.0)
+    assert auto_rules.kclique_work(mesh).value == "list"                              # the mesh branch's own words
+    assert "shallow" in auto_rules.kclique_work(mesh).reason
 
 
 def test_spmv_and_triangle_rules_widen_the_groups_of_inputs_too_small_to_fill_the_gpu():

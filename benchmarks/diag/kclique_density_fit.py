@@ -45,7 +45,15 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_kclique_auto import load  # noqa: E402
-from kernels.algorithms.auto_rules import KCLIQUE_SHALLOW, CliqueSearch, kclique_work  # noqa: E402
+
+from kernels.algorithms.auto_rules import (  # noqa: E402
+    KCLIQUE_PAIR_SAMPLES,
+    KCLIQUE_SHALLOW,
+    KCLIQUE_SPARSE_PAIRS,
+    CliqueSearch,
+    kclique_work,
+    out_pair_density,
+)
 from kernels.algorithms.kclique.prepare import orient, simple_undirected  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
@@ -53,47 +61,21 @@ SETS = {"fit": RESULTS / "kclique-auto-fit-nvidia-h100-80gb-hbm3.jsonl",
         "held-out": RESULTS / "kclique-auto-heldout-nvidia-h100-80gb-hbm3.jsonl",
         "check": RESULTS / "kclique-auto-check-nvidia-h100-80gb-hbm3.jsonl"}
 VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")
-#: the proposed constant: out-neighbour pairs adjacent under this share → sorted lists
-KCLIQUE_SPARSE_PAIRS = 0.03
-SAMPLES, SEED = 4096, 0
+SAMPLES = KCLIQUE_PAIR_SAMPLES
+#: ``--write``: each input's pair density, which tests/test_auto_params.py replays the rule with
+DENSITIES = RESULTS / "kclique-pair-density.json"
 #: proposed new check inputs (families/sizes in none of the three files): sparse random-like, then clustered
-NEW_SPARSE = ("gen:gnm:n=100000,m=600000", "gen:gnp:n=20000,p=0.001",
+#: (the last three sit near the threshold: two just under it, one just over)
+NEW_SPARSE = ("gen:rmat:scale=16,edge_factor=8,a=0.3,b=0.25,c=0.25,d=0.2",
               "gen:chung_lu:n=100000,avg_degree=16,exponent=3.0",
-              "gen:rmat:scale=16,edge_factor=8,a=0.3,b=0.25,c=0.25,d=0.2",
+              "gen:chung_lu:n=50000,avg_degree=10,exponent=2.75", "gen:gnp:n=4000,p=0.02",
               "gen:chung_lu:n=50000,avg_degree=10,exponent=2.6")
 NEW_CLUSTERED = ("gen:geometric:n=50000,radius=0.01", "gen:geometric:n=40000,radius=0.04,dim=3",
                  "gen:rmat:scale=16,edge_factor=16", "gen:chung_lu:n=50000,avg_degree=24,exponent=2.2",
                  "gen:stencil:kind=27pt,nx=40")
 
 
-# ---- the feature ---------------------------------------------------------------------------
-
-def out_pair_density(indptr: np.ndarray, indices: np.ndarray, samples: int = SAMPLES, seed: int = SEED) -> float:
-    """Share of out-neighbour pairs {u < w} of a vertex that are an edge u → w of the DAG (sorted
-    out-lists, targets above sources), estimated from ``samples`` pairs drawn with probability
-    proportional to C(d⁺, 2) per vertex; 0.0 when no vertex has two out-neighbours."""
-    indptr = np.asarray(indptr, dtype=np.int64)
-    dplus = np.diff(indptr)
-    pairs = np.cumsum(dplus * (dplus - 1))                 # 2 C(d⁺, 2), running
-    if len(pairs) == 0 or pairs[-1] <= 0:
-        return 0.0
-    rng = np.random.default_rng(seed)
-    v = np.searchsorted(pairs, np.sort(rng.integers(0, pairs[-1], samples)), side="right")
-    d = dplus[v]
-    i = (rng.random(samples) * d).astype(np.int64)
-    j = (rng.random(samples) * (d - 1)).astype(np.int64)
-    j += j >= i                                            # two distinct positions of v's out-list
-    u = indices[indptr[v] + np.minimum(i, j)]
-    w = indices[indptr[v] + np.maximum(i, j)]              # u < w: out-lists are sorted
-    lo, hi = indptr[u], indptr[u + 1]                      # is w in u's out-list? binary search
-    for _ in range(int(dplus.max()).bit_length() + 1):
-        active = lo < hi
-        mid = (lo + hi) >> 1
-        less = indices[np.minimum(mid, len(indices) - 1)] < w
-        lo, hi = np.where(active & less, mid + 1, lo), np.where(active & ~less, mid, hi)
-    found = (lo < indptr[u + 1]) & (indices[np.minimum(lo, len(indices) - 1)] == w)
-    return float(found.mean())
-
+# ---- the feature: out_pair_density, as the rule computes it (kernels/algorithms/auto_rules.py) ----
 
 def exact_pair_density(indptr: np.ndarray, indices: np.ndarray) -> float:
     """Oriented triangles / sum C(d⁺, 2), exactly (SciPy; for checking the estimate)."""
@@ -113,11 +95,13 @@ def dag_of(graph):
 # ---- the rules -----------------------------------------------------------------------------
 
 def current(search: CliqueSearch, density: float) -> str:
+    """The rule before the pair-density branch (the density left unknown: 1.0)."""
     return kclique_work(search).value
 
 
 def proposed(search: CliqueSearch, density: float, threshold: float = KCLIQUE_SPARSE_PAIRS) -> str:
-    """The proposed branch, first in ``kclique_work`` after ``shallow``; else the rule as it is."""
+    """The pair-density branch at ``threshold`` (shipped: ``KCLIQUE_SPARSE_PAIRS``, the same as
+    ``kclique_work`` given the density), first after ``shallow``; else the rule before it."""
     if search.max_out_degree > KCLIQUE_SHALLOW and density < threshold:
         return "list"
     return kclique_work(search).value
@@ -167,14 +151,14 @@ def score(rs: list[float]) -> tuple[int, int, float]:
     return sum(r <= 1.10 for r in rs), len(rs), max(rs) if rs else 0.0
 
 
-def fit_threshold(cases: list[dict], feats: dict, sms: int) -> float:
+def fit_threshold(cases: list[dict], feats: dict) -> float:
     """The threshold that maximizes the cases within 10 % (then the lowest worst ratio, then the
     lowest sum of log ratios) on ``cases``: every distinct density is a cut; the best cuts'
     span, from the largest density below to the smallest above, gives its geometric middle."""
     dens = sorted({feats[c["input"]]["density"] for c in cases})
     bounds = [0.0] + dens + [1.0]
     scored = []
-    for a, b in zip(bounds[:-1], bounds[1:]):                   # threshold in (a, b]: densities <= a take the branch
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):      # threshold in (a, b]: densities <= a take the branch
         t = b if b > a else a
         rs = [ratio(c, proposed(c["search"], feats[c["input"]]["density"], t)) for c in cases]
         within, _, worst = score(rs)
@@ -191,6 +175,8 @@ def main() -> int:
     ap.add_argument("--sms", type=int, default=132, help="the measuring GPU's SM count (H100: 132)")
     ap.add_argument("--samples", type=int, default=SAMPLES)
     ap.add_argument("--threshold", type=float, default=KCLIQUE_SPARSE_PAIRS)
+    ap.add_argument("--write", action="store_true",
+                    help=f"write each input's density (the rule's estimate) to {DENSITIES.name} for the replay test")
     ap.add_argument("--exact", action="store_true", help="also the exact density (SciPy), to check the estimate")
     ap.add_argument("--new", action="store_true", help="the feature and both rules' picks on the proposed new inputs")
     ap.add_argument("--cost-spec", default="gen:chung_lu:n=100000,avg_degree=20,exponent=2.5",
@@ -205,8 +191,11 @@ def main() -> int:
     print(f"{len(specs)} inputs of >= {args.min_nnz} entries loaded and oriented in {time.perf_counter() - t0:.0f} s\n")
     for c in cases:
         c["search"] = CliqueSearch.of(feats[c["input"]]["dplus"], c["k"], args.sms)
+    if args.write:
+        DENSITIES.write_text(json.dumps({spec: feats[spec]["density"] for spec in specs}, indent=1) + "\n")
+        print(f"wrote {DENSITIES.relative_to(ROOT)}")
 
-    print(f"{'input':52s} {'edges':>8s} {'d+max':>5s} {'density':>8s}" + (" {:>8s}".format("exact") if args.exact else ""))
+    print(f"{'input':52s} {'edges':>8s} {'d+max':>5s} {'density':>8s}" + ("    exact" if args.exact else ""))
     for spec in specs:
         f = feats[spec]
         print(f"{spec[:52]:52s} {f['edges']:8d} {int(f['dplus'].max()):5d} {f['density']:8.4f}"
@@ -235,12 +224,12 @@ def main() -> int:
           + "".join(f"\n  {c['set']} {c['input']} k={c['k']}" for c in worse))
 
     # leave one graph out: the threshold refitted on every other graph's cases, scored on this graph's
-    fitted = fit_threshold(cases, feats, args.sms)
+    fitted = fit_threshold(cases, feats)
     print(f"\nthreshold refitted on all cases: {fitted:.4f} (proposed constant {args.threshold:g})")
     logo: dict = defaultdict(list)
     moved = []
     for spec in specs:
-        t = fit_threshold([c for c in cases if c["input"] != spec], feats, args.sms)
+        t = fit_threshold([c for c in cases if c["input"] != spec], feats)
         for c in cases:
             if c["input"] == spec:
                 r = ratio(c, proposed(c["search"], feats[spec]["density"], t))
@@ -252,7 +241,7 @@ def main() -> int:
         w, n, x = score(logo[s])
         print(f"  LOGO {s:9s} {w:3d}/{n:<3d} worst x{x:.2f}")
     # the honest check: threshold from fit + held-out only, scored on the check set
-    t_fh = fit_threshold([c for c in cases if c["set"] != "check"], feats, args.sms)
+    t_fh = fit_threshold([c for c in cases if c["set"] != "check"], feats)
     rs = [ratio(c, proposed(c["search"], feats[c["input"]]["density"], t_fh)) for c in cases if c["set"] == "check"]
     w, n, x = score(rs)
     print(f"threshold from fit + held-out only: {t_fh:.4f}; on the check set {w}/{n} worst x{x:.2f}")
@@ -275,7 +264,7 @@ def main() -> int:
     for spec in near:
         dag = dag_of(load(spec))
         est = [out_pair_density(dag.indptr, dag.indices, args.samples, seed) for seed in range(1, 11)]
-        print(f"seeds 1..10 on {spec[:48]}: {min(est):.4f}..{max(est):.4f} (seed {SEED}: {feats[spec]['density']:.4f})")
+        print(f"seeds 1..10 on {spec[:48]}: {min(est):.4f}..{max(est):.4f} (seed 0: {feats[spec]['density']:.4f})")
 
     if args.new:
         print("\nproposed new check inputs (no timings: to be measured on a GPU)")

@@ -13,6 +13,7 @@ Only NumPy at module level: the registry imports this module when it lists the a
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -39,6 +40,11 @@ KCLIQUE_TINY_SEARCH = 7.0e3
 #: k-clique at k = 5: edge-centric once the largest vertex's longest subtree is this share of one
 #: SM's even share of all the vertices' longest subtrees
 KCLIQUE_TAIL5 = 0.3
+#: k-clique: under this share of out-neighbour pairs adjacent (sparse random-like graphs, almost
+#: no cliques) sorted lists win whatever the subset count says: they prune at the first intersection
+KCLIQUE_SPARSE_PAIRS = 0.03
+#: out-neighbour pairs sampled for that share (a fixed seed: ``auto`` depends on the input only)
+KCLIQUE_PAIR_SAMPLES = 4096
 
 
 def pow2_floor(x: float) -> int:
@@ -179,6 +185,7 @@ class CliqueSearch:
     total_search: float          # sum over vertices of C(d⁺, k-1)
     sms: int
     longest_subtree_share: float = 0.0   # see ``of``
+    pair_density: float = 1.0            # share of out-neighbour pairs adjacent (out_pair_density); 1: unknown
 
     @classmethod
     def of(cls, out_degrees: np.ndarray, k: int, sms: int) -> CliqueSearch:
@@ -203,6 +210,37 @@ class CliqueSearch:
         return self.max_out_degree / self.mean_out_degree if self.mean_out_degree > 0 else 0.0
 
 
+def out_pair_density(indptr: np.ndarray, indices: np.ndarray, samples: int = KCLIQUE_PAIR_SAMPLES,
+                     seed: int = 0) -> float:
+    """The share of a vertex's out-neighbour pairs {u < w} that are an edge u → w of the oriented
+    DAG (sorted out-lists, every edge from a lower to a higher id): oriented triangles over
+    sum C(d⁺, 2), estimated from ``samples`` pairs drawn in proportion to C(d⁺, 2) per vertex, each
+    looked up by a binary search in u's list (O(n + samples · log d⁺max): about 1 ms on 10⁶
+    edges). 0.0 when no vertex has two out-neighbours. What the subset count cannot see: on a
+    sparse random graph almost no subset is a clique (benchmarks/diag/kclique_density_fit.py)."""
+    indptr = np.asarray(indptr, dtype=np.int64)
+    dplus = np.diff(indptr)
+    pairs = np.cumsum(dplus * (dplus - 1))                 # 2 C(d⁺, 2), running
+    if len(pairs) == 0 or pairs[-1] <= 0:
+        return 0.0
+    rng = np.random.default_rng(seed)
+    v = np.searchsorted(pairs, np.sort(rng.integers(0, pairs[-1], samples)), side="right")
+    d = dplus[v]
+    i = (rng.random(samples) * d).astype(np.int64)
+    j = (rng.random(samples) * (d - 1)).astype(np.int64)
+    j += j >= i                                            # two distinct positions of v's out-list
+    u = indices[indptr[v] + np.minimum(i, j)]
+    w = indices[indptr[v] + np.maximum(i, j)]              # u < w: out-lists are sorted
+    lo, hi = indptr[u], indptr[u + 1]                      # is w in u's out-list? binary search
+    for _ in range(int(dplus.max()).bit_length() + 1):
+        active = lo < hi
+        mid = (lo + hi) >> 1
+        less = indices[np.minimum(mid, len(indices) - 1)] < w
+        lo, hi = np.where(active & less, mid + 1, lo), np.where(active & ~less, mid, hi)
+    found = (lo < indptr[u + 1]) & (indices[np.minimum(lo, len(indices) - 1)] == w)
+    return float(found.mean())
+
+
 def kclique_work(search: CliqueSearch) -> AutoChoice:
     """``vertex`` (a block per vertex, binary-encoded), ``edge`` (a block per oriented edge) or
     ``list`` (a block per vertex, sorted-list intersections), from the search the input implies
@@ -210,6 +248,11 @@ def kclique_work(search: CliqueSearch) -> AutoChoice:
     least 2,000 edges at k = 4..7 (``benchmarks/bench_kclique_auto.py``; leave-one-graph-out:
     within 10 % of the best variant in 107 of 115 cases, worst 1.51x; docs/defaults.md):
 
+    * first, any k: ``list`` where under 3 % of the out-neighbour pairs are adjacent
+      (``pair_density``, :func:`out_pair_density`) on a graph that is not a mesh: a sparse
+      random-like graph has almost no cliques, and sorted lists prune at the first intersection
+      (added after a check on graph families the rule had not seen: 34 of 40 cases within 10 %,
+      worst 2.1x, all on such graphs; replayed with it, 40 of 40 and no fitted case worse);
     * k = 4 (one level of AND + popc): ``vertex`` from 5·10⁵ subsets in all (a vertex's bitmap is
       encoded once and shared by its d⁺ edges); ``list`` on a mesh (d⁺max <= 8) with >= 5·10⁴
       (merging short lists beats bitmaps and three times as many edge blocks); else ``edge`` (a
@@ -223,6 +266,10 @@ def kclique_work(search: CliqueSearch) -> AutoChoice:
     facts = (f"k={s.k}, d⁺max {s.max_out_degree}, mean out-degree {s.mean_out_degree:.1f}, "
              f"{s.total_search:.3g} subsets of k-1 out-neighbours in all")
     shallow = s.max_out_degree <= KCLIQUE_SHALLOW
+    if not shallow and s.pair_density < KCLIQUE_SPARSE_PAIRS:
+        return AutoChoice("list", f"{facts}: {s.pair_density:.3f} of out-neighbour pairs adjacent "
+                                  f"(< {KCLIQUE_SPARSE_PAIRS:g}): almost no cliques, sorted lists prune at "
+                                  "the first intersection → sorted lists (gpu-list)")
     if s.k <= 4:
         if s.total_search >= KCLIQUE_K4_SEARCH:
             return AutoChoice("vertex", f"{facts}: k <= 4 with a real search (>= {KCLIQUE_K4_SEARCH:.0e}): a bitmap "
@@ -268,7 +315,9 @@ def kclique_work_rule(problem: Problem, params: dict, target: str) -> AutoChoice
     # the SMs of the GPU it runs on; elsewhere (simulator, a CPU-only ``info``) the nominal H100's
     sms = multiprocessors() if needs_gpu(target) else NOMINAL.multiprocessors
     dag = problem.data["oriented"]
-    return kclique_work(CliqueSearch.of(np.diff(dag.indptr), int(params["k"]), sms))
+    search = dataclasses.replace(CliqueSearch.of(np.diff(dag.indptr), int(params["k"]), sms),
+                                 pair_density=out_pair_density(dag.indptr, dag.indices))
+    return kclique_work(search)
 
 
 def kclique_group_rule(work: str | None):
