@@ -322,3 +322,33 @@ def test_thread_per_vertex_balance_too(variant, extra):
     run(read_graph(data_path("dolphins.mtx")), "bfs", variant, source=3, balance="tpv", **BACK_AND_FORTH, **extra)
     far = SSSP_VARIANTS[IDS.index("slotted" if "slotted" in variant else "csr")]
     run(read_graph(data_path("USAir97.mtx")), "sssp", far[0], source=3, balance="tpv", delta=0.05, **far[1])
+
+
+def test_a_traced_frontier_run_gives_the_same_levels_and_a_row_per_level():
+    """The diagnostic trace (``trace_levels``, benchmarks/diag/frontier_trace.py): the traced
+    kernel labels as the untraced one, on CSR and on slotted pages, and ``level_trace`` gives
+    every level a row, with a conversion time only where the direction switched."""
+    from numba import cuda
+
+    from kernels.algorithms.traversal.frontier_loop import FrontierLoopTraversal, level_trace
+    from kernels.graph.device import DeviceMirror
+    from kernels.graph.slotted import SlottedGraph
+    from kernels.operators.views import slotted_view, upload_csr
+
+    g = read_graph(data_path("karate.mtx"))
+    views = {"csr": upload_csr(g), "slotted": slotted_view(DeviceMirror(SlottedGraph.from_csr(g, page_size=16)))}
+    for kind, view in views.items():
+        answers = []
+        for trace_levels in (0, 40):
+            loop = FrontierLoopTraversal("bfs", kind, alpha=1e6, beta=0.0, trace_levels=trace_levels)
+            out = cuda.device_array(g.n_rows, np.int32)
+            loop.run(view, 0, out)
+            answers.append(out.copy_to_host())
+        assert np.array_equal(answers[0], answers[1])
+        run = loop.last_run
+        rows = level_trace(loop.trace, run["levels"])
+        assert [r["level"] for r in rows] == list(range(run["levels"]))
+        assert all(r["period"] >= r["work"] >= 0 for r in rows)
+        steps = run["steps"]
+        switched = {lv for lv in range(1, len(steps)) if steps[lv] != steps[lv - 1]}
+        assert switched and all((r["convert"] > 0) == (r["level"] in switched) for r in rows), (steps, rows)

@@ -77,3 +77,15 @@ def test_a_vertex_added_past_the_directory_grows_it():
     mirror.sync()
     assert len(mirror.directory[0]) >= g.next_vertex_id > before
     check(mirror)
+
+
+def test_a_graph_emptied_of_every_vertex_leaves_no_stale_entry():
+    # the index shrinks to no columns: nothing to upload, but the directory must still follow
+    g = SlottedGraph.from_csr(random_graph(6, 8, 2), page_size=16)
+    mirror = DeviceMirror(g)
+    for v in range(6):
+        if g.has_vertex(v):
+            g.remove_vertex(v)
+    mirror.sync()
+    assert not directory_problems(mirror)
+    assert not mirror.directory[1].copy_to_host().any()

@@ -252,7 +252,10 @@ def kclique_work(search: CliqueSearch) -> AutoChoice:
       (``pair_density``, :func:`out_pair_density`) on a graph that is not a mesh: a sparse
       random-like graph has almost no cliques, and sorted lists prune at the first intersection
       (added after a check on graph families the rule had not seen: 34 of 40 cases within 10 %,
-      worst 2.1x, all on such graphs; replayed with it, 40 of 40 and no fitted case worse);
+      worst 2.1x, all on such graphs; replayed with it, 40 of 40 and no fitted case worse; a
+      second check, chosen before its run: 33 of 39 within 10 %, worst 1.9x -- a Chung-Lu graph
+      just above the threshold, and G(n, p) at k = 4 where the branch took ``list`` and
+      ``vertex`` was 1.3x faster; all 194 cases measured: 185 within 10 %);
     * k = 4 (one level of AND + popc): ``vertex`` from 5·10⁵ subsets in all (a vertex's bitmap is
       encoded once and shared by its d⁺ edges); ``list`` on a mesh (d⁺max <= 8) with >= 5·10⁴
       (merging short lists beats bitmaps and three times as many edge blocks); else ``edge`` (a

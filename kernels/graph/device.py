@@ -200,14 +200,15 @@ class DeviceMirror:
         else:
             moved, copies = self._upload_runs(runs, pool, wpool)
         index_bytes = 0
-        if g.index_dirty:
+        index_changed = g.index_dirty
+        if index_changed:
             if index.shape[1] > self.index.shape[1]:
                 self.index = cuda.device_array((4, self._with_headroom(index.shape[1])), dtype=np.int32)
                 reallocated = True
             index_bytes, n_copies = self._upload_index(index)
             copies += n_copies
-        if pages_moved or index_bytes or self.directory is None:
-            self.refresh_directory()
+        if pages_moved or index_changed or self.directory is None:
+            self.refresh_directory()          # an index shrunk to no columns uploads nothing: still changed
         cuda.synchronize()
         report = SyncReport("sync", pages_moved, moved + index_bytes, time.perf_counter() - t0,
                             copies=copies, index_bytes=index_bytes, reallocated=reallocated,

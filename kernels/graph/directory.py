@@ -5,8 +5,9 @@ holds which first vertex, so a kernel *can* find any list from the pages alone: 
 over the index, then one over the page's slots (about 26 dependent memory reads on a graph of
 4 M vertices). Traversal kernels do that once for every vertex they put in a frontier, and a
 bottom-up step once for every unvisited vertex, each a chain of reads the whole grid then waits
-for at the next grid sync: on an H100 the direction-optimizing BFS on slotted pages took 2.2x
-the CSR time on R-MAT 22, and 1.6x a level on a road-like mesh (benchmarks/diag/frontier_trace.py).
+for at the next grid sync: on an H100 the direction-optimizing BFS on slotted pages took 3.56x
+the CSR time on R-MAT 22 (2.2x once compiled for two blocks per SM), and 1.6x on a road-like
+mesh (the frontier suite; benchmarks/diag/frontier_trace.py).
 
 The directory is what dynamic GPU structures keep per vertex (Hornet's vertex array: a pointer
 and a degree): ``loc`` int64 and ``degree`` int32 for every vertex id, derived from the pages:
@@ -74,7 +75,7 @@ def _fill(pool, index, num_pages, P, loc, degree):
 
 
 @functools.cache
-def _kernels():
+def directory_kernels():
     global cuda, int64
     from numba import cuda as numba_cuda
     from numba import int64 as numba_int64
@@ -96,7 +97,7 @@ def _launch_shape(items: int) -> tuple[int, int]:
 def build(pool, index, num_pages: int, page_size: int, loc, degree) -> None:
     """Fill ``loc``/``degree`` (device arrays of the same length, at least the vertex ids in
     use) from the device pages; queued on the default stream, not waited for."""
-    clear, fill = _kernels()
+    clear, fill = directory_kernels()
     grid, block = _launch_shape(len(loc))
     clear[grid, block](loc, degree)
     if num_pages:

@@ -12,8 +12,8 @@ form (shared memory + ``syncthreads``; no warp shuffles or ballots):
 * :mod:`.compute` -- ``Compute``: apply a function to every item (a map).
 * :mod:`.intersection` -- ``segmented_intersection``: common neighbours of vertex pairs.
 * :mod:`.scan` -- the device exclusive scan they use (block scans + a scan of the block sums).
-* :mod:`.views` -- how a kernel finds a vertex's adjacency list: in the page pool (binary
-  search over the page index, then over the page's slots; large lists span pages) or in CSR.
+* :mod:`.views` -- how a kernel finds a vertex's adjacency list: in the page pool (through the
+  mirror's vertex directory; large lists span pages) or in CSR.
 * :mod:`.device_updates` -- ``DeviceUpdater``: a batch of edge updates applied to a mirror's
   pages by device kernels (planned by the scans above), replayed on the host and compared.
 * :mod:`.live_pages` -- ``LivePages``: a slotted structure whose device mirror persists

@@ -8,8 +8,8 @@ and scalars, passed through to the functor.
 Load balancing is a launch parameter, as in Gunrock:
 
 * ``"lb"`` (load-balanced, the thesis' method): (1) a scan kernel *locates* each frontier
-  vertex's list (:mod:`.views`: binary search over the page index, then over the page's
-  slots) and scans the degrees exclusively (:mod:`.scan`); (2) a partition kernel finds, for
+  vertex's list (:mod:`.views`: the slotted mirror's vertex directory, or CSR's row
+  pointers) and scans the degrees exclusively (:mod:`.scan`); (2) a partition kernel finds, for
   each tile of ``block * ITEMS`` output positions, the frontier vertex of its first position
   (binary search over the scan); (3) the expansion kernel stages that stretch of the scan in
   shared memory and every output position finds its source there by binary search, so each

@@ -9,7 +9,9 @@ device functions. The rules (what is refused, in which order) are
 Batches of at most ``COMPACT_MAX_ENTRIES`` adjacency entries take the compact path
 (:meth:`DeviceUpdater._apply_compact`): grouped by source on the host with numpy, then six
 launches (seven with weight changes) sized by the batch's touched vertices and units, one
-read-back before writing and one after; the only pass over the whole graph is the index shift.
+read-back before writing and one after; the passes over the whole graph are the index shift
+and, after writing, the rebuild of the mirror's vertex directory (two launches over every id and
+page: 37-133 us on the graphs of docs/benchmarks.md).
 Larger batches take the full-graph path (:meth:`DeviceUpdater._apply_full`), no per-edge host
 work and one read-back before anything is written:
 
@@ -859,7 +861,8 @@ class DeviceUpdater:
 
     def _apply_compact(self, batch: batch_rules.Batch) -> np.ndarray:
         """A batch whose work is sized by its touched vertices and units (see the module):
-        the only pass over the whole graph is the index shift (blocks of ``write_c``, a copy of columns)."""
+        the only pass over the whole graph here is the index shift (blocks of ``write_c``, a copy of
+        columns); ``_apply_on_device`` then rebuilds the vertex directory."""
         k = _kernels()
         cuda = k.cuda
         g, mirror, ws = self.graph, self.mirror, self.workspace

@@ -184,6 +184,11 @@ def batch_update_kernels(t: dict):
                 (f"updates compact write[{wname}]", k.write_c, (n, n, n, i64, i64_2d, i64_2d, i32_2d, i64, i32, w, i32,
                                                                 i32_2d, n, i64, i64, n, i64, w, i32, n, i32, w, n, u8,
                                                                 i64, i32_2d))]
+    # the vertex directory every batch (and every sync) rebuilds (kernels/graph/directory.py)
+    from kernels.graph import directory
+
+    clear, fill = directory.directory_kernels()
+    out += [("directory clear", clear, (i64, i32)), ("directory fill", fill, (i32, i32_2d, n, n, i64, i32))]
     return out
 
 

@@ -119,7 +119,7 @@ FAMILY.add(Variant(
     gpu_maker("bfs", "csr"), params=(BALANCE, DIRECTION, BLOCK, LOOP), launch=loop_launch(False)))
 FAMILY.add(Variant(
     "gpu-slotted", "gpu", "the same operators on the device page pool of a slotted graph: each frontier vertex "
-    "found by binary search over the page index and its page's slots; bottom-up steps walk the pages",
+    "found through the mirror's vertex directory (its list's handle and degree); bottom-up steps walk the pages",
     gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, BALANCE, DIRECTION, BLOCK, LOOP), live_pages=True,
     launch=loop_launch(True)))
 FAMILY.add(Variant(
@@ -128,8 +128,8 @@ FAMILY.add(Variant(
     "arguments (a sweep over them compiles nothing)",
     gpu_maker("bfs", "csr"), params=(ALPHA, BETA, BALANCE, BLOCK), launch=frontier_launch(False)))
 FAMILY.add(Variant(
-    "gpu-do-slotted", "gpu", "gpu-do on the device page pool of a slotted graph: a bottom-up step gives each warp a "
-    "page, whose slots name its vertices (no search)",
+    "gpu-do-slotted", "gpu", "gpu-do on the device page pool of a slotted graph: lists found through the mirror's "
+    "vertex directory, two loads as on CSR, so both steps run gpu-do's code",
     gpu_maker("bfs", "slotted"), params=(PAGE_SIZE, ALPHA, BETA, BALANCE, BLOCK), live_pages=True,
     launch=frontier_launch(True)))
 FAMILY.add(Variant(

@@ -527,7 +527,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                             v = small[parity, 0, k] if k < n_small else chunks[parity, 0, k - n_small]
                             cuda.atomic.or_(fb, (slot, v >> 5), uint32(1) << uint32(v & 31))
                         grid.sync()
-                    mark(trace, level, 1)
+                        mark(trace, level, 1)
                     bottom_steps += 1
                     if level < TRACED_LEVELS:
                         directions |= int64(1) << level
