@@ -122,13 +122,19 @@ def test_a_batch_larger_than_the_free_slots_opens_pages_on_the_device():
     assert mirror.capacity_pages >= g.physical_pages_used > capacity      # the device pool grew
 
 
-def test_weight_changes_on_the_device():
-    g, _, updater = _pair(random_graph(20, 40, 8, weighted=True), page_size=32)
+def test_weight_changes_on_the_device(monkeypatch):
+    g, mirror, updater = _pair(random_graph(20, 40, 8, weighted=True), page_size=32)
     twin = g.copy()
     u, v = 3, int(g.neighbors(3)[0])
     model = model_apply(edge_dict(g), False, reweight=([u], [v], [9.0]))
+    rebuilds = []
+    refresh = mirror.refresh_directory
+    monkeypatch.setattr(mirror, "refresh_directory", lambda: rebuilds.append(1) or refresh())
     _apply_both(g, updater, twin, reweight=([u], [v], [9.0]))
     assert edge_dict(g) == model
+    assert rebuilds == []                 # weights move no list: the vertex directory is left as it is
+    _apply_both(g, updater, twin, delete=([u], [v]))
+    assert rebuilds == [1]
 
 
 def test_entries_far_down_a_hubs_list_are_found_by_the_warp_search():

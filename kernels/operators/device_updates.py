@@ -837,9 +837,10 @@ class DeviceUpdater:
         else:
             pages = self._apply_full(batch)
         # lists moved and index columns shifted: the traversal kernels' directory follows (its
-        # time is the batch's: kernels.graph.directory)
-        self.mirror.refresh_directory()
-        cuda.synchronize()
+        # time is the batch's: kernels.graph.directory). Weight changes move no list: skipped
+        if len(batch.insert_u) or len(batch.delete_u):
+            self.mirror.refresh_directory()
+            cuda.synchronize()
         return pages
 
     @staticmethod
