@@ -228,3 +228,15 @@ def test_compile_ahead_processes_run_at_a_lower_priority(monkeypatch):
     monkeypatch.setattr(os, "nice", lambda n: seen.append(n))
     launch.lower_priority()
     assert seen == [10] and launch.NICE_ENV not in os.environ
+
+
+def test_a_cell_finished_between_the_first_look_and_the_claim_is_not_claimed_again(tmp_path, monkeypatch):
+    # process A marks the cell done, then removes its claim; B looked (not done) before A's mark
+    # and creates its claim after A's removal: B must see the mark and step back
+    from kernels.compute.precompile import Claims
+
+    claims = Claims(tmp_path)
+    looks = iter([False, True])
+    monkeypatch.setattr(claims, "done", lambda key: next(looks))
+    assert not claims.claim("cell")
+    assert not (tmp_path / "claims" / "cell.claim").exists()

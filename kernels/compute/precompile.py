@@ -94,6 +94,13 @@ class Claims:
             return False
         with os.fdopen(fd, "w") as fh:
             fh.write(f"{os.uname().nodename} {os.getpid()}\n")
+        if self.done(key):
+            # another process finished the cell between the first look and the create: it marks
+            # the cell done before it removes its claim, so a create that succeeded sees the mark
+            # now (seen in CI: two pools compiled one cell twice)
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            return False
         return True
 
     def finish(self, key: str) -> None:
