@@ -207,8 +207,8 @@ class DeviceMirror:
                 reallocated = True
             index_bytes, n_copies = self._upload_index(index)
             copies += n_copies
-        if pages_moved or index_changed or self.directory is None:
-            self.refresh_directory()          # an index shrunk to no columns uploads nothing: still changed
+        if pages_moved or index_changed:      # an index shrunk to no columns uploads nothing: still changed
+            self.refresh_directory()
         cuda.synchronize()
         report = SyncReport("sync", pages_moved, moved + index_bytes, time.perf_counter() - t0,
                             copies=copies, index_bytes=index_bytes, reallocated=reallocated,

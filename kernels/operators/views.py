@@ -223,8 +223,6 @@ def slotted_view(mirror) -> DeviceGraphView:
     Take a new view after every ``sync()``: a sync may reallocate the device arrays."""
     g = mirror.graph
     w = mirror.weights if mirror.weights is not None else _no_weights(g.weight_dtype)
-    if mirror.directory is None:
-        mirror.refresh_directory()
     args = (mirror.pool, mirror.index, w, np.int64(mirror.num_pages), np.int64(mirror.page_size),
             *mirror.directory)
     return DeviceGraphView("slotted", args, int(g.next_vertex_id), int(g.num_entries),
