@@ -177,3 +177,165 @@ def test_the_dispatchers_attributes_show_through():
     d = FakeDispatcher([types.int64])
     k = fast_launch.FastKernel(d)
     assert k.py_func is d.py_func and k.overloads is d.overloads
+
+
+# ---- spans: parts of a device array without numba's view machinery ------------------------------
+
+class FakeBase(FakeDeviceArray):
+    """A 1-D device array whose numba view (``a[i:j].reshape(...)``) is made by numba's own
+    descriptor arithmetic (dummyarray), as DeviceNDArray makes it, without a device."""
+
+    def __getitem__(self, item):
+        dummyarray = fast_launch.numba_dummyarray()
+        dummy = dummyarray.Array.from_desc(0, self.shape, self.strides, self.dtype.itemsize)[item]
+        view = FakeDeviceArray(dummy.shape, self.dtype, self.gpu_data.device_pointer + dummy.extent.begin,
+                               strides=dummy.strides, c=dummy.is_c_contig, f=dummy.is_f_contig)
+        view.reshape = lambda *shape: _reshaped(view, dummy, shape)
+        return view
+
+
+def _reshaped(view, dummy, shape):
+    new, _ = dummy.reshape(*shape)
+    return FakeDeviceArray(new.shape, view.dtype, view.gpu_data.device_pointer, strides=new.strides,
+                           c=new.is_c_contig, f=new.is_f_contig)
+
+
+SPAN_SHAPES = [(20,), (0,), (1,), (4, 5), (4, 0), (0, 3), (4, 1), (1, 4), (1, 1), (2, 3, 2)]
+
+
+@pytest.mark.parametrize("shape", SPAN_SHAPES)
+def test_a_span_has_the_words_and_kind_of_numbas_view(shape):
+    base = FakeBase((100,), np.int64, 0x1000)
+    span = fast_launch.Span(base, 10, shape)
+    view = span.view()
+    assert view.shape == tuple(shape)
+    assert fast_launch.arg_kind(span) == fast_launch.arg_kind(view)
+    assert span.strides == tuple(view.strides)
+    expected = [0, 0, view.size, 8, 0x1000 + 80 if view.size else 0, *view.shape, *view.strides]
+    assert span.words() == expected == fast_launch._array_words(view)
+    assert fast_launch.parameter_words([types.Array(types.int64, len(shape), "C")], [span]) == expected
+
+
+def test_a_span_that_does_not_fit_is_refused():
+    base = FakeBase((100,), np.int32, 0x1000)
+    with pytest.raises(ValueError, match="does not fit"):
+        fast_launch.Span(base, 90, (4, 3))
+    with pytest.raises(ValueError, match="does not fit"):
+        fast_launch.Span(base, -1, 4)
+
+
+def test_spans_reach_numba_as_views_and_the_plan_as_words(driver_calls):
+    argtypes = [types.Array(types.int32, 1, "C"), types.int64]
+    d = FakeDispatcher(argtypes)
+    k = fast_launch.FastKernel(d)
+    base = FakeBase((64,), np.int32, 0x4000)
+    stream = SimpleNamespace(handle=5)
+    k[1, 32, stream](fast_launch.Span(base, 8, 16), 2)            # numba compiles: it gets a view
+    ((_, (first, _)),) = d.numba_launches
+    assert type(first) is FakeDeviceArray and first.shape == (16,) and first.gpu_data.device_pointer == 0x4000 + 32
+    k[1, 32, stream](fast_launch.Span(base, 40, 3), 7)            # the plan: the span's own words
+    (call,) = driver_calls
+    assert call["words"] == [0, 0, 3, 4, 0x4000 + 160, 3, 4]
+    assert len(d.numba_launches) == 1
+    # inside a tuple too
+    assert fast_launch.materialized(((fast_launch.Span(base, 0, 2), 1),))[0][0].shape == (2,)
+
+
+def test_a_workspace_gives_numbas_view_where_launches_are_not_planned(monkeypatch):
+    from kernels.operators.launch import Workspace
+
+    monkeypatch.setattr(fast_launch, "enabled", lambda: False)
+    base = FakeBase((10,), np.int64, 0x100)
+    view = Workspace().span(base, 2, (2, 3))
+    assert type(view) is FakeDeviceArray and view.shape == (2, 3)
+    monkeypatch.setattr(fast_launch, "enabled", lambda: True)
+    assert type(Workspace().span(base, 2, (2, 3))) is fast_launch.Span
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", SPAN_SHAPES)
+def test_on_a_gpu_a_span_is_numbas_view_and_a_planned_kernel_writes_through_it(shape):
+    from numba import cuda
+
+    from kernels.cuda.jit import jit as kernel_jit
+
+    base = cuda.to_device(np.zeros(100, dtype=np.int64))
+    span = fast_launch.Span(base, 10, shape)
+    view = base[10:10 + span.size].reshape(*shape)
+    assert fast_launch.arg_kind(span) == fast_launch.arg_kind(view)
+    assert span.words() == fast_launch._array_words(view)
+
+    def mark(a, value):
+        for i in range(cuda.grid(1), a.size, cuda.gridsize(1)):
+            a[i] = value + i
+
+    if len(shape) > 1:                     # the kernel below writes 1-D spans
+        return
+    k = fast_launch.FastKernel(kernel_jit(mark))
+    k[1, 32](fast_launch.Span(base, 0, 3), 100)       # numba's launch, then plans
+    k[1, 32](span, 7)
+    expected = np.zeros(100, dtype=np.int64)
+    expected[:3] = [100, 101, 102]
+    expected[10:10 + span.size] = 7 + np.arange(span.size)
+    assert np.array_equal(base.copy_to_host(), expected)
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_workspace_copies_round_trip_through_the_driver():
+    from kernels.operators.launch import Workspace
+
+    ws = Workspace()
+    device = ws.upload("x", np.arange(5), np.arange(10, 13), dtype=np.int64)
+    assert np.array_equal(device[:8].copy_to_host(), [0, 1, 2, 3, 4, 10, 11, 12])
+    assert np.array_equal(ws.download("x", device, 8), [0, 1, 2, 3, 4, 10, 11, 12])
+    assert np.array_equal(ws.download("y", fast_launch.Span(device, 5, 3), 3), [10, 11, 12])
+    with pytest.raises(ValueError, match="asked of"):
+        ws.download("y", fast_launch.Span(device, 5, 3), 4)
+
+
+def test_a_packed_plan_writes_the_words_the_writers_give():
+    argtypes = [types.Array(types.int32, 2, "C"), types.int64, types.int32, types.uint8, types.float64,
+                types.float32, types.boolean, types.uint64, types.Array(types.float64, 1, "C")]
+    base = FakeBase((64,), np.float64, 0x8000)
+    args = [FakeDeviceArray((3, 5), np.int32, 0x7000), -5, -7, 200, 1.5, 2.25, True, (1 << 64) - 3,
+            fast_launch.Span(base, 4, 6)]
+    plan = fast_launch._Plan("fn", fast_launch.writers(argtypes), 1, fast_launch.packing(argtypes))
+    import struct as struct_module
+
+    struct_module.pack_into(plan.fmt, plan.words, 0, *plan.values(args))
+    expected = fast_launch.parameter_words(argtypes, args)
+    got = plan.words[:len(expected)].tolist()
+    assert got[:5] == expected[:5]                           # the 2-D array's words
+    raw = plan.words.tobytes()
+    assert struct_module.unpack_from("<q", raw, 9 * 8)[0] == -5
+    assert struct_module.unpack_from("<i", raw, 10 * 8)[0] == -7
+    assert struct_module.unpack_from("<B", raw, 11 * 8)[0] == 200
+    assert struct_module.unpack_from("<d", raw, 12 * 8)[0] == 1.5
+    assert struct_module.unpack_from("<f", raw, 13 * 8)[0] == 2.25
+    assert struct_module.unpack_from("<B", raw, 14 * 8)[0] == 1
+    assert struct_module.unpack_from("<Q", raw, 15 * 8)[0] == (1 << 64) - 3
+    assert got[16:] == [0, 0, 6, 8, 0x8000 + 32, 6, 8]
+    assert fast_launch.packing([types.Tuple((types.int64, types.int64))]) is None
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_queued_copies_are_ordered_with_the_kernels():
+    from numba import cuda
+
+    from kernels.cuda.jit import jit as kernel_jit
+    from kernels.operators.launch import Workspace
+
+    def double(a, n):
+        for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+            a[i] *= 2
+
+    k = fast_launch.FastKernel(kernel_jit(double))
+    ws = Workspace()
+    for round_ in range(3):
+        values = np.arange(1000, dtype=np.int64) + round_
+        device = ws.upload("v", values, asynchronous=True)
+        k[4, 128](device, 1000)
+        k[4, 128](device, 1000)
+        host = ws.download("v", device, 1000, asynchronous=True)
+        cuda.synchronize()
+        assert np.array_equal(host, 4 * values)

@@ -1,10 +1,12 @@
-"""Where a small device batch's milliseconds go: cProfile around ``DeviceUpdater.apply`` of one
-batch of N new edges on a generated graph (after a warm-up batch, so nothing compiles), the
-functions by their own time and by cumulative time. A batch's device time is in
+"""Where a small device batch's milliseconds go: cProfile around ``DeviceUpdater.apply`` of
+``--batches`` batches of N new edges on a generated graph (inserted, then deleted; after warm-up
+batches, so nothing compiles), the functions by their own time and by cumulative time, after the
+median ``report.seconds`` of the same batches unprofiled. A batch's device time is in
 ``report.seconds``; the profile says how much of the wall clock is Python, numpy, numba's
 launch path, allocations and the two read-backs.
 
-    python3 benchmarks/diag/device_update_profile.py [--scale 20] [--edges 100] [--path auto|compact|full]
+    python3 benchmarks/diag/device_update_profile.py [--graph rmat|delaunay] [--scale 20] [--edges 100]
+        [--batches 20] [--path auto|compact|full]
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graph", choices=("rmat", "delaunay"), default="rmat")
     ap.add_argument("--scale", type=int, default=20)
+    ap.add_argument("--batches", type=int, default=1, help="batches profiled (each inserted, then deleted)")
     ap.add_argument("--edges", type=int, default=100)
     ap.add_argument("--path", choices=("auto", "compact", "full"), default="auto")
     ap.add_argument("--top", type=int, default=25)
@@ -40,7 +44,10 @@ def main(argv=None) -> int:
     from kernels.operators import device_updates
     from kernels.operators.device_updates import DeviceUpdater
 
-    csr = generate("rmat", scale=args.scale, edge_factor=16, seed=1)
+    if args.graph == "rmat":
+        csr = generate("rmat", scale=args.scale, edge_factor=16, seed=1)
+    else:
+        csr = generate("delaunay", n=1 << args.scale, seed=1)
     g = SlottedGraph.from_csr(csr, page_size=page_size_for(csr))
     updater = DeviceUpdater(DeviceMirror(g))
     if args.path == "full":
@@ -53,15 +60,23 @@ def main(argv=None) -> int:
         u, v = new_edges(csr, args.edges, rng, keys=keys)
         updater.apply(insert=(u, v))
         updater.apply(delete=(u, v))
-    u, v = new_edges(csr, args.edges, rng, keys=keys)
+    batches = [new_edges(csr, args.edges, rng, keys=keys) for _ in range(max(args.batches, 1))]
+    plain = []
+    for u, v in batches:                                # unprofiled: the figure a benchmark reports
+        plain.append(updater.apply(insert=(u, v)).report.seconds)
+        plain.append(updater.apply(delete=(u, v)).report.seconds)
     profile = cProfile.Profile()
+    seconds = []
     t0 = time.perf_counter()
-    profile.enable()
-    result = updater.apply(insert=(u, v))
-    profile.disable()
-    wall = time.perf_counter() - t0
-    print(f"R-MAT {args.scale}, {args.edges} new edges, path {args.path}: report {result.report.seconds * 1e3:.3f} ms "
-          f"(device work, timed), apply() {wall * 1e3:.3f} ms in all (host replay and check included)")
+    for u, v in batches:
+        profile.enable()
+        seconds.append(updater.apply(insert=(u, v)).report.seconds)
+        seconds.append(updater.apply(delete=(u, v)).report.seconds)
+        profile.disable()
+    wall = (time.perf_counter() - t0) / len(seconds)
+    print(f"{args.graph} {args.scale}, {args.edges} new edges, path {args.path}, {len(seconds)} batches: "
+          f"unprofiled median report {np.median(plain) * 1e3:.3f} ms (device work, timed); profiled "
+          f"{np.median(seconds) * 1e3:.3f} ms, apply() {wall * 1e3:.3f} ms a batch (host replay and check included)")
     for key in ("tottime", "cumulative"):
         out = io.StringIO()
         pstats.Stats(profile, stream=out).sort_stats(key).print_stats(args.top)

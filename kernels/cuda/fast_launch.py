@@ -22,6 +22,12 @@ host (numpy) arguments (numba copies them to the device and back), records, kern
 debug mode or for cooperative launches, kernels whose code depends on the launch
 configuration, extensions, and ``GRAPH_KERNELS_FAST_LAUNCH=0``. A plan belongs to the CUDA
 context it was made in.
+
+A :class:`Span` is part of a device array that costs nothing to make: numba's own slicing and
+reshaping (``a[i:j].reshape(r, c)``) build two descriptor objects and a memory pointer, 20-90 µs
+of host time each on an H100 host, and a path that cuts a dozen views from its buffers per call
+spends more there than in its launches. A plan lays a span out from its base's pointer; the
+numba path gets numba's view of it (:meth:`Span.view`), made once.
 """
 
 from __future__ import annotations
@@ -58,11 +64,110 @@ _WORDS = "_fast_launch_words"        # its place, shape and strides never change
 _SCALARS = (int, float, bool)
 
 
+class Span:
+    """Items ``offset ... offset + prod(shape)`` of the 1-D, C-contiguous numba device array
+    ``base``, seen C-contiguously with ``shape``: what ``base[offset:offset + size].reshape(shape)``
+    would be, for launches through plans (see the module). Kernels not launched through a plan get
+    :meth:`view`."""
+
+    __slots__ = ("base", "offset", "shape", "size", "dtype", "ndim", "_view")
+
+    def __init__(self, base, offset: int, shape):
+        shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(x) for x in shape)
+        size = 1
+        for extent in shape:
+            size *= extent
+        offset = int(offset)
+        if offset < 0 or min(shape, default=0) < 0 or offset + size > base.size or base.ndim != 1:
+            raise ValueError(f"a span of {shape} at {offset} does not fit a device array of {base.shape}")
+        self.base, self.offset, self.shape, self.size = base, offset, shape, size
+        self.dtype, self.ndim = base.dtype, len(shape)
+        self._view = None
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        out, step = [], self.dtype.itemsize
+        for extent in reversed(self.shape):
+            out.append(step)
+            step *= extent
+        return tuple(reversed(out))
+
+    @property
+    def device_pointer(self) -> int:
+        return int(self.base.gpu_data.device_pointer) + self.offset * self.dtype.itemsize if self.size else 0
+
+    def words(self) -> list[int]:
+        return [0, 0, self.size, self.dtype.itemsize, self.device_pointer, *self.shape, *self.strides]
+
+    def kind(self):
+        """The :func:`arg_kind` numba's view of this span has (its layout flags depend only on
+        which extents are 0, 1 or more: computed once per such pattern, as numba computes them)."""
+        pattern = (self.dtype, tuple(min(extent, 2) for extent in self.shape))
+        kind = _SPAN_KINDS.get(pattern)
+        if kind is None:
+            dummyarray = numba_dummyarray()
+            itemsize = self.dtype.itemsize
+            model_shape = pattern[1]
+            flat = dummyarray.Array.from_desc(0, (max(int(np.prod(model_shape)), 1),), (itemsize,), itemsize)
+            flat = flat[:int(np.prod(model_shape))]
+            model = flat if model_shape == flat.shape else flat.reshape(*model_shape)[0]
+            kind = (self.dtype, len(model_shape), model.is_c_contig, model.is_f_contig, 0 in model.strides)
+            _SPAN_KINDS[pattern] = kind
+        return kind
+
+    def view(self):
+        """numba's device array for this span (made on first use, then kept)."""
+        if self._view is None:
+            flat = self.base[self.offset:self.offset + self.size]
+            self._view = flat if self.shape == flat.shape else flat.reshape(*self.shape)
+        return self._view
+
+    def copy_to_host(self):
+        return self.view().copy_to_host()
+
+
+_SPAN_KINDS: dict = {}
+
+
+def numba_dummyarray():
+    """numba-cuda's ``dummyarray`` (the descriptor arithmetic behind its device arrays' views).
+    Under the simulator ``numba.cuda.cudadrv`` is a stand-in without it: the file is loaded itself
+    (plain Python), so that spans can be checked against numba's layout without a device."""
+    from numba.cuda.cudadrv import dummyarray
+
+    if getattr(dummyarray, "Array", None) is not None:
+        return dummyarray
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    import numba_cuda
+
+    name = "_graph_kernels_numba_dummyarray"
+    module = sys.modules.get(name)
+    if module is None:
+        path = Path(numba_cuda.__file__).parent / "numba" / "cuda" / "cudadrv" / "dummyarray.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    return module
+
+
+def materialized(args: tuple) -> tuple:
+    """``args`` with each :class:`Span` (also inside tuples) replaced by numba's view of it."""
+    if not any(type(a) is Span or type(a) is tuple for a in args):
+        return args
+    return tuple(a.view() if type(a) is Span else materialized(a) if type(a) is tuple else a for a in args)
+
+
 def arg_kind(value):
     """What decides the overload and the parameter layout of one argument (cheap to compute)."""
     kind = type(value)
     if kind in _SCALARS:
         return kind
+    if kind is Span:
+        return value.kind()
     if kind is tuple:
         return tuple(arg_kind(v) for v in value)
     if getattr(value, "__cuda_ndarray__", False):
@@ -94,6 +199,8 @@ def _plannable(value) -> bool:
 
 def _array_words(value) -> list[int]:
     """numba's parameters of a device array: meminfo, parent, size, itemsize, data, shape, strides."""
+    if type(value) is Span:
+        return value.words()
     words = getattr(value, _WORDS, None)
     if words is None:
         pointer = int(value.gpu_data.device_pointer) if value.size else 0
@@ -172,12 +279,41 @@ def _fill(plan_writers, args) -> list[int]:
 
 # ---- the launch ---------------------------------------------------------------------------------
 
+def packing(argument_types) -> tuple[str, str] | None:
+    """A ``struct`` format for the parameter buffer and one code per argument (``a`` an array,
+    whose words are given; otherwise a scalar, given as it is), so that a launch writes all its
+    words with one ``struct.pack_into``; ``None`` for plans with tuples (those use
+    :func:`_fill`). The layout is :func:`writers`' (a narrower scalar in its word's low bytes)."""
+    from numba.core import types
+
+    fmt, codes = ["<"], []
+    for ty in argument_types:
+        if isinstance(ty, types.Array):
+            fmt.append("q" * (5 + 2 * ty.ndim))
+            codes.append("a")
+        elif isinstance(ty, types.Boolean):
+            fmt.append("?7x")
+            codes.append("s")
+        elif isinstance(ty, types.Integer):
+            fmt.append("Q" if ty.bitwidth == 64 and not ty.signed else "q")
+            codes.append("s")
+        elif ty == types.float64:
+            fmt.append("d")
+            codes.append("s")
+        elif ty == types.float32:
+            fmt.append("f4x")
+            codes.append("s")
+        else:
+            return None
+    return "".join(fmt), "".join(codes)
+
+
 class _Plan:
     """One overload's parameter buffer and the pointers to its words."""
 
-    __slots__ = ("handle", "writers", "words", "pointers", "pointer_array", "context", "lock")
+    __slots__ = ("handle", "writers", "words", "pointers", "pointer_array", "context", "lock", "fmt", "codes")
 
-    def __init__(self, handle, plan_writers, context: int):
+    def __init__(self, handle, plan_writers, context: int, packed: tuple[str, str] | None = None):
         self.handle = handle
         self.writers = plan_writers
         n = sum(count for _, count in plan_writers)
@@ -187,13 +323,27 @@ class _Plan:
         self.pointer_array = self.pointers.ctypes.data
         self.context = context
         self.lock = threading.Lock()         # one buffer: one launch at a time fills it
+        self.fmt, self.codes = packed if packed is not None else (None, None)
+
+    def values(self, args) -> list:
+        """The flat values :attr:`fmt` packs for ``args``."""
+        out = []
+        for code, value in zip(self.codes, args, strict=True):
+            if code == "a":
+                out.extend(value.words() if type(value) is Span else _array_words(value))
+            else:
+                out.append(value)
+        return out
 
     def launch(self, griddim, blockdim, stream_handle, sharedmem, args) -> None:
         from cuda.bindings import driver
 
-        words = _fill(self.writers, args)
         with self.lock:                      # the driver copies the words before it returns
-            self.words[:len(words)] = words
+            if self.fmt is not None:
+                struct.pack_into(self.fmt, self.words, 0, *self.values(args))
+            else:
+                words = _fill(self.writers, args)
+                self.words[:len(words)] = words
             err, = driver.cuLaunchKernel(self.handle, *griddim, *blockdim, sharedmem, stream_handle,
                                          self.pointer_array, 0)
         if err != driver.CUresult.CUDA_SUCCESS:
@@ -210,6 +360,12 @@ def _current_context() -> int:
 
 
 _DEFAULT_STREAMS: dict[int, int] = {}     # context -> its default stream's handle
+
+
+def default_stream_handle() -> int:
+    """The handle of numba's default stream in the current context (legacy or per-thread, as
+    numba is configured), where planned launches go unless given a stream."""
+    return _stream_handle(0, _current_context())
 
 
 def _stream_handle(stream, context: int) -> int:
@@ -254,16 +410,28 @@ class FastKernel:
     def launch(self, griddim, blockdim, stream, sharedmem, args) -> None:
         dims = _dims(griddim, blockdim)
         if dims is None:
-            return self.dispatcher[griddim, blockdim, stream, sharedmem](*args)   # numba says what is wrong
+            return self.dispatcher[griddim, blockdim, stream, sharedmem](*materialized(args))   # numba says
+            # what is wrong
         context = _current_context()
-        key = (context, tuple(arg_kind(a) for a in args))
+        kinds = []                           # arg_kind of each, inlined for the common cases (a
+        for value in args:                   # launch's host cost is per argument)
+            kind = type(value)
+            if kind in _SCALARS:
+                kinds.append(kind)
+            elif kind is Span:
+                kinds.append(value.kind())
+            else:
+                cached = getattr(value, _KIND, None)
+                kinds.append(cached if cached is not None else arg_kind(value))
+        key = (context, tuple(kinds))
         plan = self._plans.get(key)
         if plan is None:
+            args = materialized(args)
             self.dispatcher[griddim, blockdim, stream, sharedmem](*args)          # compiles, launches
             self._plans[key] = self._plan_for(args, context)
             return
         if plan is _NUMBA:
-            return self.dispatcher[griddim, blockdim, stream, sharedmem](*args)
+            return self.dispatcher[griddim, blockdim, stream, sharedmem](*materialized(args))
         plan.launch(dims[0], dims[1], _stream_handle(stream, context), sharedmem, args)
 
     def _plan_for(self, args, context: int):
@@ -286,7 +454,7 @@ class FastKernel:
         plan_writers = writers(kernel.argument_types)
         if plan_writers is None:
             return _NUMBA
-        return _Plan(kernel._codelibrary.get_cufunc().handle, plan_writers, context)
+        return _Plan(kernel._codelibrary.get_cufunc().handle, plan_writers, context, packing(kernel.argument_types))
 
 
 class _Configured:

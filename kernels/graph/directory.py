@@ -75,21 +75,30 @@ def _fill(pool, index, num_pages, P, loc, degree):
 
 
 @functools.cache
+def _target() -> str:
+    """"sim" or "cuda", read once (fixed once numba.cuda is imported; a rebuild follows every
+    device batch, whose host side is its cost)."""
+    from kernels.measure.targets import simulator_enabled
+
+    return "sim" if simulator_enabled() else "cuda"
+
+
+@functools.cache
 def directory_kernels():
     global cuda, int64
     from numba import cuda as numba_cuda
     from numba import int64 as numba_int64
 
+    from kernels.cuda.fast_launch import fast
     from kernels.cuda.jit import jit as kernel_jit
 
     cuda, int64 = numba_cuda, numba_int64
-    return kernel_jit(_clear), kernel_jit(_fill)
+    # planned launches: a rebuild follows every device batch, whose launches are host-bound
+    return fast(kernel_jit(_clear)), fast(kernel_jit(_fill))
 
 
 def _launch_shape(items: int) -> tuple[int, int]:
-    from kernels.measure.targets import simulator_enabled
-
-    target = "sim" if simulator_enabled() else "cuda"
+    target = _target()
     block = BLOCK[target]
     return max(1, min(MAX_BLOCKS[target], -(-max(items, 1) // block))), block
 

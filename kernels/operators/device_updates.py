@@ -676,6 +676,32 @@ def _host_grouping():
     import numba
 
     @numba.njit(cache=True)
+    def radix_order(keys):
+        # the positions of ``keys`` (non-negative int32) in ascending order: an LSD radix sort,
+        # 11 bits a pass (two passes for a million ids; half the time of np.argsort at 2,000 keys)
+        n = len(keys)
+        order = np.arange(n)
+        spare = np.empty(n, np.int64)
+        largest = 0
+        for j in range(n):
+            largest = max(largest, keys[j])
+        counts = np.empty(2049, np.int64)
+        shift = 0
+        while shift == 0 or (largest >> shift) > 0:
+            counts[:] = 0
+            for j in range(n):
+                counts[((keys[order[j]] >> shift) & 2047) + 1] += 1
+            for b in range(2048):
+                counts[b + 1] += counts[b]
+            for j in range(n):
+                digit = (keys[order[j]] >> shift) & 2047
+                spare[counts[digit]] = order[j]
+                counts[digit] += 1
+            order, spare = spare, order
+            shift += 11
+        return order
+
+    @numba.njit(cache=True)
     def group(du, dv, iu, iv, ru, rv, iw, rw, directed, weighted):
         # entries in the order of the parts (deletions, insertions, weight changes), each part's
         # mirror entries (v, u) of an undirected batch after its own, a self-loop's dropped; the
@@ -711,7 +737,7 @@ def _host_grouping():
                     k += 1
             off += len(u)
         # the touched sources ascending, and each entry's rank among them
-        order = np.argsort(src)
+        order = radix_order(src)
         rank = np.empty(total, np.int64)
         T = np.empty(total, np.int32)
         t = 0
@@ -746,25 +772,43 @@ def _host_grouping():
     return group
 
 
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique`` of a small integer array: a sort and a comparison (NumPy 2's ``unique``
+    hashes, 0.1-0.3 ms for a few thousand pages on an H100 host)."""
+    out = np.sort(values)
+    if len(out) < 2:
+        return out
+    keep = np.empty(len(out), dtype=bool)
+    keep[0] = True
+    np.not_equal(out[1:], out[:-1], out=keep[1:])
+    return out[keep]
+
+
 class DeviceUpdater:
     """Applies batches to a mirror's device pages; the host structure follows by replay."""
 
     def __init__(self, mirror):
-        from kernels.operators.launch import Workspace
+        from kernels.operators.launch import MAX_GRID, Workspace
 
+        self._max_grid = MAX_GRID
         self.mirror = mirror
         self.graph = mirror.graph
         self.workspace = Workspace()
         self._spare_index = None
         self.history: deque[DeviceBatchResult] = deque(maxlen=HISTORY)   # the latest batches only
+        self._target = "sim" if simulator_enabled() else "cuda"   # fixed once numba.cuda is imported
 
     def _shape(self, table):
-        return table["sim" if simulator_enabled() else "cuda"]
+        return table[self._target]
 
     def _grid(self, items: int, block: int) -> int:
-        from kernels.operators.launch import grid_for
+        # grid_for's rule, with the target read once (an environment lookup a call costs a
+        # batch's host side more than its small kernels' launches)
+        if self._target == "sim":
+            from kernels.operators.launch import grid_for
 
-        return grid_for(items, block)
+            return grid_for(items, block)
+        return min(max(1, -(-int(items) // block)), self._max_grid)
 
     def apply(self, insert=None, delete=None, reweight=None, *, verify: bool = True,
               mark_synced: bool = True) -> DeviceBatchResult:
@@ -781,7 +825,7 @@ class DeviceUpdater:
         device_pages = self._apply_on_device(batch)
         t1 = time.perf_counter()
         host = batch_host.apply(g, batch)
-        clock = ("perf_counter, CUDA simulator" if simulator_enabled() else
+        clock = ("perf_counter, CUDA simulator" if self._target == "sim" else
                  "perf_counter around the device work and cuda.synchronize() (batch upload included)")
         report = batch_rules.BatchReport("gpu", batch.size, host.entries_deleted, host.entries_inserted,
                                          host.weights_changed, device_pages, host.pages_opened,
@@ -832,13 +876,13 @@ class DeviceUpdater:
     # ---- the device work -------------------------------------------------------------
     def _apply_on_device(self, batch: batch_rules.Batch) -> np.ndarray:
         entries = batch.size if batch.directed else 2 * batch.size
-        if entries <= COMPACT_MAX_ENTRIES:
-            pages = self._apply_compact(batch)
-        else:
-            pages = self._apply_full(batch)
         # lists moved and index columns shifted: the traversal kernels' directory follows (its
         # time is the batch's: kernels.graph.directory). Weight changes move no list: skipped
-        if len(batch.insert_u) or len(batch.delete_u):
+        moved = bool(len(batch.insert_u) or len(batch.delete_u))
+        if entries <= COMPACT_MAX_ENTRIES:
+            return self._apply_compact(batch, refresh_directory=moved)   # queued before its one wait
+        pages = self._apply_full(batch)
+        if moved:
             self.mirror.refresh_directory()
             cuda.synchronize()
         return pages
@@ -860,10 +904,11 @@ class DeviceUpdater:
         T, S, src, dst, tag, w = _host_grouping()(*ids, iw, rw, bool(batch.directed), bool(weighted))
         return T, S, src, dst, tag, (w if weighted else None)
 
-    def _apply_compact(self, batch: batch_rules.Batch) -> np.ndarray:
+    def _apply_compact(self, batch: batch_rules.Batch, *, refresh_directory: bool = True) -> np.ndarray:
         """A batch whose work is sized by its touched vertices and units (see the module):
         the only pass over the whole graph here is the index shift (blocks of ``write_c``, a copy of
-        columns); ``_apply_on_device`` then rebuilds the vertex directory."""
+        columns), and the vertex directory's rebuild (``refresh_directory``). The host waits for
+        the device twice: the read-back before writing, and once at the end (copies queued)."""
         k = _kernels()
         cuda = k.cuda
         g, mirror, ws = self.graph, self.mirror, self.workspace
@@ -881,14 +926,19 @@ class DeviceUpdater:
         t, M = len(T), len(src)
         if M == 0:
             return np.zeros(0, dtype=np.int64)
-        # two uploads (three with weights): ids, then group starts + tags + failure slots
-        d_ids = ws.upload("c.ids", T, src, dst, dtype=np.int32)
-        d_longs = ws.upload("c.longs", S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), dtype=np.int64)
-        d_T, d_src, d_dst = d_ids[:t], d_ids[t:t + M], d_ids[t + M:t + 2 * M]
-        d_S = d_longs[:3 * t + 1]
-        d_tag = d_longs[3 * t + 1:3 * t + 1 + M]
-        fail = d_longs[3 * t + 1 + M:3 * t + 6 + M]
-        d_W = ws.upload("W", w, dtype=wdtype) if weighted else ws.get("W", wdtype, M)
+        # two uploads (three with weights): ids, then group starts + tags + failure slots; queued
+        # (each name once a batch; the batch ends waiting for the device)
+        d_ids = ws.upload("c.ids", T, src, dst, dtype=np.int32, asynchronous=True)
+        d_longs = ws.upload("c.longs", S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), dtype=np.int64,
+                            asynchronous=True)
+        # the parts as spans of the two buffers (kernels.cuda.fast_launch.Span: numba's slicing
+        # cost 20-90 µs of host time a view, more than all of a small batch's GPU work)
+        span = ws.span
+        d_T, d_src, d_dst = span(d_ids, 0, t), span(d_ids, t, M), span(d_ids, t + M, M)
+        d_S = span(d_longs, 0, 3 * t + 1)
+        d_tag = span(d_longs, 3 * t + 1, M)
+        fail = span(d_longs, 3 * t + 1 + M, 5)
+        d_W = ws.upload("W", w, dtype=wdtype, asynchronous=True) if weighted else ws.get("W", wdtype, M)
         pool = mirror.pool
         wpool = mirror.weights if weighted else ws.get("wdummy", wdtype, 1)
         index = mirror.index
@@ -901,9 +951,9 @@ class DeviceUpdater:
         cpos = ws.get("c.cpos", np.int64, t)
         utouched = ws.get("c.utouched", np.uint8, t)
         um = ws.get("c.um", np.int64, t)
-        vals = ws.get("c.vals", np.int64, 4 * t)[:4 * t].reshape(4, t)
-        pre = ws.get("c.pre", np.int64, 4 * (t + 1))[:4 * (t + 1)].reshape(4, t + 1)
-        desc_dummy = ws.get("desc_dummy", np.int32, DESC_ROWS)[:DESC_ROWS].reshape(DESC_ROWS, 1)
+        vals = span(ws.get("c.vals", np.int64, 4 * t), 0, (4, t))
+        pre = span(ws.get("c.pre", np.int64, 4 * (t + 1)), 0, (4, t + 1))
+        desc_dummy = span(ws.get("desc_dummy", np.int32, DESC_ROWS), 0, (DESC_ROWS, 1))
         k.front_c[grid(max(M, t) * WARP_LANES, warp_block), warp_block](
             d_src, d_dst, d_tag, d_S, t, pool, index, n_pages, P, n1, epos,
             skey, perm, fail, d_T, dfull, ifull, cpos, utouched, um, vals,
@@ -932,12 +982,11 @@ class DeviceUpdater:
         pool = mirror.pool
         wpool = mirror.weights if weighted else wpool
         n_top = min(n_free, n_open)                           # only the stack's top is taken
-        d_free = ws.upload("free", free[n_free - n_top:], dtype=np.int32)
+        d_free = ws.upload("free", free[n_free - n_top:], dtype=np.int32, asynchronous=True)
         scrmap = ws.get("scrmap", np.int32, n_pages)
         scratch = ws.get("scratch", np.int32, max(n_scr, 1) * P)
         wscratch = ws.get("wscratch", wdtype, max(n_scr, 1) * P if weighted else 1)
-        desc = ws.get("desc", np.int32, DESC_ROWS * max(n_q, 1))[:DESC_ROWS * max(n_q, 1)].reshape(
-            DESC_ROWS, max(n_q, 1))
+        desc = span(ws.get("desc", np.int32, DESC_ROWS * max(n_q, 1)), 0, (DESC_ROWS, max(n_q, 1)))
         n_reweight = int(S[3 * t] - S[2 * t])
         out = ws.get("c.pages", np.int64, n_q + n_reweight)       # pages written, one read-back
         new_index = self._index_buffer(new_pages)
@@ -954,10 +1003,12 @@ class DeviceUpdater:
         if n_reweight:
             k.reweigh[grid(n_reweight * WARP_LANES, warp_block), warp_block](
                 d_S, t, ssrc, skey, sw, pool, new_index, new_pages, P,
-                wpool, out[n_q:n_q + n_reweight])
-        pages = ws.download("c.pages", out, n_q + n_reweight)
+                wpool, span(out, n_q, n_reweight))
+        if refresh_directory:
+            mirror.refresh_directory()
+        pages = ws.download("c.pages", out, n_q + n_reweight, asynchronous=True)
         cuda.synchronize()
-        return np.unique(pages)
+        return sorted_unique(pages)
 
     def _apply_full(self, batch: batch_rules.Batch) -> np.ndarray:
         """Large batches: per-vertex and per-page arrays over the whole graph (their passes cost
@@ -1095,7 +1146,7 @@ class DeviceUpdater:
             kept = self._kept_host(batch)
             pages.append(ws.download("rpages", rpages, kept).copy())
         cuda.synchronize()
-        return np.unique(np.concatenate(pages)) if pages else np.zeros(0, dtype=np.int64)
+        return sorted_unique(np.concatenate(pages)) if pages else np.zeros(0, dtype=np.int64)
 
     @staticmethod
     def _kept_host(batch) -> int:
@@ -1104,11 +1155,14 @@ class DeviceUpdater:
         return 2 * len(batch.reweight_u) - int(np.count_nonzero(batch.reweight_u == batch.reweight_v))
 
     def _gaps(self):
-        gaps = self.workspace.get("gaps", np.int64, len(SORT_GAPS))
-        if not getattr(self, "_gaps_ready", False):
-            gaps[:len(SORT_GAPS)].copy_to_device(np.array(SORT_GAPS, dtype=np.int64))
-            self._gaps_ready = True
-        return gaps[:len(SORT_GAPS)]
+        """The sort's gap sequence on the device: uploaded once, the same view every batch (a
+        fresh view costs a launch its planned words)."""
+        gaps = getattr(self, "_gaps_view", None)
+        if gaps is None:
+            gaps = self.workspace.get("gaps", np.int64, len(SORT_GAPS))[:len(SORT_GAPS)]
+            gaps.copy_to_device(np.array(SORT_GAPS, dtype=np.int64))
+            self._gaps_view = gaps
+        return gaps
 
     def _index_buffer(self, columns: int):
         """A device index of at least ``columns`` columns that is not the mirror's current one."""

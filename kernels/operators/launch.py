@@ -74,6 +74,17 @@ class Workspace:
             self._buffers[name] = buf
         return buf
 
+    def span(self, buffer, offset: int, shape):
+        """Items ``offset ...`` of ``buffer`` (one of this workspace's, or any 1-D device array)
+        seen C-contiguously with ``shape``: a :class:`~kernels.cuda.fast_launch.Span` where
+        launches go through plans (it costs nothing to make; numba's slicing and reshaping
+        20-90 µs each), numba's view otherwise (the simulator, fast launches switched off).
+        Only for kernels wrapped by :func:`kernels.cuda.fast_launch.fast`."""
+        from kernels.cuda import fast_launch
+
+        span = fast_launch.Span(buffer, offset, shape)
+        return span if fast_launch.enabled() else span.view()
+
     def _host(self, name: str, dtype, size: int) -> np.ndarray:
         buf = self._pinned.get(name)
         if buf is None or buf.dtype != dtype or buf.size < size:
@@ -81,9 +92,13 @@ class Workspace:
             self._pinned[name] = buf
         return buf
 
-    def upload(self, name: str, *parts, dtype=None) -> object:
+    def upload(self, name: str, *parts, dtype=None, asynchronous: bool = False) -> object:
         """The 1-D arrays ``parts``, one after another, copied to the start of device buffer
-        ``name`` (of ``dtype``, default the first part's) in one copy; returns the buffer."""
+        ``name`` (of ``dtype``, default the first part's) in one copy; returns the buffer.
+        ``asynchronous``: the copy is queued on the default stream (ordered with the kernels
+        launched there) and the host goes on; the caller must not upload under ``name`` again
+        before the device has taken it (synchronize, or a read-back, first: the pinned buffer
+        is refilled by the next upload)."""
         dtype = np.dtype(dtype or np.asarray(parts[0]).dtype)
         n = sum(len(part) for part in parts)
         device = self.get(name, dtype, n)
@@ -97,22 +112,34 @@ class Workspace:
         if on_simulator():
             device[:n].copy_to_device(host)
             return device
-        from numba.cuda.cudadrv import driver
+        if not _direct_copy("cuMemcpyHtoDAsync" if asynchronous else "cuMemcpyHtoD",
+                            int(device.device_ctypes_pointer.value), host.ctypes.data, n * dtype.itemsize):
+            from numba.cuda.cudadrv import driver
 
-        driver.host_to_device(device, host, n * dtype.itemsize)
+            driver.host_to_device(device, host, n * dtype.itemsize)
         return device
 
-    def download(self, name: str, device, n: int) -> np.ndarray:
-        """The first ``n`` items of ``device`` on the host (a pinned buffer of this workspace's,
-        valid until the next download under ``name``: copy what must outlive it)."""
+    def download(self, name: str, device, n: int, asynchronous: bool = False) -> np.ndarray:
+        """The first ``n`` items of ``device`` (a device array or a span) on the host (a pinned
+        buffer of this workspace's, valid until the next download under ``name``: copy what must
+        outlive it). ``asynchronous``: the copy is queued on the default stream and the buffer
+        holds the items only once the caller has synchronized."""
         if n <= 0:
             return np.zeros(0, dtype=device.dtype)
+        from kernels.cuda.fast_launch import Span
+
         if on_simulator():
             return device[:n].copy_to_host()
-        from numba.cuda.cudadrv import driver
-
+        if n > device.size:
+            raise ValueError(f"{n} items asked of a device array of {device.size}")
         host = self._host(f"down.{name}", device.dtype, n)
-        driver.device_to_host(host, device, n * device.dtype.itemsize)
+        address = device.device_pointer if type(device) is Span else int(device.device_ctypes_pointer.value)
+        if not _direct_copy("cuMemcpyDtoHAsync" if asynchronous else "cuMemcpyDtoH", host.ctypes.data, address,
+                            n * device.dtype.itemsize):
+            from numba.cuda.cudadrv import driver
+
+            source = device.view() if type(device) is Span else device
+            driver.device_to_host(host, source, n * device.dtype.itemsize)
         return host[:n]
 
     def release(self) -> None:
@@ -122,6 +149,29 @@ class Workspace:
     @property
     def nbytes(self) -> int:
         return int(sum(b.size * b.dtype.itemsize for b in self._buffers.values()))
+
+
+def _direct_copy(function: str, destination: int, source: int, nbytes: int) -> bool:
+    """A copy through the driver's own call (numba's copy functions check the
+    context and wrap the pointers: tens of microseconds of host time each on an H100 host, a
+    small device batch makes four copies). False where it could not run (no current context:
+    another thread's first call), so that the caller takes numba's path, which sets one up."""
+    from cuda.bindings import driver
+
+    call = getattr(driver, function)
+    if function.endswith("Async"):            # numba's default stream: where the kernels are queued
+        from kernels.cuda.fast_launch import default_stream_handle
+
+        err, = call(destination, source, nbytes, default_stream_handle())
+    else:
+        err, = call(destination, source, nbytes)
+    if err == driver.CUresult.CUDA_SUCCESS:
+        return True
+    if err == driver.CUresult.CUDA_ERROR_INVALID_CONTEXT:
+        return False
+    from numba.cuda.cudadrv.driver import CudaAPIError
+
+    raise CudaAPIError(int(err), f"{function} failed: {err!r}")
 
 
 @cuda.jit(device=True)
