@@ -7,6 +7,12 @@ Run from the repository root on the GPU machine::
     python3 benchmarks/bench_kclique_auto.py                # every input, k = 4..7 (about 4 min, H100)
     python3 benchmarks/bench_kclique_auto.py --quick        # four inputs, k = 4, 5
     python3 benchmarks/bench_kclique_auto.py --target sim --quick --inputs 'karate.mtx;dolphins.mtx'  # a smoke test
+    python3 benchmarks/bench_kclique_auto.py --check3             # the third check (14 graphs, k = 4..7)
+    python3 benchmarks/bench_kclique_auto.py --check3 --plan      # no GPU: its graphs, features, picks, estimate
+
+``--check``, ``--check2`` and ``--check3`` are the checks on graphs the rule had not seen (each
+fixed before its run); ``--quick`` with one of them keeps its graphs and trims k to 4, 5. On the
+simulator (``--target sim``, one run per cell) inputs over 2,000 stored entries are planned only.
 
 Inputs: the real graphs of ``tests/data`` (29, from 34 to 200 k edges) and generated ones chosen
 to vary what the rule looks at: R-MAT at three scales and edge factors, Chung-Lu with two
@@ -31,6 +37,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import math
 import statistics
 import sys
 import time
@@ -65,11 +72,33 @@ CHECK2 = ("gen:rmat:scale=16,edge_factor=8,a=0.3,b=0.25,c=0.25,d=0.2",
           "gen:chung_lu:n=50000,avg_degree=10,exponent=2.6", "gen:geometric:n=50000,radius=0.01",
           "gen:geometric:n=40000,radius=0.04,dim=3", "gen:rmat:scale=16,edge_factor=16",
           "gen:chung_lu:n=50000,avg_degree=24,exponent=2.2", "gen:stencil:kind=27pt,nx=40")
+#: ``--check3``: the third check, of the rule revised on check2 (pair-density threshold 0.1, the k = 4
+#: long-list guard, uniform out-degrees vertex-centric). Fixed 2026-11-29 before any of it was measured,
+#: from the features alone (``--plan`` prints them), none of its generator/parameter sets in the fit,
+#: held-out, check or check2 files; 14 graphs of 2·10⁴ to 10⁶ edges: lattice-like, mesh, geometric,
+#: power-law, sparse random and community graphs, several near the revised thresholds on purpose
+CHECK3 = ("gen:stencil:kind=27pt,nx=64,ny=64,nz=8",                         # lattice slab: uniform, clique-rich
+          "gen:delaunay:n=300000",                                           # planar mesh, 9·10⁵ edges
+          "gen:geometric:n=100000,radius=0.006",                             # 2-D geometric, large and thin
+          "gen:geometric:n=10000,radius=0.1,dim=3",                          # 3-D geometric, deep search
+          "gen:powerlaw_matrix:n_rows=50000,n_cols=50000,avg_nnz_per_row=8,exponent=2.0",  # power-law rows, hubs
+          "gen:chung_lu:n=200000,avg_degree=8,exponent=2.4",                 # power law, pair density near 0.1
+          "gen:chung_lu:n=80000,avg_degree=20,exponent=2.8",                 # power law, sparse pairs
+          "gen:gnm:n=100000,m=1000000",                                      # sparse random, 10⁶ edges
+          "gen:gnp:n=3000,p=0.04",                                           # random, long out-lists (mean d⁺ 60)
+          "gen:gnm:n=10000,m=200000",                                        # random, mean d⁺ 20: near the k = 4 guard
+          "gen:gnp:n=2000,p=0.01",                                           # small sparse random, 2·10⁴ edges
+          "gen:rmat:scale=12,edge_factor=48,a=0.6,b=0.05,c=0.05,d=0.3",      # dense-ish communities
+          "gen:rmat:scale=11,edge_factor=64,a=0.45,b=0.05,c=0.05,d=0.45",    # communities, uniform out-degrees
+          "gen:rmat:scale=14,edge_factor=24,a=0.45,b=0.05,c=0.05,d=0.45")    # sparser communities, pairs near 0.06
 QUICK = ("USAir97.mtx", "ca-HepTh.mtx", "gen:rmat:scale=12,edge_factor=8", "gen:geometric:n=20000,radius=0.02")
 VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")
 AUTO = "gpu"
 KS = (4, 5, 6, 7)
 REPEAT, WARMUP = 7, 1
+#: the simulator runs a thread at a time: a smoke test measures once, on inputs no larger than this
+SIM_MAX_NNZ = 2_000
+RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
 
 
 def load(spec: str):
@@ -100,12 +129,97 @@ def expected_count(graph, k: int) -> int:
 def measure(graph, variant: str, k: int, target: str) -> dict:
     from kernels.run.runner import run_variant
 
-    result = run_variant(graph, "kclique", variant, {"k": k}, target=target, repeat=REPEAT, warmup=WARMUP,
+    repeat, warmup = (1, 0) if target == "sim" else (REPEAT, WARMUP)
+    result = run_variant(graph, "kclique", variant, {"k": k}, target=target, repeat=repeat, warmup=warmup,
                          verify=False)
     rec = result.record.to_json() if hasattr(result.record, "to_json") else result.record
     return {"median_s": rec["timing"]["kernel"]["median_s"], "cliques": int(rec["result"]["cliques"]),
             "resolved": rec.get("resolved_params"),
             "auto": [n for n in rec.get("notices", []) if n.startswith("auto:")]}
+
+
+# ---- --plan: the inputs on the host, what the rule reads, and an H100 estimate from the records ----
+
+def _recorded(results: Path = RESULTS) -> list[dict]:
+    """The H100 cases measured so far (every ``kclique-auto-*-nvidia-h100*.jsonl``): per (input, k) the
+    three variants' times and the features of the recorded out-degree histogram (and pair density)."""
+    from kernels.algorithms.auto_rules import CliqueSearch
+
+    dens_file = results / "kclique-pair-density.json"
+    dens = json.loads(dens_file.read_text()) if dens_file.exists() else {}
+    times: dict = {}
+    hists: dict = {}
+    for path in sorted(results.glob("kclique-auto-*nvidia-h100*.jsonl")):
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            if row.get("verified") and "median_s" in row and row["variant"] in VARIANTS:
+                times.setdefault((row["input"], row["k"]), {})[row["variant"]] = row["median_s"]
+                hists[row["input"]] = row["dplus_hist"]
+    out = []
+    for (spec, k), t in times.items():
+        if len(t) == len(VARIANTS):
+            dplus = np.repeat(np.arange(len(hists[spec])), hists[spec])
+            s = CliqueSearch.of(dplus, k, 132)
+            out.append({"input": spec, "k": k, "t": t, "edges": int(dplus.sum()), "search": s.total_search,
+                        "skew": s.skew, "density": dens.get(spec)})
+    return out
+
+
+def _estimate(recorded: list[dict], k: int, edges: int, search: float, skew: float, density: float) -> dict:
+    """Each variant's H100 time, roughly: the three recorded cases at this k nearest in (log edges,
+    log subsets, log skew, pair density), each scaled by the edge ratio (clamped to 4x either way),
+    geometric mean. A budget, not a prediction the rule is judged by."""
+    def dist(c):
+        d = (abs(math.log10(max(c["edges"], 1) / max(edges, 1))) + abs(math.log10((c["search"] + 1) / (search + 1)))
+             + abs(math.log10(max(c["skew"], 1e-3) / max(skew, 1e-3))))
+        return d + (2 * abs(c["density"] - density) if c["density"] is not None else 0.5)
+    near = sorted((c for c in recorded if c["k"] == k), key=dist)[:3]
+    if not near:
+        return {}
+    return {v: math.exp(statistics.fmean(math.log(c["t"][v] * min(max(edges / max(c["edges"], 1), 0.25), 4.0))
+                                         for c in near)) for v in VARIANTS}
+
+
+def plan(inputs, ks, max_ms: float, sms: int = 132) -> float:
+    """Host only, no GPU: each input generated and oriented, its size and the features ``kclique_work``
+    reads (d⁺max, mean d⁺, skew, pair density, subsets at k), the rule's pick per k, and an H100
+    estimate from the recorded cases; returns the estimated GPU-busy seconds of measuring them
+    (``REPEAT + WARMUP`` runs of the three variants and ``gpu`` per case)."""
+    import dataclasses
+
+    from kernels.algorithms.auto_rules import CliqueSearch, kclique_work, out_pair_density
+    from kernels.algorithms.kclique.prepare import orient, simple_undirected
+
+    recorded = _recorded()
+    total = 0.0
+    say(f"{'input':62s} {'n':>7s} {'edges':>8s} {'d+max':>5s} {'mean':>5s} {'skew':>4s} {'pairs':>6s}  "
+        "per k: pick, subsets, estimated best ms (H100)")
+    for spec in inputs:
+        t0 = time.perf_counter()
+        graph = load(spec)
+        dag = orient(simple_undirected(graph), "degree")
+        dplus = np.diff(np.asarray(dag.indptr, dtype=np.int64))
+        density = out_pair_density(dag.indptr, dag.indices)
+        cells, skipped = [], False
+        for k in ks:
+            s = dataclasses.replace(CliqueSearch.of(dplus, k, sms), pair_density=density)
+            pick = kclique_work(s).value
+            est = _estimate(recorded, k, int(dag.num_edges), s.total_search, s.skew, density)
+            if skipped or not est:
+                cells.append(f"k{k} {pick}" + (" (skipped)" if skipped else ""))
+                continue
+            best = min(est.values())
+            total += (REPEAT + WARMUP) * (sum(est.values()) + est[f"gpu-{pick}"])
+            cells.append(f"k{k} {pick} S {s.total_search:.1e} ~{best * 1e3:.2f}")
+            skipped = best * 1e3 > max_ms
+        say(f"{spec[:62]:62s} {len(dplus):7d} {int(dag.num_edges):8d} {int(dplus.max()) if len(dplus) else 0:5d} "
+            f"{dplus.mean() if len(dplus) else 0:5.1f} {s.skew:4.1f} {density:6.3f}  " + "; ".join(cells)
+            + f"  [{time.perf_counter() - t0:.1f} s on the host]")
+    # the recorded runs' wall clock against their kernels' busy time: check 39 s for 4 s, held-out 123 s
+    # for 58 s, check2 176 s for 62 s (the rest: compiling, generating, the CPU reference counts)
+    say(f"estimated H100 time: {total:.0f} s of kernels, about {40 + 2 * total:.0f} s of wall clock for the "
+        "whole run (the recorded runs: 40 s + 2x their kernels, at most)")
+    return total
 
 
 def main() -> int:
@@ -114,22 +228,43 @@ def main() -> int:
     ap.add_argument("--inputs", help="inputs instead of the default set, separated by ';' (tests/data files, gen:...)")
     ap.add_argument("--check", action="store_true", help="the check set (graph families the rule was not fitted on)")
     ap.add_argument("--check2", action="store_true", help="the second check set (for the pair-density branch)")
+    ap.add_argument("--check3", action="store_true",
+                    help="the third check set (for the revised rule: pair density 0.1, k = 4 guard, uniform)")
+    ap.add_argument("--plan", action="store_true",
+                    help="no GPU: generate the inputs, print the features the rule reads, its picks and an "
+                         "H100 estimate from the recorded cases, then stop")
     ap.add_argument("--ks", default=None, help="comma-separated k (default 4,5,6,7; --quick 4,5)")
     ap.add_argument("--max-ms", type=float, default=300.0, help="skip larger k once the best took longer than this")
     ap.add_argument("--target", default="cuda", choices=("cuda", "sim"), help="sim: a smoke test of the script")
     ap.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results" / "kclique-auto"))
     args = ap.parse_args()
 
+    which = "check3-" if args.check3 else "check2-" if args.check2 else "check-" if args.check else ""
+    # a check set stays the check set under --quick (which then only trims k)
+    default_inputs = (CHECK3 if args.check3 else CHECK2 if args.check2 else CHECK if args.check
+                      else QUICK if args.quick else REAL + GENERATED)
+    inputs = [i for i in args.inputs.split(";") if i] if args.inputs else list(default_inputs)
+    ks = tuple(int(k) for k in args.ks.split(",")) if args.ks else ((4, 5) if args.quick else KS)
+    if args.plan:
+        plan(inputs, ks, args.max_ms)
+        return 0
+    if args.target == "sim":
+        # the simulator runs a thread at a time: larger inputs are planned, not measured
+        large = [spec for spec in inputs if load(spec).nnz > SIM_MAX_NNZ]
+        if large:
+            say(f"--target sim: {len(large)} input(s) over {SIM_MAX_NNZ:,} stored entries are not simulated; "
+                "their plan (host only):")
+            plan(large, ks, args.max_ms)
+            inputs = [spec for spec in inputs if spec not in large]
+        if not inputs:
+            return 0
+
     from kernels.measure.environment import environment
 
     env = environment(args.target)
-    which = "check2-" if args.check2 else "check-" if args.check else ""
     stem = f"kclique-auto-{which}{slug(env['device'].get('name', 'gpu'))}"
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    default_inputs = QUICK if args.quick else CHECK2 if args.check2 else CHECK if args.check else REAL + GENERATED
-    inputs = [i for i in args.inputs.split(";") if i] if args.inputs else list(default_inputs)
-    ks = tuple(int(k) for k in args.ks.split(",")) if args.ks else ((4, 5) if args.quick else KS)
     started = time.perf_counter()
     cases = []
     with (out_dir / f"{stem}.jsonl").open("w") as lines:

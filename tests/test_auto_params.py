@@ -81,11 +81,17 @@ def test_kclique_rule_goes_edge_centric_on_deep_skewed_searches():
     assert auto_rules.kclique_work(_search(spread, 6)).value == "edge"            # k >= 6 on skewed degrees
 
 
-def test_kclique_rule_takes_sorted_lists_on_meshes_and_uniform_graphs_at_k_5_or_more():
+def test_kclique_rule_on_meshes_and_uniform_graphs_at_k_5_or_more():
     mesh = [3] * 30_000 + [6] * 2_000                 # Delaunay: d⁺max 6, about 1 subset per vertex
     assert auto_rules.kclique_work(_search(mesh, 6)).value == "list"
-    uniform = [24] * 800 + [41]                       # G1: d⁺max < 2x the mean
-    assert auto_rules.kclique_work(_search(uniform, 7)).value == "list"
+    # uniform out-degrees (d⁺max < 2x the mean): sorted lists where few pairs are adjacent (G1, a
+    # G(n, p) graph: 0.058), bitmaps where many are (the 27-point stencil: 0.57, vertex 1.2-1.6x faster)
+    g1 = [24] * 800 + [41]
+    stencil = [13] * 30_000 + [9] * 2_000
+    for k in (5, 6, 7):
+        assert auto_rules.kclique_work(dataclasses.replace(_search(g1, k), pair_density=0.058)).value == "list"
+        choice = auto_rules.kclique_work(dataclasses.replace(_search(stencil, k), pair_density=0.57))
+        assert choice.value == "vertex" and "uniform out-degrees" in choice.reason and "0.570" in choice.reason
     no_search = [6] + [1] * 5_000                     # nothing to search: never a block per edge
     assert auto_rules.kclique_work(_search(no_search, 7)).value == "list"
     tiny = [12] + [3] * 200                           # a few thousand subsets: launch-bound
@@ -103,6 +109,11 @@ def test_kclique_rule_at_k_4_by_the_whole_search():
     assert auto_rules.kclique_work(_search([78] + [20] * 2000, 4)).value == "vertex"     # bcsstk13
     # R-MAT at edge factor 8 (the old rule's 2.2x miss: edge by mean out-degree): a real search → vertex
     assert auto_rules.kclique_work(_search([60] * 40 + [6] * 4_000, 4)).value == "vertex"
+    # sparse pairs but long out-lists (G(n, p) with mean d⁺ 24 or 40): at k = 4 bitmaps, said so
+    for dplus, density in (([24] * 800 + [41], 0.058), ([40] * 4_000 + [70], 0.021)):
+        choice = auto_rules.kclique_work(dataclasses.replace(_search(dplus, 4), pair_density=density))
+        assert choice.value == "vertex" and "out-lists of" in choice.reason and ">= 16" in choice.reason
+        assert auto_rules.kclique_work(dataclasses.replace(_search(dplus, 5), pair_density=density)).value == "list"
 
 
 def test_the_kclique_rule_replays_the_measured_cases_within_the_goal():
@@ -134,10 +145,19 @@ def test_the_kclique_rule_replays_the_measured_cases_within_the_goal():
             search = dataclasses.replace(search, pair_density=density.get(key[0], 1.0))
             pick = auto_rules.kclique_work(search).value
             ratios.append(t[f"gpu-{pick}"] / min(t[v] for v in variants))
-    # the state measured, not the goal (docs/defaults.md): 185 of 194 within 10 %, worst 1.87x
-    # (Chung-Lu just above the pair-density threshold), against the goal's 90 % and 1.5x
-    assert len(ratios) >= 190 and len(density) >= 49
-    assert sum(r <= 1.10 for r in ratios) >= 0.95 * len(ratios) and max(ratios) < 1.9
+    # the state measured, not the goal (docs/defaults.md): 191 of 194 within 10 %, worst 1.35x (the
+    # misses: Chung-Lu n=20,000 at k=4 1.35x, Chung-Lu exponent 2.6 at k=7 1.30x, a 3-D geometric graph
+    # at k=6 1.11x); before the pair threshold went from 0.03 to 0.1 with the k=4 long-list guard and
+    # uniform graphs vertex-centric: 185, worst 1.87x. The goal: 90 % and 1.5x
+    assert len(ratios) >= 194 and len(density) >= 49
+    assert sum(r <= 1.10 for r in ratios) >= 191 and max(ratios) < 1.36
+    # and each revised case by name: the lattice, the Chung-Lu graph near the threshold, G(n, p) at k=4
+    for (spec, k), t in times.items():
+        if ("stencil:kind=27pt" in spec and k in (5, 6)) or ("exponent=2.6" in spec and k in (4, 5)) \
+                or (spec == "gen:gnp:n=4000,p=0.02" and k == 4):
+            search = dataclasses.replace(_search(np.repeat(np.arange(len(hist[(spec, k)])), hist[(spec, k)]), k),
+                                         pair_density=density[spec])
+            assert t[f"gpu-{auto_rules.kclique_work(search).value}"] <= 1.10 * min(t[v] for v in variants), (spec, k)
 
 
 def test_out_pair_density_estimates_the_share_of_adjacent_out_neighbour_pairs():
@@ -173,6 +193,10 @@ def test_kclique_rule_takes_sorted_lists_where_out_neighbourhoods_are_nearly_emp
         sparse = dataclasses.replace(_search(skewed, k), pair_density=0.01)
         choice = auto_rules.kclique_work(sparse)
         assert choice.value == "list" and "0.010 of out-neighbour pairs adjacent" in choice.reason
+        # the threshold, 0.1: the measured graphs leave a gap from 0.067 (G1) to 0.15 (Chung-Lu n=20,000)
+        near = auto_rules.kclique_work(dataclasses.replace(_search(skewed, k), pair_density=0.09))
+        assert near.value == "list" and "(< 0.1)" in near.reason
+        assert auto_rules.kclique_work(dataclasses.replace(_search(skewed, k), pair_density=0.15)).value == dense
     mesh = dataclasses.replace(_search([6] * 2_000 + [3] * 30_000, 5), pair_density=0.0)
     assert auto_rules.kclique_work(mesh).value == "list"                              # the mesh branch's own words
     assert "shallow" in auto_rules.kclique_work(mesh).reason

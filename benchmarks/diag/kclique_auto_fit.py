@@ -1,7 +1,9 @@
 """How the k-clique ``work`` rule does on measured data: for each (input, k) of a
 ``bench_kclique_auto.py`` JSONL, the variant the rule in ``kernels/algorithms/auto_rules.py``
-picks from the recorded out-degree histogram, against the best of gpu-vertex, gpu-edge and
-gpu-list measured there. No GPU needed: it re-reads the measurements.
+picks from the recorded out-degree histogram (and the input's pair density from
+``kclique-pair-density.json`` next to the files, ``kclique_density_fit.py --write``; unknown: 1.0),
+against the best of gpu-vertex, gpu-edge and gpu-list measured there. No GPU needed: it re-reads
+the measurements.
 
     python3 benchmarks/diag/kclique_auto_fit.py benchmarks/results/kclique-auto/<file>.jsonl [--min-nnz 2000]
 """
@@ -9,6 +11,7 @@ gpu-list measured there. No GPU needed: it re-reads the measurements.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections import defaultdict
@@ -39,13 +42,16 @@ def main() -> int:
             key = (row["input"], row["k"])
             times[key][row["variant"]] = row["median_s"]
             hist[key] = row["dplus_hist"]
+    dens_file = args.jsonl[0].parent / "kclique-pair-density.json"
+    density = json.loads(dens_file.read_text()) if dens_file.exists() else {}
     within = worst = total = 0
     for key in sorted(times):
         t = times[key]
         if not all(v in t for v in VARIANTS):
             continue
         degrees = np.repeat(np.arange(len(hist[key])), hist[key])
-        pick = kclique_work(CliqueSearch.of(degrees, key[1], args.sms)).value
+        search = dataclasses.replace(CliqueSearch.of(degrees, key[1], args.sms), pair_density=density.get(key[0], 1.0))
+        pick = kclique_work(search).value
         best = min(t[v] for v in VARIANTS)
         ratio = t[f"gpu-{pick}"] / best
         total += 1

@@ -40,9 +40,15 @@ KCLIQUE_TINY_SEARCH = 7.0e3
 #: k-clique at k = 5: edge-centric once the largest vertex's longest subtree is this share of one
 #: SM's even share of all the vertices' longest subtrees
 KCLIQUE_TAIL5 = 0.3
-#: k-clique: under this share of out-neighbour pairs adjacent (sparse random-like graphs, almost
-#: no cliques) sorted lists win whatever the subset count says: they prune at the first intersection
-KCLIQUE_SPARSE_PAIRS = 0.03
+#: k-clique: under this share of out-neighbour pairs adjacent (sparse random-like graphs, few
+#: cliques) sorted lists win whatever the subset count says: they prune at the first intersection.
+#: Refit 2026-11-28 on all 194 measured cases: the measured graphs leave a gap from 0.067 (G1, exact)
+#: to 0.15 (Chung-Lu n=20,000), 0.1 its middle; leave-one-graph-out refits 0.091..0.143
+KCLIQUE_SPARSE_PAIRS = 0.1
+#: k-clique at k = 4 on such sparse graphs: from this mean out-degree the sorted lists are long
+#: enough that merging them costs more than a bitmap per vertex (G(n, p) at mean d⁺ 24 and 40
+#: went vertex-centric 1.3x faster; every sparse graph up to mean d⁺ 12 went list)
+KCLIQUE_K4_LONG_LISTS = 16.0
 #: out-neighbour pairs sampled for that share (a fixed seed: ``auto`` depends on the input only)
 KCLIQUE_PAIR_SAMPLES = 4096
 
@@ -241,45 +247,53 @@ def out_pair_density(indptr: np.ndarray, indices: np.ndarray, samples: int = KCL
     return float(found.mean())
 
 
-def kclique_work(search: CliqueSearch) -> AutoChoice:
+def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_PAIRS,
+                 k4_long_lists: float = KCLIQUE_K4_LONG_LISTS) -> AutoChoice:
     """``vertex`` (a block per vertex, binary-encoded), ``edge`` (a block per oriented edge) or
     ``list`` (a block per vertex, sorted-list intersections), from the search the input implies
     at this k (:class:`CliqueSearch`). Fitted on an H100 over 29 real and generated graphs of at
     least 2,000 edges at k = 4..7 (``benchmarks/bench_kclique_auto.py``; leave-one-graph-out:
-    within 10 % of the best variant in 107 of 115 cases, worst 1.51x; docs/defaults.md):
+    within 10 % of the best variant in 107 of 115 cases, worst 1.51x; docs/defaults.md), then
+    revised on two checks of unseen graphs (all 194 cases measured: 191 within 10 %, worst 1.35x,
+    leave-one-graph-out the same; ``benchmarks/diag/kclique_density_fit.py``). The keyword
+    arguments are the two pair-density thresholds, for that script's refits:
 
-    * first, any k: ``list`` where under 3 % of the out-neighbour pairs are adjacent
+    * first, any k: ``list`` where under 10 % of the out-neighbour pairs are adjacent
       (``pair_density``, :func:`out_pair_density`) on a graph that is not a mesh: a sparse
-      random-like graph has almost no cliques, and sorted lists prune at the first intersection
-      (added after a check on graph families the rule had not seen: 34 of 40 cases within 10 %,
-      worst 2.1x, all on such graphs; replayed with it, 40 of 40 and no fitted case worse; a
-      second check, chosen before its run: 33 of 39 within 10 %, worst 1.9x -- a Chung-Lu graph
-      just above the threshold, and G(n, p) at k = 4 where the branch took ``list`` and
-      ``vertex`` was 1.3x faster; all 194 cases measured: 185 within 10 %);
+      random-like graph has few cliques, and sorted lists prune at the first intersection --
+      except at k = 4 where the out-lists are long (mean d⁺ >= 16): there one level of bitmap
+      AND + popc costs less than merging them, and the k = 4 rules below decide;
     * k = 4 (one level of AND + popc): ``vertex`` from 5·10⁵ subsets in all (a vertex's bitmap is
       encoded once and shared by its d⁺ edges); ``list`` on a mesh (d⁺max <= 8) with >= 5·10⁴
       (merging short lists beats bitmaps and three times as many edge blocks); else ``edge`` (a
       small search is launch-bound, and edge blocks have the least setup);
     * k >= 5: ``list`` on meshes; ``vertex`` below 7·10³ subsets in all (launch-bound: the fewest,
-      cheapest blocks); ``list`` on uniform out-degrees (d⁺max < 2x the mean: no block waits for
-      a larger one); ``edge`` at k >= 6 (two or more block barriers per subtree: a block per edge
-      keeps more groups busy) and at k = 5 where the largest vertex's longest subtree is >= 0.3
-      of an SM's share (a block per vertex would leave the GPU waiting for it); else ``vertex``."""
+      cheapest blocks); ``vertex`` on uniform out-degrees (d⁺max < 2x the mean: no block waits
+      for a larger one, and with the pairs this dense the search goes deep, where a bitmap AND
+      beats a list merge: the 27-point stencil; before the 10 % threshold, uniform graphs took
+      ``list``, for G1, now caught by the first branch); ``edge`` at k >= 6 (two or more block
+      barriers per subtree: a block per edge keeps more groups busy) and at k = 5 where the
+      largest vertex's longest subtree is >= 0.3 of an SM's share (a block per vertex would leave
+      the GPU waiting for it); else ``vertex``."""
     s = search
     facts = (f"k={s.k}, d⁺max {s.max_out_degree}, mean out-degree {s.mean_out_degree:.1f}, "
              f"{s.total_search:.3g} subsets of k-1 out-neighbours in all")
     shallow = s.max_out_degree <= KCLIQUE_SHALLOW
-    if not shallow and s.pair_density < KCLIQUE_SPARSE_PAIRS:
-        return AutoChoice("list", f"{facts}: {s.pair_density:.3f} of out-neighbour pairs adjacent "
-                                  f"(< {KCLIQUE_SPARSE_PAIRS:g}): almost no cliques, sorted lists prune at "
+    sparse = not shallow and s.pair_density < sparse_pairs
+    pairs = f"{s.pair_density:.3f} of out-neighbour pairs adjacent"
+    if sparse and not (s.k <= 4 and s.mean_out_degree >= k4_long_lists):
+        return AutoChoice("list", f"{facts}: {pairs} (< {sparse_pairs:g}): few cliques, sorted lists prune at "
                                   "the first intersection → sorted lists (gpu-list)")
     if s.k <= 4:
+        # a sparse graph here has long out-lists: said, then the k = 4 rules
+        long = (f"{pairs} (< {sparse_pairs:g}) but out-lists of {s.mean_out_degree:.1f} on average "
+                f"(>= {k4_long_lists:g}): merging them costs more than bitmaps; " if sparse else "")
         if s.total_search >= KCLIQUE_K4_SEARCH:
-            return AutoChoice("vertex", f"{facts}: k <= 4 with a real search (>= {KCLIQUE_K4_SEARCH:.0e}): a bitmap "
-                                        "per vertex, encoded once for its edges → vertex-centric")
+            return AutoChoice("vertex", f"{facts}: {long}k <= 4 with a real search (>= {KCLIQUE_K4_SEARCH:.0e}): "
+                                        "a bitmap per vertex, encoded once for its edges → vertex-centric")
         if shallow and s.total_search >= KCLIQUE_MESH_SEARCH:
             return AutoChoice("list", f"{facts}: k <= 4 on a large mesh → sorted lists (gpu-list)")
-        return AutoChoice("edge", f"{facts}: k <= 4 with a small search: edge blocks have the least setup "
+        return AutoChoice("edge", f"{facts}: {long}k <= 4 with a small search: edge blocks have the least setup "
                                   "→ edge-centric")
     if shallow:
         return AutoChoice("list", f"{facts}: shallow out-neighbourhoods (<= {KCLIQUE_SHALLOW}), a little search "
@@ -288,8 +302,9 @@ def kclique_work(search: CliqueSearch) -> AutoChoice:
         return AutoChoice("vertex", f"{facts}: a search this small is launch-bound: the fewest blocks "
                                     "→ vertex-centric")
     if s.skew < KCLIQUE_SKEW:
-        return AutoChoice("list", f"{facts}: uniform out-degrees (d⁺max < {KCLIQUE_SKEW:g}x the mean) "
-                                  "→ sorted lists (gpu-list)")
+        return AutoChoice("vertex", f"{facts}: uniform out-degrees (d⁺max < {KCLIQUE_SKEW:g}x the mean) and "
+                                    f"{pairs} (>= {sparse_pairs:g}): no block waits for a larger one, and a deep "
+                                    "search is cheaper on bitmaps → vertex-centric")
     if s.k >= 6:
         return AutoChoice("edge", f"{facts}: k >= 6 on skewed out-degrees: a block barrier per push, more groups "
                                   "busy with a block per edge → edge-centric")

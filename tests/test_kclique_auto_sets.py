@@ -1,0 +1,48 @@
+"""The k-clique ``auto`` check sets of ``benchmarks/bench_kclique_auto.py``: the third check is of
+graphs no earlier measurement saw (each generator with its parameters new), and its host-only plan
+(``--plan``: the graph generated, the features ``kclique_work`` reads, its picks, an H100 estimate)
+runs without a GPU."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        path = ROOT / "benchmarks" / "bench_kclique_auto.py"
+        spec = importlib.util.spec_from_file_location("bench_kclique_auto", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+
+
+def test_the_third_kclique_check_is_of_graphs_not_measured_before(bench):
+    earlier = set(bench.REAL) | set(bench.GENERATED) | set(bench.CHECK) | set(bench.CHECK2)
+    for path in RESULTS.glob("kclique-auto-*.jsonl"):
+        earlier |= {json.loads(line)["input"] for line in path.read_text().splitlines()}
+    assert len(bench.CHECK3) >= 10 and len(set(bench.CHECK3)) == len(bench.CHECK3)
+    assert all(spec.startswith("gen:") for spec in bench.CHECK3)
+    assert not set(bench.CHECK3) & earlier
+    kinds = {spec.split(":")[1] for spec in bench.CHECK3}
+    assert {"stencil", "geometric", "chung_lu", "gnm", "rmat"} <= kinds       # lattice ... communities
+
+
+def test_the_kclique_check_plan_runs_on_the_host(bench, capsys):
+    seconds = bench.plan(["gen:gnp:n=2000,p=0.01", "gen:stencil:kind=27pt,nx=12,ny=12,nz=12"], (4, 5), 300.0)
+    out = capsys.readouterr().out
+    assert seconds > 0
+    assert "k4 list" in out                                      # sparse pairs, short out-lists
+    assert "k5 vertex" in out                                    # the stencil: uniform and clique-rich
