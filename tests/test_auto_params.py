@@ -127,30 +127,38 @@ def test_the_kclique_rule_replays_the_measured_cases_within_the_goal():
     files = sorted((Path(__file__).parents[1] / "benchmarks" / "results" / "kclique-auto").glob("*.jsonl"))
     if not files:
         pytest.skip("the measured k-clique cases (benchmarks/results/kclique-auto) are not in this tree")
+    third = set()                              # the cases of the third check (measured after the refit)
     for path in files:
         for line in path.read_text().splitlines():
             row = json.loads(line)
             if row.get("verified") and "median_s" in row and row["nnz"] >= 2000:
                 times[(row["input"], row["k"])][row["variant"]] = row["median_s"]
                 hist[(row["input"], row["k"])] = row["dplus_hist"]
+                if "check3" in path.name:
+                    third.add((row["input"], row["k"]))
     # each input's out-neighbour pair density, as the rule estimates it from the graph
     # (benchmarks/diag/kclique_density_fit.py --write); the histograms alone cannot give it
     density_file = files[0].parent / "kclique-pair-density.json"
     density = json.loads(density_file.read_text()) if density_file.exists() else {}
-    ratios = []
+    ratios, replayed = [], []
     variants = ("gpu-vertex", "gpu-edge", "gpu-list")
     for key, t in times.items():
         if all(v in t for v in variants):
+            replayed.append(key)
             search = _search(np.repeat(np.arange(len(hist[key])), hist[key]), key[1])
             search = dataclasses.replace(search, pair_density=density.get(key[0], 1.0))
             pick = auto_rules.kclique_work(search).value
             ratios.append(t[f"gpu-{pick}"] / min(t[v] for v in variants))
-    # the state measured, not the goal (docs/defaults.md): 191 of 194 within 10 %, worst 1.35x (the
-    # misses: Chung-Lu n=20,000 at k=4 1.35x, Chung-Lu exponent 2.6 at k=7 1.30x, a 3-D geometric graph
-    # at k=6 1.11x); before the pair threshold went from 0.03 to 0.1 with the k=4 long-list guard and
-    # uniform graphs vertex-centric: 185, worst 1.87x. The goal: 90 % and 1.5x
-    assert len(ratios) >= 194 and len(density) >= 49
-    assert sum(r <= 1.10 for r in ratios) >= 191 and max(ratios) < 1.36
+    # the state measured, not the goal (docs/defaults.md): on the 194 cases before the third check
+    # 191 within 10 %, worst 1.35x (before the pair threshold went from 0.03 to 0.1 with the k=4
+    # long-list guard and uniform graphs vertex-centric: 185, worst 1.87x); with the third check's 56
+    # (measured after the change, 45 within, worst 2.63x: graphs whose cliques die out at k) 236 of
+    # 250. The goal: 90 % and 1.5x
+    assert len(ratios) >= 250 and len(density) >= 63
+    assert sum(r <= 1.10 for r in ratios) >= 236 and max(ratios) < 2.64
+    before_check3 = [r for key, r in zip(replayed, ratios, strict=True) if key not in third]
+    assert len(before_check3) == 194
+    assert sum(r <= 1.10 for r in before_check3) >= 191 and max(before_check3) < 1.36
     # and each revised case by name: the lattice, the Chung-Lu graph near the threshold, G(n, p) at k=4
     for (spec, k), t in times.items():
         if ("stencil:kind=27pt" in spec and k in (5, 6)) or ("exponent=2.6" in spec and k in (4, 5)) \

@@ -55,10 +55,12 @@ def random_batch(rng, n, sizes, weighted, directed, wdtype):
 
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("weighted,wdtype", [(False, np.float64), (True, np.float64), (True, np.float32)])
-@pytest.mark.parametrize("sizes", [(0, 5, 0), (7, 0, 3), (40, 60, 9), (0, 0, 0)])
-def test_the_compiled_grouping_is_the_numpy_one(directed, weighted, wdtype, sizes):
+@pytest.mark.parametrize("sizes,n", [((0, 5, 0), 12), ((7, 0, 3), 12), ((40, 60, 9), 12), ((0, 0, 0), 12),
+                                     ((300, 500, 40), 5000), ((200, 300, 10), 1 << 31 - 1)])
+def test_the_compiled_grouping_is_the_numpy_one(directed, weighted, wdtype, sizes, n):
+    # small ids: self-loops, repeats; larger ones: the radix sort's second and third passes
     rng = np.random.default_rng(sum(sizes) + 7 * directed + 3 * weighted)
-    batch = random_batch(rng, 12, sizes, weighted, directed, wdtype)      # small ids: self-loops, repeats
+    batch = random_batch(rng, n, sizes, weighted, directed, wdtype)
     got = DeviceUpdater._group_on_host(batch, weighted, wdtype)
     want = numpy_grouping(batch, weighted, wdtype)
     for name, a, b in zip(("T", "S", "src", "dst", "tag", "w"), got, want, strict=True):

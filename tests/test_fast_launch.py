@@ -222,6 +222,8 @@ def test_a_span_that_does_not_fit_is_refused():
         fast_launch.Span(base, 90, (4, 3))
     with pytest.raises(ValueError, match="does not fit"):
         fast_launch.Span(base, -1, 4)
+    with pytest.raises(ValueError, match="contiguous"):
+        fast_launch.Span(FakeBase((10,), np.int32, 0x1000, strides=(8,)), 0, 2)
 
 
 def test_spans_reach_numba_as_views_and_the_plan_as_words(driver_calls):
@@ -305,7 +307,7 @@ def test_a_packed_plan_writes_the_words_the_writers_give():
     struct_module.pack_into(plan.fmt, plan.words, 0, *plan.values(args))
     expected = fast_launch.parameter_words(argtypes, args)
     got = plan.words[:len(expected)].tolist()
-    assert got[:5] == expected[:5]                           # the 2-D array's words
+    assert got[:9] == expected[:9] == [0, 0, 15, 4, 0x7000, 3, 5, 20, 4]     # the 2-D array's words
     raw = plan.words.tobytes()
     assert struct_module.unpack_from("<q", raw, 9 * 8)[0] == -5
     assert struct_module.unpack_from("<i", raw, 10 * 8)[0] == -7

@@ -32,6 +32,8 @@ def bench():
 def test_the_third_kclique_check_is_of_graphs_not_measured_before(bench):
     earlier = set(bench.REAL) | set(bench.GENERATED) | set(bench.CHECK) | set(bench.CHECK2)
     for path in RESULTS.glob("kclique-auto-*.jsonl"):
+        if "check3" in path.name:                # its own measurement
+            continue
         earlier |= {json.loads(line)["input"] for line in path.read_text().splitlines()}
     assert len(bench.CHECK3) >= 10 and len(set(bench.CHECK3)) == len(bench.CHECK3)
     assert all(spec.startswith("gen:") for spec in bench.CHECK3)

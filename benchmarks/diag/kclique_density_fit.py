@@ -70,7 +70,8 @@ RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
 SETS = {"fit": RESULTS / "kclique-auto-fit-nvidia-h100-80gb-hbm3.jsonl",
         "held-out": RESULTS / "kclique-auto-heldout-nvidia-h100-80gb-hbm3.jsonl",
         "check": RESULTS / "kclique-auto-check-nvidia-h100-80gb-hbm3.jsonl",
-        "check2": RESULTS / "kclique-auto-check2-nvidia-h100-80gb-hbm3.jsonl"}
+        "check2": RESULTS / "kclique-auto-check2-nvidia-h100-80gb-hbm3.jsonl",
+        "check3": RESULTS / "kclique-auto-check3-nvidia-h100-80gb-hbm3.jsonl"}
 VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")
 SAMPLES = KCLIQUE_PAIR_SAMPLES
 #: ``--write``: each input's pair density, which tests/test_auto_params.py replays the rule with

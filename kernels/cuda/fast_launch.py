@@ -78,7 +78,10 @@ class Span:
         for extent in shape:
             size *= extent
         offset = int(offset)
-        if offset < 0 or min(shape, default=0) < 0 or offset + size > base.size or base.ndim != 1:
+        if base.ndim != 1 or (base.size > 1 and base.strides[0] != base.dtype.itemsize):
+            raise ValueError(f"a span needs a contiguous 1-D device array, not one of shape {base.shape} "
+                             f"and strides {base.strides}")
+        if offset < 0 or min(shape, default=0) < 0 or offset + size > base.size:
             raise ValueError(f"a span of {shape} at {offset} does not fit a device array of {base.shape}")
         self.base, self.offset, self.shape, self.size = base, offset, shape, size
         self.dtype, self.ndim = base.dtype, len(shape)
