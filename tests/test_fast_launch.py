@@ -128,10 +128,14 @@ def driver_calls(monkeypatch):
     return calls
 
 
+def array_and_scalar_kernel():
+    """A planned kernel of (int32[::1], int64) over a fake dispatcher: (dispatcher, kernel)."""
+    d = FakeDispatcher([types.Array(types.int32, 1, "C"), types.int64])
+    return d, fast_launch.FastKernel(d)
+
+
 def test_first_launch_goes_through_numba_then_the_plan(driver_calls):
-    argtypes = [types.Array(types.int32, 1, "C"), types.int64]
-    d = FakeDispatcher(argtypes)
-    k = fast_launch.FastKernel(d)
+    d, k = array_and_scalar_kernel()
     a = FakeDeviceArray((10,), np.int32, 0xABC0)
     stream = SimpleNamespace(handle=77)
     k[4, 128, stream, 0](a, 5)
@@ -143,6 +147,8 @@ def test_first_launch_goes_through_numba_then_the_plan(driver_calls):
     assert call["handle"] == "fn" and call["grid"] == (2, 3, 1) and call["block"] == (64, 1, 1)
     assert call["stream"] == 77
     assert call["words"] == [0, 0, 20, 4, 0xDEF0, 20, 4]
+    (plan,) = k._plans.values()
+    assert plan.words[7] == -1                     # the scalar after the array's seven words
     # an argument of another kind (a host array) is launched by numba, every time
     k[1, 32, stream, 0](np.zeros(3, dtype=np.int32), 1)
     k[1, 32, stream, 0](np.zeros(3, dtype=np.int32), 1)
@@ -160,8 +166,7 @@ def test_an_empty_grid_is_numbas_to_refuse(driver_calls):
 def test_a_failed_driver_launch_raises(monkeypatch, driver_calls):
     from cuda.bindings import driver
 
-    d = FakeDispatcher([types.Array(types.int32, 1, "C"), types.int64])
-    k = fast_launch.FastKernel(d)
+    _, k = array_and_scalar_kernel()
     a = FakeDeviceArray((10,), np.int32, 0xABC0)
     stream = SimpleNamespace(handle=1)
     k[1, 32, stream](a, 1)
@@ -227,9 +232,7 @@ def test_a_span_that_does_not_fit_is_refused():
 
 
 def test_spans_reach_numba_as_views_and_the_plan_as_words(driver_calls):
-    argtypes = [types.Array(types.int32, 1, "C"), types.int64]
-    d = FakeDispatcher(argtypes)
-    k = fast_launch.FastKernel(d)
+    d, k = array_and_scalar_kernel()
     base = FakeBase((64,), np.int32, 0x4000)
     stream = SimpleNamespace(handle=5)
     k[1, 32, stream](fast_launch.Span(base, 8, 16), 2)            # numba compiles: it gets a view
@@ -238,6 +241,8 @@ def test_spans_reach_numba_as_views_and_the_plan_as_words(driver_calls):
     k[1, 32, stream](fast_launch.Span(base, 40, 3), 7)            # the plan: the span's own words
     (call,) = driver_calls
     assert call["words"] == [0, 0, 3, 4, 0x4000 + 160, 3, 4]
+    (plan,) = k._plans.values()
+    assert plan.words[7] == 7
     assert len(d.numba_launches) == 1
     # inside a tuple too
     assert fast_launch.materialized(((fast_launch.Span(base, 0, 2), 1),))[0][0].shape == (2,)

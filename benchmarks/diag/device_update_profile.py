@@ -24,6 +24,26 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
+def updater_on(target: str, graph: str, scale: int):
+    """(csr, DeviceUpdater) for a generated graph on slotted pages: R-MAT of ``scale`` (edge
+    factor 16) or a Delaunay graph of 2^scale points, seed 1; ``target`` activated first."""
+    from kernels.measure.targets import activate
+
+    activate(target)
+    from kernels.graph.device import DeviceMirror
+    from kernels.graph.generators.registry import generate
+    from kernels.graph.page_size import page_size_for
+    from kernels.graph.slotted import SlottedGraph
+    from kernels.operators.device_updates import DeviceUpdater
+
+    if graph == "rmat":
+        csr = generate("rmat", scale=scale, edge_factor=16, seed=1)
+    else:
+        csr = generate("delaunay", n=1 << scale, seed=1)
+    g = SlottedGraph.from_csr(csr, page_size=page_size_for(csr))
+    return csr, DeviceUpdater(DeviceMirror(g))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graph", choices=("rmat", "delaunay"), default="rmat")
@@ -33,23 +53,9 @@ def main(argv=None) -> int:
     ap.add_argument("--path", choices=("auto", "compact", "full"), default="auto")
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args(argv)
-    from kernels.measure.targets import activate
-
-    activate("cuda")
-    from kernels.graph.device import DeviceMirror
-    from kernels.graph.generators.registry import generate
-    from kernels.graph.page_size import page_size_for
-    from kernels.graph.slotted import SlottedGraph
+    csr, updater = updater_on("cuda", args.graph, args.scale)
     from kernels.graph.update_batches import edge_keys, new_edges
     from kernels.operators import device_updates
-    from kernels.operators.device_updates import DeviceUpdater
-
-    if args.graph == "rmat":
-        csr = generate("rmat", scale=args.scale, edge_factor=16, seed=1)
-    else:
-        csr = generate("delaunay", n=1 << args.scale, seed=1)
-    g = SlottedGraph.from_csr(csr, page_size=page_size_for(csr))
-    updater = DeviceUpdater(DeviceMirror(g))
     if args.path == "full":
         device_updates.COMPACT_MAX_ENTRIES = -1
     elif args.path == "compact":

@@ -62,6 +62,7 @@ from kernels.algorithms.auto_rules import (  # noqa: E402
     KCLIQUE_TINY_SEARCH,
     CliqueSearch,
     kclique_work,
+    out_list_contains,
     out_pair_density,
 )
 from kernels.algorithms.kclique.prepare import orient, simple_undirected  # noqa: E402
@@ -93,17 +94,6 @@ def exact_pair_density(indptr: np.ndarray, indices: np.ndarray) -> float:
     return float((a @ a).multiply(a).sum()) / p if p else 0.0
 
 
-def _adjacent(indptr: np.ndarray, indices: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Is w in u's sorted out-list (u < w)? A vectorized binary search, as ``out_pair_density``."""
-    lo, hi = indptr[u], indptr[u + 1]
-    for _ in range(int(np.diff(indptr).max()).bit_length() + 1):
-        active = lo < hi
-        mid = (lo + hi) >> 1
-        less = indices[np.minimum(mid, len(indices) - 1)] < w
-        lo, hi = np.where(active & less, mid + 1, lo), np.where(active & ~less, mid, hi)
-    return (lo < indptr[u + 1]) & (indices[np.minimum(lo, len(indices) - 1)] == w)
-
-
 def triple_density(indptr: np.ndarray, indices: np.ndarray, samples: int = SAMPLES, seed: int = 0) -> float:
     """The share of out-neighbour triples {u < w < x} of a vertex that are a triangle (a candidate
     feature, not used by the rule): triples drawn in proportion to C(d⁺, 3), three pair look-ups each."""
@@ -125,8 +115,8 @@ def triple_density(indptr: np.ndarray, indices: np.ndarray, samples: int = SAMPL
     c += c >= b                                            # three distinct positions of v's out-list
     pos = np.sort(np.stack([a, b, c]), axis=0)
     u, w, x = (indices[indptr[v] + p] for p in pos)
-    return float((_adjacent(indptr, indices, u, w) & _adjacent(indptr, indices, u, x)
-                  & _adjacent(indptr, indices, w, x)).mean())
+    return float((out_list_contains(indptr, indices, u, w) & out_list_contains(indptr, indices, u, x)
+                  & out_list_contains(indptr, indices, w, x)).mean())
 
 
 def dag_of(graph):

@@ -116,16 +116,13 @@ def fit(cases, idx, rule, feature) -> float:
 
 
 def report(name: str, cases, picks_all, picks_logo=None) -> None:
-    line = f"{name:34s}"
-    for s in (*SETS, "all"):
-        rs = [ratio(c, p) for c, p in zip(cases, picks_all, strict=True) if s in ("all", c["set"])]
-        w, n, x = score(rs)
-        line += f" {w:3d}/{n:<3d} x{x:.2f}"
-    print(line)
-    if picks_logo is not None:
-        line = f"{'  LOGO':34s}"
+    """A line of per-set scores for the picks on all cases, and one for the leave-one-graph-out picks."""
+    for label, picks in ((name, picks_all), ("  LOGO", picks_logo)):
+        if picks is None:
+            continue
+        line = f"{label:34s}"
         for s in (*SETS, "all"):
-            rs = [ratio(c, p) for c, p in zip(cases, picks_logo, strict=True) if s in ("all", c["set"])]
+            rs = [ratio(c, p) for c, p in zip(cases, picks, strict=True) if s in ("all", c["set"])]
             w, n, x = score(rs)
             line += f" {w:3d}/{n:<3d} x{x:.2f}"
         print(line)

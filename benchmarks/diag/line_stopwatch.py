@@ -70,22 +70,11 @@ def main(argv=None) -> int:
     ap.add_argument("--edges", type=int, default=1000)
     ap.add_argument("--batches", type=int, default=20)
     args = ap.parse_args(argv)
-    from kernels.measure.targets import activate
+    from device_update_profile import updater_on  # the same graphs, built the same way
 
-    activate("cuda")
-    from kernels.graph.device import DeviceMirror
-    from kernels.graph.generators.registry import generate
-    from kernels.graph.page_size import page_size_for
-    from kernels.graph.slotted import SlottedGraph
+    csr, updater = updater_on("cuda", args.graph, args.scale)
     from kernels.graph.update_batches import edge_keys, new_edges
     from kernels.operators.device_updates import DeviceUpdater
-
-    if args.graph == "rmat":
-        csr = generate("rmat", scale=args.scale, edge_factor=16, seed=1)
-    else:
-        csr = generate("delaunay", n=1 << args.scale, seed=1)
-    g = SlottedGraph.from_csr(csr, page_size=page_size_for(csr))
-    updater = DeviceUpdater(DeviceMirror(g))
     rng = np.random.default_rng(3)
     keys = edge_keys(csr)
     for _ in range(3):

@@ -237,14 +237,19 @@ def out_pair_density(indptr: np.ndarray, indices: np.ndarray, samples: int = KCL
     j += j >= i                                            # two distinct positions of v's out-list
     u = indices[indptr[v] + np.minimum(i, j)]
     w = indices[indptr[v] + np.maximum(i, j)]              # u < w: out-lists are sorted
-    lo, hi = indptr[u], indptr[u + 1]                      # is w in u's out-list? binary search
-    for _ in range(int(dplus.max()).bit_length() + 1):
+    return float(out_list_contains(indptr, indices, u, w).mean())
+
+
+def out_list_contains(indptr: np.ndarray, indices: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """For each pair, is ``w`` in ``u``'s sorted out-list? A vectorised binary search over all
+    pairs at once (``indptr`` int64)."""
+    lo, hi = indptr[u], indptr[u + 1]
+    for _ in range(int(np.diff(indptr).max()).bit_length() + 1):
         active = lo < hi
         mid = (lo + hi) >> 1
         less = indices[np.minimum(mid, len(indices) - 1)] < w
         lo, hi = np.where(active & less, mid + 1, lo), np.where(active & ~less, mid, hi)
-    found = (lo < indptr[u + 1]) & (indices[np.minimum(lo, len(indices) - 1)] == w)
-    return float(found.mean())
+    return (lo < indptr[u + 1]) & (indices[np.minimum(lo, len(indices) - 1)] == w)
 
 
 def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_PAIRS,

@@ -788,27 +788,15 @@ class DeviceUpdater:
     """Applies batches to a mirror's device pages; the host structure follows by replay."""
 
     def __init__(self, mirror):
-        from kernels.operators.launch import MAX_GRID, Workspace
+        from kernels.operators.launch import Workspace, for_target, grid_for, on_simulator
 
-        self._max_grid = MAX_GRID
+        self._shape, self._grid = for_target, grid_for      # launch shapes: the simulator's or a GPU's
+        self._simulated = on_simulator()
         self.mirror = mirror
         self.graph = mirror.graph
         self.workspace = Workspace()
         self._spare_index = None
         self.history: deque[DeviceBatchResult] = deque(maxlen=HISTORY)   # the latest batches only
-        self._target = "sim" if simulator_enabled() else "cuda"   # fixed once numba.cuda is imported
-
-    def _shape(self, table):
-        return table[self._target]
-
-    def _grid(self, items: int, block: int) -> int:
-        # grid_for's rule, with the target read once (an environment lookup a call costs a
-        # batch's host side more than its small kernels' launches)
-        if self._target == "sim":
-            from kernels.operators.launch import grid_for
-
-            return grid_for(items, block)
-        return min(max(1, -(-int(items) // block)), self._max_grid)
 
     def apply(self, insert=None, delete=None, reweight=None, *, verify: bool = True,
               mark_synced: bool = True) -> DeviceBatchResult:
@@ -825,7 +813,7 @@ class DeviceUpdater:
         device_pages = self._apply_on_device(batch)
         t1 = time.perf_counter()
         host = batch_host.apply(g, batch)
-        clock = ("perf_counter, CUDA simulator" if self._target == "sim" else
+        clock = ("perf_counter, CUDA simulator" if self._simulated else
                  "perf_counter around the device work and cuda.synchronize() (batch upload included)")
         report = batch_rules.BatchReport("gpu", batch.size, host.entries_deleted, host.entries_inserted,
                                          host.weights_changed, device_pages, host.pages_opened,

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -26,7 +27,11 @@ MAX_GRID = 1 << 16
 GROWTH = 1.25
 
 
+@functools.cache
 def on_simulator() -> bool:
+    """Whether numba.cuda runs the simulator: read once, as numba (which this module imports)
+    fixed it at its import -- launch shapes ask it on every launch, and an environment lookup
+    costs a small device batch's host side more than its kernels' launches."""
     return simulator_enabled()
 
 
@@ -62,8 +67,13 @@ class Workspace:
     0.1-0.2 ms each on an H100 host (a batch of edge updates makes four or five of them)."""
 
     def __init__(self):
+        from kernels.cuda import fast_launch
+
         self._buffers: dict[str, object] = {}
         self._pinned: dict[str, np.ndarray] = {}
+        # spans where launches are planned: asked once (an environment lookup), as the kernels'
+        # FastKernel wrappers are made once
+        self._spans = fast_launch.enabled()
 
     def get(self, name: str, dtype, size: int):
         dtype = np.dtype(dtype)
@@ -80,10 +90,10 @@ class Workspace:
         launches go through plans (it costs nothing to make; numba's slicing and reshaping
         20-90 µs each), numba's view otherwise (the simulator, fast launches switched off).
         Only for kernels wrapped by :func:`kernels.cuda.fast_launch.fast`."""
-        from kernels.cuda import fast_launch
+        from kernels.cuda.fast_launch import Span
 
-        span = fast_launch.Span(buffer, offset, shape)
-        return span if fast_launch.enabled() else span.view()
+        span = Span(buffer, offset, shape)
+        return span if self._spans else span.view()
 
     def _host(self, name: str, dtype, size: int) -> np.ndarray:
         buf = self._pinned.get(name)
