@@ -17,7 +17,11 @@ ahead (``GRAPH_KERNELS_KERNEL_CACHE=off``, ``GRAPH_KERNELS_COMPILE_AHEAD=0``); (
 cache, compiling ahead on; (3) warm: the same again, the cache now full. It compares each
 cell's median kernel time between (1) and (2) (the same cells, the same GPU, one run): the
 measuring process must time kernels as before. ``cluster`` runs the cold spmv sweep on 1, 2
-and 4 GPUs of the host, each with an empty cache. Raw sweeps and a summary JSON go to ``--out``.
+and 4 GPUs of the host, each with an empty cache, after ``cluster local`` said its workers are
+warm (``--starts warm,unwarmed`` adds ``cluster local --no-warm``, whose processes start with the
+sweep); the sweep's clock does not count the warming, which is reported beside it (``cluster``:
+its seconds, and the GPU memory of the processes' contexts). Raw sweeps and a summary JSON go to
+``--out``.
 """
 
 from __future__ import annotations
@@ -132,38 +136,69 @@ def single(args) -> dict:
     return report
 
 
-def start_cluster(gpus: int, env: dict):
-    proc = subprocess.Popen([sys.executable, "-m", "kernels", "cluster", "local", "--gpus", str(gpus), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+def start_cluster(gpus: int, env: dict, warm: bool):
+    """``cluster local --gpus N`` in its own session; with ``warm``, returns once it said its
+    workers are warm (their processes started, imports done, CUDA contexts open)."""
+    command = [sys.executable, "-m", "kernels", "cluster", "local", "--gpus", str(gpus), "--port", "0"]
+    if not warm:
+        command.append("--no-warm")
+    started = time.monotonic()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
                             start_new_session=True)
     line = proc.stdout.readline()
     if not line.startswith("scheduler "):
         proc.kill()
         raise SystemExit(f"cluster local did not start: {line!r}")
-    return proc, line.split()[1].rstrip(":")
+    address = line.split()[1].rstrip(":")
+    warm_line = None
+    while warm:
+        text = proc.stdout.readline()
+        if not text:
+            raise SystemExit("cluster local ended before its workers were warm")
+        if text.startswith("workers warm"):
+            warm_line = text.strip()
+            break
+    return proc, address, {"start_s": round(time.monotonic() - started, 2), "warm_line": warm_line,
+                           "gpu_memory": gpu_memory()}
+
+
+def gpu_memory() -> dict:
+    """Processes holding a CUDA context and their GPU memory, by nvidia-smi (what warming costs)."""
+    try:
+        done = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--format=csv,noheader,nounits"],
+                              capture_output=True, text=True, timeout=30)
+        used = [int(line.split(",")[1]) for line in done.stdout.splitlines() if line.count(",") == 1]
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return {}
+    return {"processes": len(used), "total_mib": sum(used), "per_process_mib": sorted(set(used))}
 
 
 def cluster(args) -> dict:
     report = {}
-    for n in [int(g) for g in args.gpus.split(",")]:
-        cache = tempfile.mkdtemp(prefix=f"bench-sweep-cache-{n}-")
-        env = environment(cache, None)
-        proc, address = start_cluster(n, env)
-        try:
-            say(f"spmv on {n} GPU(s) of the host, cold cache ({address})")
-            report[str(n)] = sweep(SPMV, args.out / f"sweep-spmv-cluster-{n}gpu.json", env, scheduler=address)
-        finally:
-            os.killpg(proc.pid, signal.SIGINT)
+    for start in args.starts.split(","):
+        warm = start == "warm"
+        runs = report[start] = {}
+        for n in [int(g) for g in args.gpus.split(",")]:
+            cache = tempfile.mkdtemp(prefix=f"bench-sweep-cache-{n}-")
+            env = environment(cache, None)
+            proc, address, started = start_cluster(n, env, warm)
             try:
-                proc.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-            shutil.rmtree(cache, ignore_errors=True)
-    one = report.get("1", {}).get("sweep_s")
-    for n, r in report.items():
-        if one and r.get("sweep_s"):
-            r["speedup_vs_1"] = round(one / r["sweep_s"], 3)
-            say(f"{n} GPU(s): {r['sweep_s']} s, {r['speedup_vs_1']}x one GPU")
+                say(f"spmv on {n} GPU(s) of the host, cold cache, {start} workers ({address}): {started}")
+                suffix = "" if warm else f"-{start}"
+                runs[str(n)] = {**sweep(SPMV, args.out / f"sweep-spmv-cluster-{n}gpu{suffix}.json", env,
+                                        scheduler=address), "cluster": started}
+            finally:
+                os.killpg(proc.pid, signal.SIGINT)
+                try:
+                    proc.wait(timeout=120)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                shutil.rmtree(cache, ignore_errors=True)
+        one = runs.get("1", {}).get("sweep_s")
+        for n, r in runs.items():
+            if one and r.get("sweep_s"):
+                r["speedup_vs_1"] = round(one / r["sweep_s"], 3)
+                say(f"{start}: {n} GPU(s): {r['sweep_s']} s, {r['speedup_vs_1']}x one GPU")
     return report
 
 
@@ -171,6 +206,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("mode", choices=("single", "cluster"))
     p.add_argument("--gpus", default="1,2,4")
+    p.add_argument("--starts", default="warm", help="cluster: warm (processes started and warmed before "
+                   "the sweep, as `cluster local` does), unwarmed (`cluster local --no-warm`), or both: warm,unwarmed")
     p.add_argument("--skip-triangles", action="store_true")
     p.add_argument("--skip-before", action="store_true", help="single: only the cold and warm runs")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "sweep")

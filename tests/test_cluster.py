@@ -210,6 +210,32 @@ def test_a_sweep_on_the_cluster_and_one_here_give_the_same_statuses(backend, fau
                                                   "hang": ("failed", "timed out")}
 
 
+def test_warming_the_workers_starts_their_processes_before_any_job(backend):
+    """``DaskBackend.warm`` (what ``cluster local`` does for its GPU workers) reaches every worker
+    through Client.run, waits for each pool's start-up, and the next job runs in the warmed process."""
+    from kernels.compute.dask.tasks import warm_state
+
+    states = backend.warm("sim", timeout=300)
+    assert sorted(states) == sorted(w.address for w in backend.describe())
+    assert all(s["state"] == "warm" and s["measuring"]["pid"] > 0 and s["compile_ahead"] == 0
+               for s in states.values())
+    backend.add_graph("tiny", tiny_graph())
+    outcome = backend.run(Job("tiny", "sleepy", "cpu-serial", {"seconds": 0.0}, repeat=1, warmup=0))
+    assert outcome.ok, outcome.message
+    after = backend.client.run(warm_state)
+    assert {a: s["measuring"]["pid"] for a, s in after.items()} == {a: s["measuring"]["pid"] for a, s in states.items()}
+
+
+def test_the_warm_line_counts_the_processes_and_names_a_failure():
+    from kernels.cli.cluster import warm_summary
+
+    states = {"a": {"state": "warm", "compile_ahead_warmed": 15}, "b": {"state": "warm", "compile_ahead_warmed": 14},
+              "c": {"state": "failed", "message": "the worker process died (exit status 1)"}}
+    line = warm_summary(states, 12.34)
+    assert line.startswith("workers warm in 12.3 s: 2 of 3 GPU worker(s)") and "(29 in all)" in line
+    assert "not warmed: the worker process died (exit status 1)" in line
+
+
 def test_one_job_runs_through_the_backend_with_its_output(backend):
     graph = tiny_graph()
     backend.add_graph("tiny", graph)

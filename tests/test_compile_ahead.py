@@ -31,9 +31,20 @@ class FakeChild:
     log: list = []
     lock = threading.Lock()
     delay = 0.05
+    fail_start = 0               # this many of the next processes fail their start-up
 
     def __init__(self, target=None, env=None):
         self.graphs = {}
+
+    def warm(self):
+        from kernels.compute.local.client import WorkerDied
+
+        time.sleep(self.delay)
+        with self.lock:
+            if FakeChild.fail_start > 0:
+                FakeChild.fail_start -= 1
+                raise WorkerDied("the worker process died (exit status 1) while starting")
+        return {"pid": id(self), "import_s": 0.0, "context_s": self.delay}
 
     def add_graph(self, key, graph):
         self.graphs[key] = graph
@@ -56,6 +67,7 @@ def fake_children(monkeypatch):
     import kernels.compute.local.client as client_module
 
     FakeChild.log = []
+    FakeChild.fail_start = 0
     monkeypatch.setattr(client_module, "WorkerClient", FakeChild)
     yield FakeChild
 
@@ -108,6 +120,47 @@ def test_the_measuring_process_takes_back_a_queued_cell_and_waits_for_one_in_pro
     FakeChild.delay = 0.05
 
 
+def test_warming_starts_every_process_first_and_says_which_failed(tmp_path, fake_children):
+    """A warmed pool's processes did their start-up (imports, CUDA context) before any cell: warm()
+    waits for all of them, counts those that failed, and the rest still compile the sweep."""
+    pool = pool_with_graph()
+    fake_children.fail_start = 1
+    ahead = CompileAhead(pool, 3, tmp_path)
+    assert ahead.warm(timeout=60) is False             # one of three failed its start-up
+    assert ahead.stats.warmed == 2 and "start-up" in ahead.stats.errors[0]
+    assert ahead.stats.warm_s > 0 and fake_children.log == []       # nothing compiled yet
+    ahead.submit(jobs(6))
+    wait_for(lambda: len(fake_children.log) >= 6)
+    assert sorted(cell for cell, _ in fake_children.log) == list(range(6))
+    assert ahead.warm(timeout=5) is False and ahead.stats.warmed == 2        # asked again: no new processes
+    ahead.close()
+    fake_children.fail_start = 0
+    again = CompileAhead(pool, 2, tmp_path / "b")
+    assert again.warm(timeout=60) is True and again.stats.to_json()["warmed"] == 2
+    again.close()
+
+
+def test_a_warmed_pool_runs_its_jobs_in_the_process_it_warmed():
+    """WorkerPool.warm starts the measuring process and its start-up; the next job runs there
+    (the simulator's: without a GPU no compile-ahead process is started)."""
+    pool = WorkerPool()
+    try:
+        report = pool.warm("sim", timeout=300)
+        assert report["compile_ahead"] == 0 and report["measuring"]["pid"] > 0
+        pool.add_graph("g", tiny())
+        outcome = pool.run(Job("g", "spmv", "scipy", {}, target="cpu", repeat=1, warmup=0))
+        assert outcome.ok, outcome.message
+        assert pool.worker("sim").pid == report["measuring"]["pid"]
+        pool.warm_in_background("sim")
+        deadline = time.monotonic() + 120
+        while pool.warm_state()["state"] == "warming" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pool.warm_state()["state"] == "warm"
+        assert pool.warm_state()["measuring"]["pid"] == report["measuring"]["pid"]
+    finally:
+        pool.close()
+
+
 def test_a_claim_of_a_process_that_died_is_taken_over(tmp_path):
     claims = Claims(tmp_path)
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
@@ -123,9 +176,11 @@ def test_compiling_ahead_is_off_on_small_machines_and_by_the_environment(monkeyp
     monkeypatch.delenv(precompile.COMPILE_AHEAD_ENV, raising=False)
     assert precompile.default_processes(1) == 0
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
-    assert precompile.default_processes(4) == 4 and precompile.default_processes(1) == 16   # 16 a host
+    assert precompile.default_processes(4) == 15 and precompile.default_processes(1) == 15   # a GPU's share, <= 15
     monkeypatch.setattr(os, "cpu_count", lambda: 16)
-    assert precompile.default_processes(1) == 15
+    assert precompile.default_processes(1) == 15 and precompile.default_processes(2) == 7
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    assert precompile.default_processes(1) == 7
     monkeypatch.setenv(precompile.COMPILE_AHEAD_ENV, "0")
     assert precompile.default_processes(4) == 0
     monkeypatch.setenv(precompile.COMPILE_AHEAD_ENV, "3")

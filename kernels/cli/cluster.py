@@ -5,6 +5,7 @@ one worker per GPU of this machine and serves until Ctrl-C (see ``docs/cluster.m
 from __future__ import annotations
 
 import sys
+import threading
 
 from kernels.cli.cluster_options import add_cluster_options, security_from_args
 from kernels.cli.common import print_json
@@ -27,6 +28,10 @@ def register(sub) -> None:
     p.add_argument("--dashboard-port", type=int, default=0, metavar="PORT",
                    help="cluster local: the Dask dashboard's port (default 0: any free port, said at start; "
                         "needs bokeh)")
+    p.add_argument("--no-warm", dest="warm", action="store_false",
+                   help="cluster local: do not start the GPU workers' processes before the first sweep (by "
+                        "default each starts its measuring and compile-ahead processes, with their CUDA "
+                        "contexts, at once, and a line says when they are ready)")
     p.add_argument("--json", action="store_true", help="print the workers as JSON")
     add_cluster_options(p, mixed=False)
     p.set_defaults(func=run)
@@ -96,6 +101,9 @@ def serve_local(args) -> int:
         warning = plain_text_warning(address)
         if warning:
             print(f"graph-kernels: {warning}", file=sys.stderr, flush=True)
+        if args.warm and devices:
+            threading.Thread(target=_warm_workers, args=(address, security, stop), name="warm-workers",
+                             daemon=True).start()
         while not stop.wait(1.0):
             pass
         print("stopping the cluster", file=sys.stderr, flush=True)
@@ -106,6 +114,39 @@ def serve_local(args) -> int:
     finally:
         # armed until the process ends: the interpreter's exit joins the workers' processes too
         close_cluster(cluster, watchdog_outlives_close=True)
+
+
+def warm_summary(states: dict, seconds: float) -> str:
+    """One line for the workers' warm states (``DaskBackend.warm``)."""
+    warm = [s for s in states.values() if (s or {}).get("state") == "warm"]
+    failed = [s for s in states.values() if (s or {}).get("state") == "failed"]
+    ahead = sum(int(s.get("compile_ahead_warmed", 0)) for s in warm)
+    line = (f"workers warm in {seconds:.1f} s: {len(warm)} of {len(states)} GPU worker(s), each a measuring "
+            f"process and its compile-ahead processes ({ahead} in all) with their CUDA contexts")
+    if failed:
+        line += "; " + "; ".join(f"not warmed: {s.get('message', '?')}" for s in failed)
+    return line
+
+
+def _warm_workers(address: str, security, stop) -> None:
+    """Warm the GPU workers (``DaskBackend.warm``) and say when they are ready; a failure is said
+    and the cluster serves on (each worker then starts its processes with its first sweep)."""
+    import time
+
+    from kernels.compute.dask.backend import DaskBackend
+    from kernels.errors import GraphKernelsError
+
+    started = time.monotonic()
+    try:
+        with DaskBackend(address, security=security) as backend:
+            states = backend.warm()
+    except GraphKernelsError as exc:
+        if not stop.is_set():
+            print(f"graph-kernels: the workers were not warmed ({exc}); they start their processes with the "
+                  "first sweep", file=sys.stderr, flush=True)
+        return
+    if not stop.is_set():
+        print(warm_summary(states, time.monotonic() - started), flush=True)
 
 
 def _stop_on_signals():

@@ -23,6 +23,7 @@ import contextlib
 import os
 import platform
 import threading
+import time
 from collections.abc import Callable
 
 from kernels.compute.backend import CANCELLED, CRASHED, TIMED_OUT, Job, Outcome
@@ -57,6 +58,7 @@ class WorkerPool:
         self._sent: dict[str, list[str]] = {}          # mode -> graph keys in that process, oldest first
         self._compile_ahead = compile_ahead
         self._ahead = None
+        self._warming: dict | None = None
 
     # ---- processes ---------------------------------------------------------------------------
     def worker(self, target: str | None) -> WorkerClient:
@@ -86,6 +88,48 @@ class WorkerPool:
         client = self.worker(target)
         with self.lock:
             client.start()
+
+    def warm(self, target: str | None = "cuda", *, timeout: float = 600.0) -> dict:
+        """Start ``target``'s measuring process and, for a real GPU, the compile-ahead processes,
+        and wait until they have done their start-up work (imports, CUDA contexts): the measuring
+        process first, so that its context is not queued behind theirs. What ``cluster local``
+        does before its first sweep. Returns what it took (seconds, per process)."""
+        started = time.monotonic()
+        client = self.worker(target)
+        with self.lock:
+            measuring = client.warm(timeout=timeout)
+        report = {"target": str(target), "measuring": measuring, "compile_ahead": 0, "compile_ahead_warmed": 0}
+        if (parsed := Target.of(target)) is not None and parsed.real_gpu:
+            ahead = self._compile_ahead_pool()
+            if ahead is not None:
+                ahead.warm(timeout=max(1.0, timeout - (time.monotonic() - started)))
+                report.update(compile_ahead=ahead.processes, compile_ahead_warmed=ahead.stats.warmed,
+                              compile_ahead_warm_s=round(ahead.stats.warm_s, 3))
+        report["seconds"] = round(time.monotonic() - started, 3)
+        return report
+
+    def warm_in_background(self, target: str | None = "cuda") -> None:
+        """:meth:`warm` in a thread (a Dask worker's event loop must not wait for it);
+        :meth:`warm_state` says how it went."""
+        with self.lock:
+            if self._warming is not None:
+                return
+            self._warming = {"state": "warming"}
+
+        def work():
+            try:
+                report = self.warm(target)
+            except (WorkerDied, WorkerTimeout, WorkerError) as exc:
+                self._warming = {"state": "failed", "message": str(exc)}
+            else:
+                self._warming = {"state": "warm", **report}
+
+        threading.Thread(target=work, name="warm-pool", daemon=True).start()
+
+    def warm_state(self) -> dict | None:
+        """``None`` (never asked to warm), ``{"state": "warming"}``, ``{"state": "warm", ...}``
+        with :meth:`warm`'s report, or ``{"state": "failed", "message"}``."""
+        return None if self._warming is None else dict(self._warming)
 
     def restart(self) -> None:
         """Stop every process; the next job starts fresh ones (graphs are sent again)."""

@@ -35,7 +35,7 @@ from kernels.compute.local.launch import NICE_ENV
 logger = logging.getLogger(__name__)
 
 COMPILE_AHEAD_ENV = "GRAPH_KERNELS_COMPILE_AHEAD"   # processes per pool; 0 switches compiling ahead off
-MAX_DEFAULT = 16
+MAX_DEFAULT = 15               # processes a GPU, by default (its share of the host's cores, at most this)
 WAIT_S = 120.0                # the longest a measuring process waits for another's compile of its cell
 CLAIM_STALE_S = 600.0         # a claim older than this is ignored (its process hung or was lost)
 COMPILE_TIMEOUT_S = 600.0
@@ -43,14 +43,16 @@ NICE = 10                     # the compile-ahead processes' niceness (the measu
 
 
 def default_processes(gpus_here: int = 1) -> int:
-    """``GRAPH_KERNELS_COMPILE_AHEAD``, else this pool's share of the host's compile-ahead
-    processes: the cores less one measuring process per GPU, at most :data:`MAX_DEFAULT` for the
-    whole host, shared out among its GPUs; none on a small machine.
+    """``GRAPH_KERNELS_COMPILE_AHEAD``, else this GPU's share of the host's cores: the cores less
+    one measuring process per GPU, shared out among the host's GPUs, at most
+    :data:`MAX_DEFAULT` a GPU; none on a small machine.
 
-    The host's total is capped, not the count per GPU: every process opens a CUDA context to
-    compile for its device, and on four H100s sixty of them starting at once kept the first cell
-    waiting 17 s (the driver creates contexts one at a time), while sixteen compile a 132-cell
-    sweep's kernels as fast as its GPUs measure them."""
+    A cold sweep of small kernels is bound by the compiler, so each GPU gets its share of the
+    CPUs (fifteen on a 16-core one-GPU machine, and on each GPU of a 64-core four-GPU host).
+    Every one of these processes opens a CUDA context (the driver creates them one at a time:
+    sixty starting together with a sweep kept its first cell waiting 17 s on four H100s), so a
+    cluster started by ``cluster local`` warms them before any sweep
+    (:meth:`kernels.compute.pool.WorkerPool.warm`)."""
     raw = os.environ.get(COMPILE_AHEAD_ENV, "").strip()
     if raw:
         try:
@@ -62,7 +64,7 @@ def default_processes(gpus_here: int = 1) -> int:
     gpus = max(1, gpus_here)
     if cores < 4:
         return 0
-    return max(1, min(MAX_DEFAULT, cores - gpus) // gpus)
+    return max(1, min(MAX_DEFAULT, (cores - gpus) // gpus))
 
 
 def cell_key(job: Job, fingerprint: str) -> str:
@@ -149,12 +151,15 @@ class AheadStats:
     taken_back: int = 0          # cells the measuring process reached while still queued
     waited_s: float = 0.0        # the measuring process's waits for a cell being compiled
     processes: int = 0
+    warmed: int = 0              # processes that finished their start-up (imports, CUDA context)
+    warm_s: float = 0.0          # the slowest one's start-up, counted from the pool's start
     errors: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         out = {k: v for k, v in vars(self).items() if k != "errors"}
         out["compile_s"] = round(self.compile_s, 3)
         out["waited_s"] = round(self.waited_s, 3)
+        out["warm_s"] = round(self.warm_s, 3)
         return out
 
 
@@ -171,6 +176,8 @@ class CompileAhead:
         self._children: list = []
         self._threads: list[threading.Thread] = []
         self._closed = False
+        self._settled = 0            # processes whose start-up ended (warmed or failed)
+        self._started_at = None
 
     # ---- the sweep's side --------------------------------------------------------------------
     def submit(self, jobs: list[Job]) -> None:
@@ -180,6 +187,14 @@ class CompileAhead:
                 self.queue.append(job)
             self.cond.notify_all()
         self._start()
+
+    def warm(self, timeout: float | None = None) -> bool:
+        """Start the processes (if not yet) and wait until each has done its start-up work
+        (imports, its CUDA context) or failed to, up to ``timeout``; True when all have."""
+        self._start()
+        with self.cond:
+            self.cond.wait_for(lambda: self._settled >= len(self._children) or self._closed, timeout=timeout)
+            return self.stats.warmed >= len(self._children)
 
     def before_run(self, job: Job) -> str | None:
         """The measuring process is about to run ``job``. A cell nobody has taken is claimed for
@@ -223,6 +238,7 @@ class CompileAhead:
             return
         from kernels.compute.local.client import WorkerClient
 
+        self._started_at = time.monotonic()
         for i in range(self.processes):
             child = WorkerClient(target="cuda", env={**self.pool.env, NICE_ENV: str(NICE)})
             self._children.append(child)
@@ -243,6 +259,19 @@ class CompileAhead:
     def _serve(self, child) -> None:
         from kernels.compute.local.client import WorkerDied, WorkerError, WorkerTimeout
 
+        try:                         # the start-up first, so that a warmed pool's first cell pays none
+            child.warm()
+        except (WorkerDied, WorkerTimeout, WorkerError) as exc:
+            with self.cond:
+                self.stats.errors = [*self.stats.errors[-4:], f"start-up: {exc}"]
+        else:
+            with self.cond:
+                self.stats.warmed += 1
+                self.stats.warm_s = max(self.stats.warm_s, time.monotonic() - self._started_at)
+        finally:
+            with self.cond:
+                self._settled += 1
+                self.cond.notify_all()
         while True:
             job = self._next()
             if job is None:

@@ -334,6 +334,33 @@ class DaskBackend(ComputeBackend):
         except Exception:  # noqa: BLE001 - an optimisation: the first job starts them anyway
             pass
 
+    def warm(self, target: str = "cuda", timeout: float = 600.0, poll_s: float = 0.25) -> dict:
+        """Have every worker that runs ``target`` start its measuring process (and, for a GPU,
+        its compile-ahead processes) and do their start-up work (imports, CUDA contexts) now, and
+        wait for them (up to ``timeout``): ``{worker address: its pool's warm state}``.
+        ``cluster local`` does this before its first sweep, so that no sweep waits for contexts
+        the driver creates one at a time."""
+        from kernels.compute.dask.tasks import warm, warm_state
+
+        if needs_gpu(target):
+            workers = [w.address for w in self.describe() if w.can_run_gpu]
+        else:
+            workers = sorted(self._scheduler_workers())
+        if not workers:
+            return {}
+        try:
+            self.client.run(warm, target, workers=workers)          # returns at once
+            deadline = time.monotonic() + timeout
+            while True:
+                states = self.client.run(warm_state, workers=workers)
+                if all((s or {}).get("state") in ("warm", "failed") for s in states.values()):
+                    return states
+                if time.monotonic() > deadline:
+                    return states
+                time.sleep(poll_s)
+        except Exception as exc:
+            raise ClusterError(f"could not warm the workers at {self.address}: {type(exc).__name__}: {exc}") from None
+
     def _compile_ahead(self, jobs: list[Job], plans: dict) -> None:
         """Tell the GPU workers the batch's cells, so that their compile-ahead processes compile
         them while the GPUs measure (one queue per host: cells are claimed through the cache's

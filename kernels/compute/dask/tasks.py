@@ -99,6 +99,17 @@ def prestart(target: str | None, dask_worker=None) -> None:
     _pool(dask_worker).prestart(target)
 
 
+def warm(target: str | None = "cuda", dask_worker=None) -> None:
+    """Run by ``Client.run``: start this worker's measuring process and compile-ahead processes and
+    have them do their start-up work (in a thread: returns at once; :func:`warm_state` tells)."""
+    _pool(dask_worker).warm_in_background(target)
+
+
+def warm_state(dask_worker=None) -> dict | None:
+    """Run by ``Client.run``: how this worker's warming went (``WorkerPool.warm_state``)."""
+    return _pool(dask_worker).warm_state()
+
+
 def compile_ahead(jobs: list[Job], graph_keys: dict, dask_worker=None) -> int:
     """Run by ``Client.run`` on each GPU worker at the start of a batch: queue the batch's cells
     for this worker's compile-ahead processes (the graphs are the scattered ones this worker

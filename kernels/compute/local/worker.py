@@ -61,6 +61,8 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
             if op == "ping":
                 reply = {"op": "pong", "pid": os.getpid(),
                          "simulator": os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")}
+            elif op == "warm":       # a process started ahead of its jobs does its start-up work now
+                reply = {"op": "warmed", **warm_up(msg.get("target"))}
             elif op == "load":
                 graphs[msg["key"]] = msg["graph"]
                 reply = {"op": "loaded", "key": msg["key"]}
@@ -141,6 +143,27 @@ def serve(target: str | None = None, stdin=None, stdout=None) -> int:
             reply = {"op": "error", "id": msg.get("id"), "kind": type(exc).__name__,
                      "message": f"{type(exc).__name__}: {exc}"}
         write_frame(frames_out, reply)
+
+
+def warm_up(target: str | None) -> dict:
+    """What a process's first job would otherwise pay: the runner's imports and, for a real GPU,
+    numba-cuda and the device's context (and the environment a record carries). Returns the
+    seconds each took, so a pool can say what warming saved."""
+    import time
+
+    started = time.perf_counter()
+    import kernels.run.runner  # noqa: F401 - the import is the work
+    from kernels.measure.environment import environment
+
+    imported = time.perf_counter()
+    parsed = Target.parse(target) if target else None
+    if parsed is not None and parsed.real_gpu:
+        from numba import cuda
+
+        cuda.current_context()
+    environment(str(parsed) if parsed is not None else "cpu")
+    done = time.perf_counter()
+    return {"pid": os.getpid(), "import_s": round(imported - started, 4), "context_s": round(done - imported, 4)}
 
 
 def register(sub) -> None:
