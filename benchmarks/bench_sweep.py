@@ -81,12 +81,13 @@ def sweep(spec, out: Path, env: dict, scheduler: str | None = None) -> dict:
               "cells_per_s": t.get("cells_per_s"), "compiled_here": t.get("compiled_here"),
               "compile_here_s": t.get("compile_here_s"), "cache_hits": t.get("cache_hits"),
               "timed_gpu_s": t.get("timed_gpu_s"), "compile_ahead": t.get("compile_ahead"),
+              "first_cell_s": t.get("first_cell_s"),
               "device": (data.get("environment") or {}).get("device", {}).get("name") or data.get("device"),
               "best": data.get("best")}
     ok = statuses.get("ok", 0)
     say(f"  {family}/{variant}: {result['sweep_s']} s in the sweep ({wall:.1f} s the process), {statuses}, "
         f"compiled here {result['compiled_here']} in {result['compile_here_s']} s, {result['cache_hits']} cache hits, "
-        f"ahead {result['compile_ahead']}")
+        f"ahead {result['compile_ahead']}, first cell after {result['first_cell_s']} s")
     if statuses.get("wrong") or statuses.get("failed") or statuses.get("lost") or not ok:
         raise SystemExit(f"not every cell ran and verified: {statuses}")
     return result

@@ -295,3 +295,14 @@ def test_a_cell_finished_between_the_first_look_and_the_claim_is_not_claimed_aga
     monkeypatch.setattr(claims, "done", lambda key: next(looks))
     assert not claims.claim("cell")
     assert not (tmp_path / "claims" / "cell.claim").exists()
+
+
+def test_a_dask_sweeps_compile_ahead_counts_are_the_batchs_summed_over_the_workers():
+    from kernels.compute.dask.backend import merge_ahead_stats
+
+    before = {"a": {"cells": 10, "compile_s": 5.0, "processes": 15, "warmed": 15, "warm_s": 3.0}, "b": None}
+    now = {"a": {"cells": 25, "compile_s": 12.5, "processes": 15, "warmed": 15, "warm_s": 3.0},
+           "b": {"cells": 7, "compile_s": 2.25, "processes": 15, "warmed": 14, "warm_s": 4.5}, "c": None}
+    assert merge_ahead_stats(before, now) == {"cells": 22, "compile_s": 9.75, "processes": 30, "warmed": 29,
+                                              "warm_s": 4.5}
+    assert merge_ahead_stats({}, {"a": None}) is None

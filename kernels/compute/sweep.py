@@ -114,6 +114,7 @@ class _Session:
         self.lost: str | None = None    # why the backend was lost for good (the sweep stops)
         self.lost_keys = {space.key(c["params"]) for c in known if c["status"] == "lost"}
         self.new_cells: list[dict] = []     # the cells this run finished (for its time summary)
+        self.started = time.monotonic()     # a cell's elapsed_s counts from here (the run's start)
 
     def valid(self, combo: dict) -> bool:
         """Whether the combination keeps the variant's constraints (a search proposes only those)."""
@@ -137,7 +138,10 @@ class _Session:
         return self.cancelled or self.out_of_time()
 
     def _finished(self, cell: SweepCell) -> dict:
-        cell.finished = utc_now()
+        import time
+
+        cell.finished = utc_now(timespec="milliseconds")
+        cell.elapsed_s = round(time.monotonic() - self.started, 3)
         line = cell.to_json()
         if self.writer is not None:
             self.writer.write(line)
@@ -324,6 +328,7 @@ def _run(graph, fam, var, family, variant, grid, space, fixed, target, repeat, w
                        cancel=cancel, writer=writer, known=known, total=_planned(strategy, space), launch=launch,
                        energy=energy)
     session.graph = graph
+    session.started = started
     try:
         search(strategy, space, session.evaluate, session.exhausted, valid=session.valid,
                batch=backend.parallelism(header["target"]))

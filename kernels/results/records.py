@@ -15,8 +15,8 @@ RECORD_SCHEMA = 2           # version 1: before non-finite numbers were written 
 SWEEP_SCHEMA = 2            # version 1: one JSON document written at the end of the sweep
 
 
-def utc_now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+def utc_now(timespec: str = "seconds") -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec=timespec)
 
 
 def _without_none(d: dict) -> dict:
@@ -148,6 +148,7 @@ class SweepCell:
     worker: str | None = None
     device: str | None = None
     finished: str | None = None
+    elapsed_s: float | None = None          # seconds from the sweep run's start to this cell's end
 
     @classmethod
     def from_record(cls, params: dict, record: dict, **where) -> SweepCell:
@@ -161,7 +162,7 @@ class SweepCell:
         return _without_none({"kind": "cell", "params": dict(self.params), "status": self.status,
                               "median_s": self.median_s, "reason": self.reason, "record": self.record,
                               "worker": self.worker or None, "device": self.device or None,
-                              "finished": self.finished})
+                              "finished": self.finished, "elapsed_s": self.elapsed_s})
 
 
 @dataclass
@@ -198,10 +199,13 @@ def sweep_time(cells: list[dict], wall_s: float, compile_ahead: dict | None = No
         compile_s += cache.get("compile_s", 0.0)
         hits += cache.get("hits", 0)
         compiled += cache.get("compiled", 0)
+    firsts = [c["elapsed_s"] for c in ran if isinstance(c.get("elapsed_s"), (int, float))]
     out = {"wall_s": round(wall_s, 3), "cells": len(ran),
            "cells_per_s": round(len(ran) / wall_s, 3) if wall_s > 0 else None,
            "timed_gpu_s": round(timed, 6), "compile_stage_s": round(compile_stage, 3),
            "compiled_here": compiled, "compile_here_s": round(compile_s, 3), "cache_hits": hits}
+    if firsts:
+        out["first_cell_s"] = round(min(firsts), 3)      # the start-up a sweep pays before its first result
     if compile_ahead:
         out["compile_ahead"] = compile_ahead
     return out
@@ -210,7 +214,8 @@ def sweep_time(cells: list[dict], wall_s: float, compile_ahead: dict | None = No
 def describe_sweep_time(t: dict) -> str:
     """One line of :func:`sweep_time` for people."""
     rate = f" ({t['cells_per_s']:.2f} cells/s)" if t.get("cells_per_s") else ""
-    text = (f"{t['wall_s']:.1f} s for {t['cells']} cells{rate}; timed launches {t['timed_gpu_s'] * 1e3:.1f} ms; "
+    first = f", the first after {t['first_cell_s']:.1f} s" if t.get("first_cell_s") is not None else ""
+    text = (f"{t['wall_s']:.1f} s for {t['cells']} cells{rate}{first}; timed launches {t['timed_gpu_s'] * 1e3:.1f} ms; "
             f"compile stage {t['compile_stage_s']:.1f} s ({t['compiled_here']} kernels compiled here in "
             f"{t['compile_here_s']:.1f} s, {t['cache_hits']} from the kernel cache)")
     ahead = t.get("compile_ahead")

@@ -80,6 +80,27 @@ def describe_worker(address: str, sched: dict, probe: dict | None, client_versio
     return info
 
 
+def merge_ahead_stats(before: dict, now: dict) -> dict | None:
+    """Several workers' compile-ahead counts (``AheadStats.to_json``) for one batch: each worker's
+    counts now less those before it, summed; its processes counted as they are now, and the
+    slowest start-up kept."""
+    total: dict = {}
+    for address, stats in now.items():
+        if not stats:
+            continue
+        old = before.get(address) or {}
+        for key, value in stats.items():
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                continue
+            if key == "warm_s":
+                total[key] = max(total.get(key, 0.0), value)
+            elif key in ("processes", "warmed"):
+                total[key] = total.get(key, 0) + value
+            else:
+                total[key] = total.get(key, 0) + value - old.get(key, 0)
+    return {k: round(v, 3) if isinstance(v, float) else v for k, v in total.items()} or None
+
+
 class _Batch:
     """The futures of one :meth:`DaskBackend.run_many`: which job each runs, which are pending,
     how often each job was submitted, and the cancel event its running jobs poll."""
@@ -142,6 +163,7 @@ class DaskBackend(ComputeBackend):
         self._futures: dict = {}
         self._targets: dict = {}
         self._channels: dict = {}       # (document key, target) -> DaskDocumentChannel
+        self._ahead_before = None       # (workers, their compile-ahead counts) when the last batch began
         from kernels.compute.dask.plugin import KernelsPlugin
 
         try:
@@ -365,7 +387,7 @@ class DaskBackend(ComputeBackend):
         """Tell the GPU workers the batch's cells, so that their compile-ahead processes compile
         them while the GPUs measure (one queue per host: cells are claimed through the cache's
         folder). A hint: a worker that cannot take it compiles as it goes."""
-        from kernels.compute.dask.tasks import compile_ahead
+        from kernels.compute.dask.tasks import ahead_stats, compile_ahead
 
         cuda_jobs = [j for j in jobs if j.real_gpu]
         if len(cuda_jobs) < 2:
@@ -373,9 +395,24 @@ class DaskBackend(ComputeBackend):
         keys = {j.graph_key: self._futures[self._graphs[j.graph_key].fingerprint].key for j in cuda_jobs}
         workers = plans.get(str(Target.CUDA)) or [w.address for w in self.describe() if w.can_run_gpu]
         try:
+            self._ahead_before = (workers, self.client.run(ahead_stats, workers=workers))
             self.client.run(compile_ahead, cuda_jobs, keys, workers=workers)   # returns at once
         except Exception as exc:  # noqa: BLE001 - compiling ahead is an optimisation; the cells run anyway
             self.notices.append(f"compiling ahead was not started on the workers: {type(exc).__name__}: {exc}")
+
+    def compile_ahead_stats(self) -> dict | None:
+        """What the GPU workers' compile-ahead processes did for the last batch (their counts now
+        less those when it started, summed over the workers), or ``None``."""
+        from kernels.compute.dask.tasks import ahead_stats
+
+        if self._ahead_before is None:
+            return None
+        workers, before = self._ahead_before
+        try:
+            now = self.client.run(ahead_stats, workers=workers)
+        except Exception:  # noqa: BLE001 - a summary: the cells themselves are what the sweep keeps
+            return None
+        return merge_ahead_stats(before, now)
 
     def _resubmit(self, batch: _Batch, job: Job, done) -> str | None:
         """Submit a job the scheduler dropped again, once the client is connected: ``None`` when it

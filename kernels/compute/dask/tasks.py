@@ -110,6 +110,11 @@ def warm_state(dask_worker=None) -> dict | None:
     return _pool(dask_worker).warm_state()
 
 
+def ahead_stats(dask_worker=None) -> dict | None:
+    """Run by ``Client.run``: this worker's compile-ahead counts so far (``AheadStats``), if it has any."""
+    return _pool(dask_worker).ahead_stats()
+
+
 def compile_ahead(jobs: list[Job], graph_keys: dict, dask_worker=None) -> int:
     """Run by ``Client.run`` on each GPU worker at the start of a batch: queue the batch's cells
     for this worker's compile-ahead processes (the graphs are the scattered ones this worker

@@ -187,9 +187,9 @@ class WorkerClient:
 
     def warm(self, timeout: float = START_TIMEOUT_S) -> dict:
         """Start the process and have it do its start-up work now (imports; a GPU's context):
-        ``{"pid", "import_s", "context_s"}``."""
+        ``{"pid", "import_s", "context_s", "first_compile_s"}``."""
         reply = self.request({"op": "warm", "target": self.target}, timeout=timeout)
-        return {k: reply[k] for k in ("pid", "import_s", "context_s") if k in reply}
+        return {k: reply[k] for k in ("pid", "import_s", "context_s", "first_compile_s") if k in reply}
 
     def _ensure_prepared(self, family: str, variant: str, target: str | None, timeout) -> None:
         """Have the worker import the variant's family (and gather the environment a record carries)
