@@ -370,3 +370,23 @@ def test_a_cluster_that_closes_cancels_its_watchdog(monkeypatch):
     cluster_cli.close_cluster(done, timeout=0.05, exit_now=exits.append)
     _time.sleep(0.5)                         # well past the deadline: a cancelled watchdog stays silent
     assert exits == []
+
+
+def test_a_gpu_batch_runs_in_the_order_it_was_given(sleepy, monkeypatch):
+    """GPU jobs carry the ``GPU`` resource; a Dask worker runs such tasks last-submitted first
+    (after the first) unless they have priorities, which put the measuring process at the far end
+    of the grid from the compile-ahead processes. The batch gives them in order: outcomes of a
+    one-thread worker arrive in the order the jobs were given."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None,
+                      env=worker_env(), resources={"GPU": 1}) as cl, DaskBackend(cl.scheduler_address) as b:
+        b.client.wait_for_workers(1, timeout=120)
+        worker = next(iter(b.client.scheduler_info()["workers"]))
+        monkeypatch.setattr(DaskBackend, "choose_workers", lambda self, target: ([worker], []))
+        b.add_graph("tiny", tiny_graph())
+        # the sleepy family has no cuda target: each job ends at once with that error, in the order run
+        jobs = [Job("tiny", "sleepy", "cpu-serial", {"seconds": 0.001 * i}, target="cuda", repeat=1, warmup=0)
+                for i in range(8)]
+        order = [round(o.job.params["seconds"] * 1000) for o in b.run_many(jobs)]
+        assert order == list(range(8))

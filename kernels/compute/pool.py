@@ -97,7 +97,7 @@ class WorkerPool:
         started = time.monotonic()
         client = self.worker(target)
         with self.lock:
-            measuring = client.warm(timeout=timeout)
+            measuring = client.warm(timeout=timeout, capture=True)
         report = {"target": str(target), "measuring": measuring, "compile_ahead": 0, "compile_ahead_warmed": 0}
         if (parsed := Target.of(target)) is not None and parsed.real_gpu:
             ahead = self._compile_ahead_pool()

@@ -122,9 +122,11 @@ class _Batch:
         self.tries[id(job)] += 1
         workers = self.plans[job.target]
         graph = self.backend._graph_future(job.graph_key, workers)
+        # in the order given (the compile-ahead processes compile in that order): without a priority
+        # a worker runs resource-restricted tasks last-submitted first, after the first one
         future = self.backend.client.submit(
             run_job, graph, job, self.event_name, key=f"graph-kernels-job-{self.name}-{len(self.futures)}",
-            workers=workers, allow_other_workers=False, pure=False,
+            workers=workers, allow_other_workers=False, pure=False, priority=-len(self.futures),
             resources={"GPU": 1} if job.real_gpu else None)
         self.futures[future] = job
         self.pending.add(future)

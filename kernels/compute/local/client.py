@@ -185,10 +185,11 @@ class WorkerClient:
     def ping(self, timeout: float = 120) -> dict:
         return self.request({"op": "ping"}, timeout=timeout)
 
-    def warm(self, timeout: float = START_TIMEOUT_S) -> dict:
-        """Start the process and have it do its start-up work now (imports; a GPU's context):
+    def warm(self, timeout: float = START_TIMEOUT_S, *, capture: bool = False) -> dict:
+        """Start the process and have it do its start-up work now (imports; a GPU's context, a
+        first compile and, with ``capture``, a first CUDA graph capture):
         ``{"pid", "import_s", "context_s", "first_compile_s"}``."""
-        reply = self.request({"op": "warm", "target": self.target}, timeout=timeout)
+        reply = self.request({"op": "warm", "target": self.target, "capture": capture}, timeout=timeout)
         return {k: reply[k] for k in ("pid", "import_s", "context_s", "first_compile_s") if k in reply}
 
     def _ensure_prepared(self, family: str, variant: str, target: str | None, timeout) -> None:
