@@ -95,6 +95,10 @@ class WorkerPool:
         process first, so that its context is not queued behind theirs. What ``cluster local``
         does before its first sweep. Returns what it took (seconds, per process)."""
         started = time.monotonic()
+        # this process unpickles the graphs it is sent (a Dask worker's first scattered graph
+        # imported scipy.sparse there: a second of a sweep's start on an H200 host)
+        import kernels.graph.csr  # noqa: F401
+
         client = self.worker(target)
         with self.lock:
             measuring = client.warm(timeout=timeout, capture=True)
