@@ -5,7 +5,7 @@ CL=$!
 for i in $(seq 1 120); do grep -q "workers warm" /tmp/cl.out && break; sleep 0.5; done
 cat /tmp/cl.out
 A=$(head -1 /tmp/cl.out | awk '{print $2}'); A=${A%:}
-python3 benchmarks/diag/sweep_start.py --scheduler $A --seed 1 2>&1 | grep -v "^\s*$" | tail -40
+python3 benchmarks/diag/sweep_start.py --scheduler $A --seed 1 2>&1
 echo "--- again, new graph, cache warm"
-python3 benchmarks/diag/sweep_start.py --scheduler $A --seed 2 2>&1 | tail -25
+python3 benchmarks/diag/sweep_start.py --scheduler $A --seed 2 2>&1
 kill -INT $CL; wait $CL
