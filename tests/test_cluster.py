@@ -226,6 +226,14 @@ def test_warming_the_workers_starts_their_processes_before_any_job(backend):
     assert {a: s["measuring"]["pid"] for a, s in after.items()} == {a: s["measuring"]["pid"] for a, s in states.items()}
 
 
+def test_cluster_warm_on_a_running_cluster_says_what_it_warmed(cluster, capsys):
+    """``graph-kernels cluster ADDRESS --warm``: these CPU workers have no GPU, so nothing is warmed,
+    and it says so before the usual listing."""
+    assert cli_main(["cluster", cluster.scheduler_address, "--warm"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("no worker can run GPU variants: nothing to warm\n") and "2 worker(s)" in out
+
+
 def test_the_warm_line_counts_the_processes_and_names_a_failure():
     from kernels.cli.cluster import warm_summary
 

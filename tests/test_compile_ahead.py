@@ -176,11 +176,14 @@ def test_compiling_ahead_is_off_on_small_machines_and_by_the_environment(monkeyp
     monkeypatch.delenv(precompile.COMPILE_AHEAD_ENV, raising=False)
     assert precompile.default_processes(1) == 0
     monkeypatch.setattr(os, "cpu_count", lambda: 64)
-    assert precompile.default_processes(4) == 15 and precompile.default_processes(1) == 15   # a GPU's share, <= 15
+    # warmed before the sweeps: a GPU's share of the cores, at most 15; started by a sweep: 16 a host
+    assert precompile.default_processes(4, warmed=True) == 15 and precompile.default_processes(1, warmed=True) == 15
+    assert precompile.default_processes(4) == 4 and precompile.default_processes(1) == 16
     monkeypatch.setattr(os, "cpu_count", lambda: 16)
-    assert precompile.default_processes(1) == 15 and precompile.default_processes(2) == 7
+    assert precompile.default_processes(1, warmed=True) == 15 and precompile.default_processes(2, warmed=True) == 7
+    assert precompile.default_processes(1) == 15
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
-    assert precompile.default_processes(1) == 7
+    assert precompile.default_processes(1) == 7 == precompile.default_processes(1, warmed=True)
     monkeypatch.setenv(precompile.COMPILE_AHEAD_ENV, "0")
     assert precompile.default_processes(4) == 0
     monkeypatch.setenv(precompile.COMPILE_AHEAD_ENV, "3")

@@ -4,8 +4,10 @@ one worker per GPU of this machine and serves until Ctrl-C (see ``docs/cluster.m
 
 from __future__ import annotations
 
+import argparse
 import sys
 import threading
+import time
 
 from kernels.cli.cluster_options import add_cluster_options, security_from_args
 from kernels.cli.common import print_json
@@ -28,10 +30,11 @@ def register(sub) -> None:
     p.add_argument("--dashboard-port", type=int, default=0, metavar="PORT",
                    help="cluster local: the Dask dashboard's port (default 0: any free port, said at start; "
                         "needs bokeh)")
-    p.add_argument("--no-warm", dest="warm", action="store_false",
-                   help="cluster local: do not start the GPU workers' processes before the first sweep (by "
-                        "default each starts its measuring and compile-ahead processes, with their CUDA "
-                        "contexts, at once, and a line says when they are ready)")
+    p.add_argument("--warm", action=argparse.BooleanOptionalAction, default=None,
+                   help="start each GPU worker's measuring and compile-ahead processes (imports, CUDA contexts, a "
+                        "first compile) now, before any sweep, and say when they are ready: the default for "
+                        "'cluster local' (--no-warm: they start with the first sweep, fewer of them); for a "
+                        "running cluster, --warm does it and waits")
     p.add_argument("--json", action="store_true", help="print the workers as JSON")
     add_cluster_options(p, mixed=False)
     p.set_defaults(func=run)
@@ -64,6 +67,12 @@ def describe(args) -> int:
 
     configure_dask_cli(verbosity(args), client=True)
     with DaskBackend(args.address, security=security_from_args(args), connect_timeout=args.connect_timeout) as backend:
+        if args.warm:
+            started = time.monotonic()
+            states = backend.warm()
+            print(warm_summary(states, time.monotonic() - started) if states
+                  else "no worker can run GPU variants: nothing to warm", file=sys.stderr if args.json else sys.stdout,
+                  flush=True)
         workers = backend.describe()
         if args.json:
             print_json({"scheduler": backend.address, "workers": [asdict(w) for w in workers]})
@@ -101,7 +110,7 @@ def serve_local(args) -> int:
         warning = plain_text_warning(address)
         if warning:
             print(f"graph-kernels: {warning}", file=sys.stderr, flush=True)
-        if args.warm and devices:
+        if args.warm is not False and devices:
             threading.Thread(target=_warm_workers, args=(address, security, stop), name="warm-workers",
                              daemon=True).start()
         while not stop.wait(1.0):
@@ -131,8 +140,6 @@ def warm_summary(states: dict, seconds: float) -> str:
 def _warm_workers(address: str, security, stop) -> None:
     """Warm the GPU workers (``DaskBackend.warm``) and say when they are ready; a failure is said
     and the cluster serves on (each worker then starts its processes with its first sweep)."""
-    import time
-
     from kernels.compute.dask.backend import DaskBackend
     from kernels.errors import GraphKernelsError
 

@@ -104,7 +104,7 @@ class WorkerPool:
             measuring = client.warm(timeout=timeout, capture=True)
         report = {"target": str(target), "measuring": measuring, "compile_ahead": 0, "compile_ahead_warmed": 0}
         if (parsed := Target.of(target)) is not None and parsed.real_gpu:
-            ahead = self._compile_ahead_pool()
+            ahead = self._compile_ahead_pool(warmed=True)
             if ahead is not None:
                 ahead.warm(timeout=max(1.0, timeout - (time.monotonic() - started)))
                 report.update(compile_ahead=ahead.processes, compile_ahead_warmed=ahead.stats.warmed,
@@ -259,7 +259,10 @@ class WorkerPool:
     def ahead_stats(self) -> dict | None:
         return None if self._ahead is None else self._ahead.stats.to_json()
 
-    def _compile_ahead_pool(self):
+    def _compile_ahead_pool(self, warmed: bool = False):
+        """The compile-ahead processes (made on first use: by :meth:`warm`, with the GPU's whole
+        share of the host's cores, or by a sweep, with the unwarmed cap; see
+        :func:`~kernels.compute.precompile.default_processes`)."""
         if self._ahead is not None:
             return self._ahead
         from kernels.compute.precompile import CompileAhead, default_processes
@@ -269,7 +272,9 @@ class WorkerPool:
         root = cache_dir()
         visible = self.env.get("CUDA_VISIBLE_DEVICES", os.environ.get("CUDA_VISIBLE_DEVICES"))
         gpus_here = max(1, gpu_count()) if visible is None else max(1, gpu_count_of_host())
-        processes = self._compile_ahead if self._compile_ahead is not None else default_processes(gpus_here)
+        processes = self._compile_ahead
+        if processes is None:
+            processes = default_processes(gpus_here, warmed=warmed)
         if root is None or processes <= 0:
             return None
         self._ahead = CompileAhead(self, processes, root)

@@ -35,24 +35,26 @@ from kernels.compute.local.launch import NICE_ENV
 logger = logging.getLogger(__name__)
 
 COMPILE_AHEAD_ENV = "GRAPH_KERNELS_COMPILE_AHEAD"   # processes per pool; 0 switches compiling ahead off
-MAX_DEFAULT = 15               # processes a GPU, by default (its share of the host's cores, at most this)
+MAX_DEFAULT = 15               # processes a GPU of a warmed pool (its share of the host's cores, at most this)
+MAX_UNWARMED = 16              # processes a host, all GPUs together, when a sweep starts them
 WAIT_S = 120.0                # the longest a measuring process waits for another's compile of its cell
 CLAIM_STALE_S = 600.0         # a claim older than this is ignored (its process hung or was lost)
 COMPILE_TIMEOUT_S = 600.0
 NICE = 10                     # the compile-ahead processes' niceness (the measuring process keeps 0)
 
 
-def default_processes(gpus_here: int = 1) -> int:
-    """``GRAPH_KERNELS_COMPILE_AHEAD``, else this GPU's share of the host's cores: the cores less
-    one measuring process per GPU, shared out among the host's GPUs, at most
-    :data:`MAX_DEFAULT` a GPU; none on a small machine.
+def default_processes(gpus_here: int = 1, *, warmed: bool = False) -> int:
+    """``GRAPH_KERNELS_COMPILE_AHEAD``, else this GPU's share of the host's compile-ahead
+    processes: the cores less one measuring process per GPU, shared out among the host's GPUs;
+    none on a small machine.
 
-    A cold sweep of small kernels is bound by the compiler, so each GPU gets its share of the
-    CPUs (fifteen on a 16-core one-GPU machine, and on each GPU of a 64-core four-GPU host).
-    Every one of these processes opens a CUDA context (the driver creates them one at a time:
-    sixty starting together with a sweep kept its first cell waiting 17 s on four H100s), so a
-    cluster started by ``cluster local`` warms them before any sweep
-    (:meth:`kernels.compute.pool.WorkerPool.warm`)."""
+    A cold sweep of small kernels is bound by the compiler, so a pool warmed before its sweeps
+    (``warmed``: :meth:`kernels.compute.pool.WorkerPool.warm`, what ``cluster local`` does) gets
+    the whole share, at most :data:`MAX_DEFAULT` a GPU. Processes started by a sweep itself open
+    their CUDA contexts while it runs, and the driver creates contexts one at a time: sixty
+    starting together kept a sweep's first cell waiting 17 s on four H100s (and a warmed
+    cluster's 2.0 s sweep took 16.3 s unwarmed on four H200s), so then the host's total is
+    capped at :data:`MAX_UNWARMED`."""
     raw = os.environ.get(COMPILE_AHEAD_ENV, "").strip()
     if raw:
         try:
@@ -64,7 +66,9 @@ def default_processes(gpus_here: int = 1) -> int:
     gpus = max(1, gpus_here)
     if cores < 4:
         return 0
-    return max(1, min(MAX_DEFAULT, (cores - gpus) // gpus))
+    if warmed:
+        return max(1, min(MAX_DEFAULT, (cores - gpus) // gpus))
+    return max(1, min(MAX_UNWARMED, cores - gpus) // gpus)
 
 
 def cell_key(job: Job, fingerprint: str) -> str:
