@@ -125,6 +125,8 @@ class WorkerPool:
                 report = self.warm(target)
             except (WorkerDied, WorkerTimeout, WorkerError) as exc:
                 self._warming = {"state": "failed", "message": str(exc)}
+            except Exception as exc:  # noqa: BLE001 - a thread's failure must end "warming", in words
+                self._warming = {"state": "failed", "message": f"{type(exc).__name__}: {exc}"}
             else:
                 self._warming = {"state": "warm", **report}
 
