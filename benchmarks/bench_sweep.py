@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import select
 import shutil
 import signal
 import statistics
@@ -43,6 +44,7 @@ from _common import ROOT, say  # noqa: E402
 
 SPMV = ("spmv", "gpu-tunable", "gen:powerlaw_matrix:n_rows=65536,n_cols=65536,avg_nnz_per_row=16,seed=1",
         ["wg=1,2,4,8,16,32,64,128,256,512,1024", "rows=1,2,4,8,16,32,64,128,256,512,1024", "reduce=shuffle,shared"])
+WARM_WAIT_S = 600.0
 TRIANGLES = ("triangles", "gpu-oriented", "gen:rmat:scale=16,edge_factor=24,seed=1",
              ["block_size=32,64,128,256,512,1024", "group_size=8,16,32", "max_registers=0,32,40,48,64"])
 
@@ -152,11 +154,17 @@ def start_cluster(gpus: int, env: dict, warm: bool):
         raise SystemExit(f"cluster local did not start: {line!r}")
     address = line.split()[1].rstrip(":")
     warm_line = None
+    deadline = time.monotonic() + WARM_WAIT_S
     while warm:
+        # a failed warm is said on stderr only (the cluster serves on): do not wait for ever
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            os.killpg(proc.pid, signal.SIGKILL)
+            raise SystemExit(f"cluster local did not say its workers were warm within {WARM_WAIT_S:g} s")
         text = proc.stdout.readline()
         if not text:
             raise SystemExit("cluster local ended before its workers were warm")
-        if text.startswith("workers warm"):
+        if text.startswith(("workers warm", "no worker can run GPU variants")):
             warm_line = text.strip()
             break
     return proc, address, {"start_s": round(time.monotonic() - started, 2), "warm_line": warm_line,

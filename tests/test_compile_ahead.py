@@ -257,6 +257,7 @@ def test_a_dask_worker_queues_the_batch_with_the_graphs_it_holds(monkeypatch):
     monkeypatch.setattr(WorkerPool, "compile_ahead", lambda self, jobs: queued.extend(jobs))
     cells = jobs(3) + [Job("missing", "spmv", "gpu-tunable", {"cell": 9}, target="cuda")]
     assert tasks.compile_ahead(cells, {"g": "graph-kernels-abc"}, dask_worker=FakeWorker()) == 3
+    wait_for(lambda: len(queued) == 3)          # handed over in a thread, off the worker's event loop
     assert [j.params["cell"] for j in queued] == [0, 1, 2]
     tasks._fallback.clear()
 
@@ -309,3 +310,34 @@ def test_a_dask_sweeps_compile_ahead_counts_are_the_batchs_summed_over_the_worke
     assert merge_ahead_stats(before, now) == {"cells": 22, "compile_s": 9.75, "processes": 30, "warmed": 29,
                                               "warm_s": 4.5}
     assert merge_ahead_stats({}, {"a": None}) is None
+
+
+def test_warming_in_the_background_never_waits_for_a_running_job():
+    """On a Dask worker the warm hint runs on the event loop, and a running job holds the pool's lock
+    while its cancel checks need that loop: asking to warm must return at once, and the warm
+    goes on once the job is done."""
+    pool = WorkerPool()
+    held, release = threading.Event(), threading.Event()
+
+    def job():
+        with pool.lock:
+            held.set()
+            release.wait(120)
+
+    runner = threading.Thread(target=job)
+    runner.start()
+    try:
+        assert held.wait(60)
+        asked = time.monotonic()
+        pool.warm_in_background("sim")
+        assert time.monotonic() - asked < 60           # a wait would last until release (120 s)
+        assert pool.warm_state()["state"] == "warming"
+        release.set()
+        wait_for(lambda: pool.warm_state()["state"] != "warming", timeout=300)
+        assert pool.warm_state()["state"] == "warm"
+        pool.restart()
+        assert pool.warm_state() is None                # the processes warmed are gone
+    finally:
+        release.set()
+        runner.join()
+        pool.close()

@@ -2,10 +2,10 @@
 before its first cell comes back, with its start and length from the sweep's start, and the
 first outcomes' arrival.
 
-    python3 benchmarks/diag/sweep_start.py --scheduler tcp://HOST:PORT [--cells N]
+    python3 benchmarks/diag/sweep_start.py --scheduler tcp://HOST:PORT [--seed N]
 
 It runs the issue-31 spmv sweep (``gpu-tunable`` on the generated 1,048,576-entry power-law
-matrix, the first ``--cells`` valid cells) through :class:`DaskBackend`, with the backend's
+matrix, all 132 valid cells; ``--seed`` makes another matrix) through :class:`DaskBackend`, with the backend's
 methods wrapped by a stopwatch. A diagnostic: it writes no record and no figure quotes it.
 """
 
@@ -85,6 +85,9 @@ def main() -> None:
         if submitted:
             print(f"submits: {len(submitted)}, the first at {submitted[0]:.3f} s, the last at {submitted[-1]:.3f} s")
         ok = sum(c["status"] == "ok" for c in sweep["cells"])
+        if not arrived:
+            print(f"cells ok: {ok}; no cell came back ok")
+            return
         print(f"cells ok: {ok}; the first outcomes at " + ", ".join(f"{t:.3f}" for t in arrived[:5])
               + f" s; the last at {arrived[-1]:.3f} s")
 

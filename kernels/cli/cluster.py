@@ -147,13 +147,18 @@ def _warm_workers(address: str, security, stop) -> None:
     try:
         with DaskBackend(address, security=security) as backend:
             states = backend.warm()
-    except GraphKernelsError as exc:
+    except Exception as exc:  # noqa: BLE001 - a thread of a serving cluster: say it, serve on
         if not stop.is_set():
-            print(f"graph-kernels: the workers were not warmed ({exc}); they start their processes with the "
+            why = str(exc) if isinstance(exc, GraphKernelsError) else f"{type(exc).__name__}: {exc}"
+            print(f"graph-kernels: the workers were not warmed ({why}); they start their processes with the "
                   "first sweep", file=sys.stderr, flush=True)
         return
-    if not stop.is_set():
+    if stop.is_set():
+        return
+    if states:
         print(warm_summary(states, time.monotonic() - started), flush=True)
+    else:
+        print("no worker can run GPU variants: nothing to warm", flush=True)
 
 
 def _stop_on_signals():

@@ -58,7 +58,10 @@ class WorkerPool:
         self._sent: dict[str, list[str]] = {}          # mode -> graph keys in that process, oldest first
         self._compile_ahead = compile_ahead
         self._ahead = None
+        self._ahead_lock = threading.Lock()     # one CompileAhead, whichever thread asks first
         self._warming: dict | None = None
+        self._warm_lock = threading.Lock()      # not self.lock: a job holds that for its whole run
+        self._closed = False
 
     # ---- processes ---------------------------------------------------------------------------
     def worker(self, target: str | None) -> WorkerClient:
@@ -101,6 +104,8 @@ class WorkerPool:
 
         client = self.worker(target)
         with self.lock:
+            if self._closed:
+                raise WorkerDied("the pool was closed while warming")
             measuring = client.warm(timeout=timeout, capture=True)
         report = {"target": str(target), "measuring": measuring, "compile_ahead": 0, "compile_ahead_warmed": 0}
         if (parsed := Target.of(target)) is not None and parsed.real_gpu:
@@ -114,9 +119,12 @@ class WorkerPool:
 
     def warm_in_background(self, target: str | None = "cuda") -> None:
         """:meth:`warm` in a thread (a Dask worker's event loop must not wait for it);
-        :meth:`warm_state` says how it went."""
-        with self.lock:
-            if self._warming is not None:
+        :meth:`warm_state` says how it went. Asked again, it warms again (a failed warm is
+        retried; processes already warm answer at once), unless a warm is under way. It never
+        takes :attr:`lock` in the caller's thread: a running job holds that, and on a Dask worker
+        the job's cancel checks need the event loop this is called on."""
+        with self._warm_lock:
+            if self._warming is not None and self._warming.get("state") == "warming":
                 return
             self._warming = {"state": "warming"}
 
@@ -133,20 +141,30 @@ class WorkerPool:
         threading.Thread(target=work, name="warm-pool", daemon=True).start()
 
     def warm_state(self) -> dict | None:
-        """``None`` (never asked to warm), ``{"state": "warming"}``, ``{"state": "warm", ...}``
-        with :meth:`warm`'s report, or ``{"state": "failed", "message"}``."""
-        return None if self._warming is None else dict(self._warming)
+        """``None`` (never asked to warm, or restarted since), ``{"state": "warming"}``,
+        ``{"state": "warm", ...}`` with :meth:`warm`'s report, or ``{"state": "failed", "message"}``;
+        with ``measuring_pid_now``, the pid of the measuring process that serves jobs now."""
+        if self._warming is None:
+            return None
+        state = dict(self._warming)
+        measuring = state.get("measuring") or {}
+        client = self._workers.get(mode_of(state.get("target"))) if state.get("target") else None
+        if measuring and client is not None:
+            state["measuring_pid_now"] = client.pid
+        return state
 
     def restart(self) -> None:
         """Stop every process; the next job starts fresh ones (graphs are sent again)."""
         with self.lock:
+            self._warming = None
             for client in self._workers.values():
                 client.close()
             for sent in self._sent.values():
                 sent.clear()
 
     def close(self) -> None:
-        with self.lock:
+        self._closed = True             # a warm under way starts no compile-ahead processes after this
+        with self.lock, self._ahead_lock:
             if self._ahead is not None:
                 self._ahead.close()
                 self._ahead = None
@@ -265,8 +283,12 @@ class WorkerPool:
         """The compile-ahead processes (made on first use: by :meth:`warm`, with the GPU's whole
         share of the host's cores, or by a sweep, with the unwarmed cap; see
         :func:`~kernels.compute.precompile.default_processes`)."""
-        if self._ahead is not None:
+        with self._ahead_lock:
+            if self._ahead is None and not self._closed:
+                self._ahead = self._new_compile_ahead(warmed)
             return self._ahead
+
+    def _new_compile_ahead(self, warmed: bool):
         from kernels.compute.precompile import CompileAhead, default_processes
         from kernels.cuda.kernel_cache import cache_dir
         from kernels.measure.targets import gpu_count
@@ -279,8 +301,7 @@ class WorkerPool:
             processes = default_processes(gpus_here, warmed=warmed)
         if root is None or processes <= 0:
             return None
-        self._ahead = CompileAhead(self, processes, root)
-        return self._ahead
+        return CompileAhead(self, processes, root)
 
 
 def gpu_count_of_host() -> int:

@@ -238,17 +238,18 @@ class CompileAhead:
 
     # ---- the compile-ahead processes ---------------------------------------------------------
     def _start(self) -> None:
-        if self._threads or self.processes <= 0:
-            return
         from kernels.compute.local.client import WorkerClient
 
-        self._started_at = time.monotonic()
-        for i in range(self.processes):
-            child = WorkerClient(target="cuda", env={**self.pool.env, NICE_ENV: str(NICE)})
-            self._children.append(child)
-            thread = threading.Thread(target=self._serve, args=(child,), name=f"compile-ahead-{i}", daemon=True)
-            self._threads.append(thread)
-            thread.start()
+        with self.cond:              # once, whichever thread comes first (a warm, a sweep's batch)
+            if self._threads or self.processes <= 0 or self._closed:
+                return
+            self._started_at = time.monotonic()
+            for i in range(self.processes):
+                child = WorkerClient(target="cuda", env={**self.pool.env, NICE_ENV: str(NICE)})
+                self._children.append(child)
+                thread = threading.Thread(target=self._serve, args=(child,), name=f"compile-ahead-{i}", daemon=True)
+                self._threads.append(thread)
+                thread.start()
 
     def _next(self) -> Job | None:
         with self.cond:

@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import time
 import uuid
 from collections import Counter
@@ -122,11 +123,12 @@ class _Batch:
         self.tries[id(job)] += 1
         workers = self.plans[job.target]
         graph = self.backend._graph_future(job.graph_key, workers)
-        # in the order given (the compile-ahead processes compile in that order): without a priority
-        # a worker runs resource-restricted tasks last-submitted first, after the first one
+        # in the order given (the compile-ahead processes compile in that order), batch after batch:
+        # without a priority a worker runs resource-restricted tasks last-submitted first (after
+        # the first one)
         future = self.backend.client.submit(
             run_job, graph, job, self.event_name, key=f"graph-kernels-job-{self.name}-{len(self.futures)}",
-            workers=workers, allow_other_workers=False, pure=False, priority=-len(self.futures),
+            workers=workers, allow_other_workers=False, pure=False, priority=-next(self.backend.submitted),
             resources={"GPU": 1} if job.real_gpu else None)
         self.futures[future] = job
         self.pending.add(future)
@@ -166,6 +168,7 @@ class DaskBackend(ComputeBackend):
         self._targets: dict = {}
         self._channels: dict = {}       # (document key, target) -> DaskDocumentChannel
         self._ahead_before = None       # (workers, their compile-ahead counts) when the last batch began
+        self.submitted = itertools.count()    # jobs handed to Dask: their priorities, first come first run
         from kernels.compute.dask.plugin import KernelsPlugin
 
         try:
@@ -369,7 +372,11 @@ class DaskBackend(ComputeBackend):
         if needs_gpu(target):
             workers = [w.address for w in self.describe() if w.can_run_gpu]
         else:
-            workers = sorted(self._scheduler_workers())
+            try:
+                workers = sorted(self._scheduler_workers())
+            except Exception as exc:
+                raise ClusterError(f"could not ask the scheduler at {self.address}: {type(exc).__name__}: {exc}") \
+                    from None
         if not workers:
             return {}
         try:

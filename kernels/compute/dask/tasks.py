@@ -27,6 +27,7 @@ Nothing here imports ``distributed`` at module level except through the function
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 from kernels.compute.jobs import CRASHED, TIMED_OUT, Job, Outcome
@@ -94,9 +95,15 @@ def restart_pool(dask_worker=None) -> None:
     _pool(dask_worker).restart()
 
 
+def _off_the_loop(name: str, work, *args) -> None:
+    """``Client.run`` calls a plain function on the worker's event loop: what may wait for the pool's
+    lock (held by a running job, whose cancel checks need that loop) runs in a thread instead."""
+    threading.Thread(target=work, args=args, name=name, daemon=True).start()
+
+
 def prestart(target: str | None, dask_worker=None) -> None:
-    """Run by ``Client.run``: start this worker's measuring process for ``target`` now."""
-    _pool(dask_worker).prestart(target)
+    """Run by ``Client.run``: start this worker's measuring process for ``target`` now (in a thread)."""
+    _off_the_loop("prestart", _pool(dask_worker).prestart, target)
 
 
 def warm(target: str | None = "cuda", dask_worker=None) -> None:
@@ -126,7 +133,7 @@ def compile_ahead(jobs: list[Job], graph_keys: dict, dask_worker=None) -> int:
         if graph is not None:
             pool.add_graph(job.graph_key, graph)
             queued.append(job)
-    pool.compile_ahead(queued)
+    _off_the_loop("compile-ahead", pool.compile_ahead, queued)
     return len(queued)
 
 
