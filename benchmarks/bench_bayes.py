@@ -22,9 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -33,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, say  # noqa: E402
-from bench_sweep import SPMV, TRIANGLES, environment, load, start_cluster  # noqa: E402
+from bench_sweep import SPMV, TRIANGLES, environment, load, start_cluster, stop_cluster  # noqa: E402
 
 from kernels.results.noise import tied_with_best  # noqa: E402
 
@@ -129,7 +126,7 @@ def main() -> int:
     env = environment(cache, None)
     if args.smoke:
         env["NUMBA_ENABLE_CUDASIM"] = "1"
-    proc, address = start_cluster(args.gpus, env)
+    proc, address, _ = start_cluster(args.gpus, env)
     report: dict = {"gpus": args.gpus, "budget_share": args.budget, "cases": {}}
     try:
         for spec in specs:
@@ -159,12 +156,7 @@ def main() -> int:
                 f"({'MET' if case['met'] else 'NOT MET'})")
             report["cases"][name] = case
     finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        shutil.rmtree(cache, ignore_errors=True)
+        stop_cluster(proc, cache)
     from kernels.measure.environment import environment as env_of
 
     report["environment"] = env_of(TARGET[0])

@@ -139,7 +139,7 @@ def single(args) -> dict:
     return report
 
 
-def start_cluster(gpus: int, env: dict, warm: bool):
+def start_cluster(gpus: int, env: dict, warm: bool = True):
     """``cluster local --gpus N`` in its own session; with ``warm``, returns once it said its
     workers are warm (their processes started, imports done, CUDA contexts open)."""
     command = [sys.executable, "-m", "kernels", "cluster", "local", "--gpus", str(gpus), "--port", "0"]
@@ -171,6 +171,18 @@ def start_cluster(gpus: int, env: dict, warm: bool):
                            "gpu_memory": gpu_memory()}
 
 
+def stop_cluster(proc, cache: str | None = None) -> None:
+    """Ctrl-C to the ``cluster local`` started by :func:`start_cluster` (killed after 120 s), and
+    its kernel cache removed."""
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+    if cache:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 def gpu_memory() -> dict:
     """Processes holding a CUDA context and their GPU memory, by nvidia-smi (what warming costs)."""
     try:
@@ -197,12 +209,7 @@ def cluster(args) -> dict:
                 runs[str(n)] = {**sweep(SPMV, args.out / f"sweep-spmv-cluster-{n}gpu{suffix}.json", env,
                                         scheduler=address), "cluster": started}
             finally:
-                os.killpg(proc.pid, signal.SIGINT)
-                try:
-                    proc.wait(timeout=120)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                shutil.rmtree(cache, ignore_errors=True)
+                stop_cluster(proc, cache)
         one = runs.get("1", {}).get("sweep_s")
         for n, r in runs.items():
             if one and r.get("sweep_s"):
