@@ -64,6 +64,7 @@ from kernels.algorithms.auto_rules import (  # noqa: E402
     kclique_work,
     out_list_contains,
     out_pair_density,
+    sampled_out_positions,
 )
 from kernels.algorithms.kclique.prepare import orient, simple_undirected  # noqa: E402
 
@@ -104,12 +105,7 @@ def triple_density(indptr: np.ndarray, indices: np.ndarray, samples: int = SAMPL
     if len(weights) == 0 or weights[-1] <= 0:
         return 0.0
     rng = np.random.default_rng(seed)
-    v = np.searchsorted(weights, np.sort(rng.integers(0, weights[-1], samples)), side="right")
-    d = dplus[v]
-    i = (rng.random(samples) * d).astype(np.int64)
-    j = (rng.random(samples) * (d - 1)).astype(np.int64)
-    j += j >= i
-    a, b = np.minimum(i, j), np.maximum(i, j)
+    v, d, a, b = sampled_out_positions(dplus, weights, samples, rng)
     c = (rng.random(samples) * (d - 2)).astype(np.int64)
     c += c >= a
     c += c >= b                                            # three distinct positions of v's out-list

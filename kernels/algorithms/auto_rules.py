@@ -229,15 +229,22 @@ def out_pair_density(indptr: np.ndarray, indices: np.ndarray, samples: int = KCL
     pairs = np.cumsum(dplus * (dplus - 1))                 # 2 C(d⁺, 2), running
     if len(pairs) == 0 or pairs[-1] <= 0:
         return 0.0
-    rng = np.random.default_rng(seed)
-    v = np.searchsorted(pairs, np.sort(rng.integers(0, pairs[-1], samples)), side="right")
+    v, _, lo, hi = sampled_out_positions(dplus, pairs, samples, np.random.default_rng(seed))
+    u = indices[indptr[v] + lo]
+    w = indices[indptr[v] + hi]                            # u < w: out-lists are sorted
+    return float(out_list_contains(indptr, indices, u, w).mean())
+
+
+def sampled_out_positions(dplus: np.ndarray, running: np.ndarray, samples: int, rng):
+    """``samples`` vertices drawn in proportion to a weight (``running``: its running sums, the
+    last positive) and two distinct positions ``lo < hi`` of each one's out-list (``dplus`` the
+    out-degrees): ``(v, dplus[v], lo, hi)``."""
+    v = np.searchsorted(running, np.sort(rng.integers(0, running[-1], samples)), side="right")
     d = dplus[v]
     i = (rng.random(samples) * d).astype(np.int64)
     j = (rng.random(samples) * (d - 1)).astype(np.int64)
-    j += j >= i                                            # two distinct positions of v's out-list
-    u = indices[indptr[v] + np.minimum(i, j)]
-    w = indices[indptr[v] + np.maximum(i, j)]              # u < w: out-lists are sorted
-    return float(out_list_contains(indptr, indices, u, w).mean())
+    j += j >= i
+    return v, d, np.minimum(i, j), np.maximum(i, j)
 
 
 def out_list_contains(indptr: np.ndarray, indices: np.ndarray, u: np.ndarray, w: np.ndarray) -> np.ndarray:
