@@ -245,6 +245,7 @@ def test_the_warm_line_counts_the_processes_and_names_a_failure():
     line = warm_summary(states, 12.34)
     assert line.startswith("workers warm in 12.3 s: 2 of 3 GPU worker(s)") and "(29 in all)" in line
     assert "not warmed: the worker process died (exit status 1)" in line
+    assert warm_summary({}, 0.1) == "no worker can run GPU variants: nothing to warm"
 
 
 def test_one_job_runs_through_the_backend_with_its_output(backend):

@@ -70,8 +70,7 @@ def describe(args) -> int:
         if args.warm:
             started = time.monotonic()
             states = backend.warm()
-            print(warm_summary(states, time.monotonic() - started) if states
-                  else "no worker can run GPU variants: nothing to warm", file=sys.stderr if args.json else sys.stdout,
+            print(warm_summary(states, time.monotonic() - started), file=sys.stderr if args.json else sys.stdout,
                   flush=True)
         workers = backend.describe()
         if args.json:
@@ -127,6 +126,8 @@ def serve_local(args) -> int:
 
 def warm_summary(states: dict, seconds: float) -> str:
     """One line for the workers' warm states (``DaskBackend.warm``)."""
+    if not states:
+        return "no worker can run GPU variants: nothing to warm"
     warm = [s for s in states.values() if (s or {}).get("state") == "warm"]
     failed = [s for s in states.values() if (s or {}).get("state") == "failed"]
     ahead = sum(int(s.get("compile_ahead_warmed", 0)) for s in warm)
@@ -153,12 +154,8 @@ def _warm_workers(address: str, security, stop) -> None:
             print(f"graph-kernels: the workers were not warmed ({why}); they start their processes with the "
                   "first sweep", file=sys.stderr, flush=True)
         return
-    if stop.is_set():
-        return
-    if states:
+    if not stop.is_set():
         print(warm_summary(states, time.monotonic() - started), flush=True)
-    else:
-        print("no worker can run GPU variants: nothing to warm", flush=True)
 
 
 def _stop_on_signals():

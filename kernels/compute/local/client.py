@@ -190,7 +190,7 @@ class WorkerClient:
         first compile and, with ``capture``, a first CUDA graph capture):
         ``{"pid", "import_s", "context_s", "first_compile_s"}``."""
         reply = self.request({"op": "warm", "target": self.target, "capture": capture}, timeout=timeout)
-        return {k: reply[k] for k in ("pid", "import_s", "context_s", "first_compile_s") if k in reply}
+        return {k: reply[k] for k in ("pid", "import_s", "context_s", "first_compile_s", "no_capture") if k in reply}
 
     def _ensure_prepared(self, family: str, variant: str, target: str | None, timeout) -> None:
         """Have the worker import the variant's family (and gather the environment a record carries)

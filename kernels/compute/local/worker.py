@@ -162,24 +162,29 @@ def warm_up(target: str | None, capture: bool = False) -> dict:
     stamps.append(time.perf_counter())
     parsed = Target.parse(target) if target else None
     first_compile_s = 0.0
+    no_capture = None
     if parsed is not None and parsed.real_gpu:
         from numba import cuda
 
         cuda.current_context()
         before = time.perf_counter()
-        _first_kernel(cuda, capture)
+        no_capture = _first_kernel(cuda, capture)
         first_compile_s = time.perf_counter() - before
     environment(str(parsed) if parsed is not None else "cpu")
     stamps.append(time.perf_counter())
-    return {"pid": os.getpid(), "import_s": round(stamps[1] - stamps[0], 4),
-            "context_s": round(stamps[2] - stamps[1] - first_compile_s, 4),
-            "first_compile_s": round(first_compile_s, 4)}
+    reply = {"pid": os.getpid(), "import_s": round(stamps[1] - stamps[0], 4),
+             "context_s": round(stamps[2] - stamps[1] - first_compile_s, 4),
+             "first_compile_s": round(first_compile_s, 4)}
+    if no_capture:
+        reply["no_capture"] = no_capture
+    return reply
 
 
-def _first_kernel(cuda, capture: bool) -> None:
+def _first_kernel(cuda, capture: bool) -> str | None:
     """Compile and launch a one-thread kernel (not through the kernel cache: nothing to keep) and,
     with ``capture``, capture and replay it as a CUDA graph the way timed launches are
-    (:class:`kernels.measure.cuda_graphs.CupyCapturer`; nothing without CuPy)."""
+    (:class:`kernels.measure.cuda_graphs.CupyCapturer`). Returns why no graph was captured, if
+    none was (the timed runs then fall back and say so in their cells)."""
     import numpy as np
 
     @cuda.jit("void(int32[::1])")
@@ -190,21 +195,22 @@ def _first_kernel(cuda, capture: bool) -> None:
     touch[1, 1](out)
     cuda.synchronize()
     if not capture:
-        return
+        return None
     from kernels.measure.cuda_graphs import CupyCapturer
 
     try:
         capturer = CupyCapturer()
-    except Exception:  # noqa: BLE001 - no CuPy, or no capture stream: timed runs fall back the same way
-        return
+    except Exception as exc:  # noqa: BLE001 - no CuPy, or no capture stream: the reason is the answer
+        return f"{type(exc).__name__}: {exc}"
     try:
         graph = capturer.capture(lambda: touch[1, 1, capturer.numba_stream](out))
         capturer.replay(graph)
-    except Exception:  # noqa: BLE001 - a capture that fails here fails (and is said) in the cell's run
-        pass
+    except Exception as exc:  # noqa: BLE001 - as above
+        return f"{type(exc).__name__}: {exc}"
     finally:
         with contextlib.suppress(Exception):
             capturer.close()
+    return None
 
 
 def register(sub) -> None:
