@@ -118,6 +118,21 @@ def test_a_damaged_line_in_the_middle_is_refused_naming_it(synthetic, tmp_path):
     assert "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("value", ['"1.5"', "-1", "1e999", "null"])
+def test_a_crafted_elapsed_time_is_refused_in_one_line(synthetic, tmp_path, value):
+    """Each cell says its ``elapsed_s``; a file whose value is not a non-negative number is refused."""
+    _, out = _sweep(tmp_path)
+    lines = out.read_text().splitlines(keepends=True)
+    cell = json.loads(lines[2])
+    assert isinstance(cell["elapsed_s"], float) and cell["elapsed_s"] >= 0
+    lines[2] = lines[2].replace(f'"elapsed_s": {json.dumps(cell["elapsed_s"])}', f'"elapsed_s": {value}')
+    assert f'"elapsed_s": {value}' in lines[2]
+    out.write_text("".join(lines))
+    with pytest.raises(GraphFormatError) as info:
+        load_sweep(out)
+    assert "\n" not in str(info.value)
+
+
 def test_two_cells_with_the_same_parameters_are_refused(synthetic, tmp_path):
     _, out = _sweep(tmp_path)
     lines = out.read_text().splitlines(keepends=True)
