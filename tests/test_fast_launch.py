@@ -178,6 +178,37 @@ def test_a_failed_driver_launch_raises(monkeypatch, driver_calls):
         k[1, 32, stream](a, 1)
 
 
+def test_a_kernel_with_grid_syncs_is_launched_cooperatively(monkeypatch, driver_calls):
+    from cuda.bindings import driver
+
+    cooperative = []
+
+    def launch(handle, gx, gy, gz, bx, by, bz, shmem, stream, params):
+        pointers = (ctypes.c_uint64 * 7).from_address(params)
+        cooperative.append({"grid": (gx, gy, gz), "block": (bx, by, bz),
+                            "words": [ctypes.c_int64.from_address(p).value for p in pointers]})
+        return (driver.CUresult.CUDA_SUCCESS,)
+
+    monkeypatch.setattr(driver, "cuLaunchCooperativeKernel", launch)
+    d, k = array_and_scalar_kernel()
+    (kernel,) = d.overloads.values()
+    kernel.cooperative = True                       # numba's flag for code with grid syncs
+    a = FakeDeviceArray((10,), np.int32, 0xABC0)
+    stream = SimpleNamespace(handle=5)
+    k[4, 128, stream](a, 5)                         # numba's launch (cooperative), then the plan
+    k[6, 64, stream](a, 9)
+    assert len(d.numba_launches) == 1 and not driver_calls
+    (call,) = cooperative
+    assert call["grid"] == (6, 1, 1) and call["block"] == (64, 1, 1)
+    assert call["words"] == [0, 0, 10, 4, 0xABC0, 10, 4]
+    monkeypatch.setattr(driver, "cuLaunchCooperativeKernel",
+                        lambda *args: (driver.CUresult.CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE,))
+    from numba.cuda.cudadrv.driver import CudaAPIError
+
+    with pytest.raises(CudaAPIError, match="cuLaunchCooperativeKernel"):
+        k[10 ** 6, 64, stream](a, 1)
+
+
 def test_the_dispatchers_attributes_show_through():
     d = FakeDispatcher([types.int64])
     k = fast_launch.FastKernel(d)
@@ -285,6 +316,32 @@ def test_on_a_gpu_a_span_is_numbas_view_and_a_planned_kernel_writes_through_it(s
     expected[:3] = [100, 101, 102]
     expected[10:10 + span.size] = 7 + np.arange(span.size)
     assert np.array_equal(base.copy_to_host(), expected)
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_a_planned_cooperative_launch_syncs_its_grid():
+    from numba import cuda
+
+    from kernels.cuda.jit import jit as kernel_jit
+
+    def two_phases(a, out):
+        grid = cuda.cg.this_grid()
+        for i in range(cuda.grid(1), a.size, cuda.gridsize(1)):
+            a[i] = i
+        grid.sync()                          # every block's writes before any block reads
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a[a.size - 1 - i]
+
+    k = fast_launch.FastKernel(kernel_jit(two_phases))
+    a = cuda.device_array(1 << 16, dtype=np.int64)
+    blocks = 8
+    for _ in range(2):                       # numba's launch, then the plan
+        out = cuda.to_device(np.full(blocks * 128, -1, dtype=np.int64))
+        k[blocks, 128](a, out)
+        assert np.array_equal(out.copy_to_host(), (1 << 16) - 1 - np.arange(blocks * 128))
+    (plan,) = k._plans.values()
+    assert plan.cooperative
 
 
 @pytest.mark.gpu

@@ -15,11 +15,12 @@ scalar) goes through numba, which compiles and launches; the overload numba chos
 kept with a *plan*: where each argument's words go in a parameter buffer laid out as numba lays
 it out (an array: meminfo, parent, size, itemsize, data pointer, shape, strides; a scalar: its
 value in its own width; a tuple: its members in order). Later launches fill that buffer and
-call ``cuLaunchKernel`` directly.
+call ``cuLaunchKernel`` directly (``cuLaunchCooperativeKernel`` for a kernel with grid syncs, as
+numba does: the caller keeps the grid within ``max_cooperative_grid_blocks``).
 
 Anything the plan does not know goes through numba every time, unchanged: the CUDA simulator,
 host (numpy) arguments (numba copies them to the device and back), records, kernels built in
-debug mode or for cooperative launches, kernels whose code depends on the launch
+debug mode, kernels whose code depends on the launch
 configuration, extensions, and ``GRAPH_KERNELS_FAST_LAUNCH=0``. A plan belongs to the CUDA
 context it was made in.
 
@@ -314,10 +315,13 @@ def packing(argument_types) -> tuple[str, str] | None:
 class _Plan:
     """One overload's parameter buffer and the pointers to its words."""
 
-    __slots__ = ("handle", "writers", "words", "pointers", "pointer_array", "context", "lock", "fmt", "codes")
+    __slots__ = ("handle", "writers", "words", "pointers", "pointer_array", "context", "lock", "fmt", "codes",
+                 "cooperative")
 
-    def __init__(self, handle, plan_writers, context: int, packed: tuple[str, str] | None = None):
+    def __init__(self, handle, plan_writers, context: int, packed: tuple[str, str] | None = None,
+                 cooperative: bool = False):
         self.handle = handle
+        self.cooperative = bool(cooperative)    # a kernel with grid syncs: cuLaunchCooperativeKernel
         self.writers = plan_writers
         n = sum(count for _, count in plan_writers)
         self.words = np.zeros(max(n, 1), dtype=np.int64)
@@ -347,12 +351,17 @@ class _Plan:
             else:
                 words = _fill(self.writers, args)
                 self.words[:len(words)] = words
-            err, = driver.cuLaunchKernel(self.handle, *griddim, *blockdim, sharedmem, stream_handle,
-                                         self.pointer_array, 0)
+            if self.cooperative:
+                err, = driver.cuLaunchCooperativeKernel(self.handle, *griddim, *blockdim, sharedmem, stream_handle,
+                                                        self.pointer_array)
+            else:
+                err, = driver.cuLaunchKernel(self.handle, *griddim, *blockdim, sharedmem, stream_handle,
+                                             self.pointer_array, 0)
         if err != driver.CUresult.CUDA_SUCCESS:
             from numba.cuda.cudadrv.driver import CudaAPIError
 
-            raise CudaAPIError(int(err), f"cuLaunchKernel failed: {err!r}")
+            call = "cuLaunchCooperativeKernel" if self.cooperative else "cuLaunchKernel"
+            raise CudaAPIError(int(err), f"{call} failed: {err!r}")
 
 
 def _current_context() -> int:
@@ -452,12 +461,13 @@ class FastKernel:
             except Exception:  # noqa: BLE001 - an argument numba types its own way: leave it to numba
                 return _NUMBA
             kernel = d.overloads.get(argtypes)
-        if kernel is None or getattr(kernel, "debug", False) or getattr(kernel, "cooperative", False):
+        if kernel is None or getattr(kernel, "debug", False):
             return _NUMBA
         plan_writers = writers(kernel.argument_types)
         if plan_writers is None:
             return _NUMBA
-        return _Plan(kernel._codelibrary.get_cufunc().handle, plan_writers, context, packing(kernel.argument_types))
+        return _Plan(kernel._codelibrary.get_cufunc().handle, plan_writers, context, packing(kernel.argument_types),
+                     cooperative=getattr(kernel, "cooperative", False))
 
 
 class _Configured:
