@@ -73,6 +73,9 @@ def parse_args(argv=None):
                    help="the device path for every batch: auto (compact up to COMPACT_MAX_ENTRIES entries, "
                         "then full-graph), or one of them forced, to measure where they cross (compact: "
                         "batches of at most COMPACT_LIMIT_ENTRIES / 2 edges)")
+    p.add_argument("--compact-launch", choices=("fused", "split"), default="fused",
+                   help="the compact path as one cooperative launch (fused, the default) or its split "
+                        "launches with a read-back of the totals before writing (split), for a side-by-side run")
     p.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "updates",
                    help="results folder (default benchmarks/results/updates)")
     return p.parse_args(argv)
@@ -172,10 +175,12 @@ def bench_graph(name: str, csr, cfg: dict, args, target: str, log=None) -> dict:
     for size in sizes:
         reps = cfg["reps"].get(size, 1)
         samples: dict[tuple[str, str], list] = {}
+        flows: dict[str, list] = {}                                  # how each device batch ran
         bfs_ok = None
         for rep in range(reps):
             for kind, batch in batches_for(csr, size, rng, keys, edges):
                 result = updater.apply(**batch)                      # device, replayed, checked
+                flows.setdefault(kind.replace("-inverse", ""), []).append(updater.last_flow)
                 bfs_s, levels = bfs.run(mirror)
                 host = g_host.apply_updates(**batch)
                 written = np.union1d(result.report.pages_touched, host.pages_touched)
@@ -199,6 +204,7 @@ def bench_graph(name: str, csr, cfg: dict, args, target: str, log=None) -> dict:
                 row["bfs_s"] = statistics.median([b for _, b, _ in got])
                 row["host_replay_s"] = statistics.median([x.host.seconds for _, _, x in got])
                 row["bfs_verified"] = bfs_ok
+                row["flows"] = {f: flows[kind].count(f) for f in sorted(set(flows[kind]))}
             rows.append(row)
             if log is not None:               # each line as it comes: a run cut short keeps what it measured
                 log.write(json.dumps(row) + "\n")
@@ -322,6 +328,7 @@ def main(argv=None) -> int:
         cfg["sizes"] = [s for s in cfg["sizes"] if s <= args.max_size]
     from kernels.operators import device_updates
 
+    device_updates.COMPACT_FUSED = args.compact_launch == "fused"
     if args.device_path == "compact":
         # an undirected edge is two entries; the compact path takes no more than its limit
         cfg["sizes"] = [s for s in cfg["sizes"] if 2 * s <= device_updates.COMPACT_LIMIT_ENTRIES]
@@ -341,7 +348,7 @@ def main(argv=None) -> int:
                "device": device_description(target),
                "environment": environment(target),
                "date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "graphs": {},
-               "device_path": args.device_path,
+               "device_path": args.device_path, "compact_launch": args.compact_launch,
                "protocol": __doc__.split("\n\n")[2]}
     args.out.mkdir(parents=True, exist_ok=True)
     device = slug(results["device"]["gpu"] or f"{target}-{platform.node()}")

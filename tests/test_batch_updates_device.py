@@ -21,14 +21,16 @@ from kernels.operators.device_updates import DeviceUpdater
 from tests.batch_helpers import directory_problems, edge_dict, model_apply, random_graph, same_state
 
 
-@pytest.fixture(autouse=True, params=["compact", "full"])
+@pytest.fixture(autouse=True, params=["compact", "split", "full"])
 def device_path(request, monkeypatch):
-    """Every test on both device paths: the compact one (every batch up to its limit,
-    ``COMPACT_LIMIT_ENTRIES``) and the full-graph one, forced by moving the threshold."""
+    """Every test on the three device flows: the compact path (every batch up to its limit,
+    ``COMPACT_LIMIT_ENTRIES``) as one cooperative launch (``compact``) and as its split launches
+    (``split``), and the full-graph path, forced by moving the threshold."""
     if request.param == "full":
         monkeypatch.setattr(device_updates, "COMPACT_MAX_ENTRIES", -1)
     else:                       # every batch the compact path can take, not only the default's
         monkeypatch.setattr(device_updates, "COMPACT_MAX_ENTRIES", device_updates.COMPACT_LIMIT_ENTRIES)
+        monkeypatch.setattr(device_updates, "COMPACT_FUSED", request.param == "compact")
     return request.param
 
 
@@ -127,14 +129,22 @@ def test_weight_changes_on_the_device(monkeypatch):
     twin = g.copy()
     u, v = 3, int(g.neighbors(3)[0])
     model = model_apply(edge_dict(g), False, reweight=([u], [v], [9.0]))
-    rebuilds = []
+    calls = []                            # directory rebuilds: by the mirror, or inside the fused launch
     refresh = mirror.refresh_directory
-    monkeypatch.setattr(mirror, "refresh_directory", lambda: rebuilds.append(1) or refresh())
+    monkeypatch.setattr(mirror, "refresh_directory", lambda: calls.append("rebuilt") or refresh())
+    compact = updater._apply_compact
+
+    def spy(batch, refresh_directory=True):
+        calls.append("rebuilt" if refresh_directory and device_updates.COMPACT_FUSED else "asked")
+        return compact(batch, refresh_directory=refresh_directory)
+
+    monkeypatch.setattr(updater, "_apply_compact", spy)
     _apply_both(g, updater, twin, reweight=([u], [v], [9.0]))
     assert edge_dict(g) == model
-    assert rebuilds == []                 # weights move no list: the vertex directory is left as it is
+    assert "rebuilt" not in calls         # weights move no list: the vertex directory is left as it is
+    calls.clear()
     _apply_both(g, updater, twin, delete=([u], [v]))
-    assert rebuilds == [1]
+    assert calls.count("rebuilt") == 1
 
 
 def test_entries_far_down_a_hubs_list_are_found_by_the_warp_search():
@@ -287,3 +297,18 @@ def test_a_small_batch_costs_the_same_launches_and_copies_on_a_small_and_a_large
         counts.append(_count_device_calls(updater, monkeypatch, batch))
     assert counts[0] == counts[1], counts
     assert counts[0]["launches"] <= 9 and counts[0]["to_host"] <= 2 and counts[0]["to_device"] <= 4, counts
+
+
+def test_a_fused_batch_too_large_for_its_buffers_is_finished_by_the_split_launches(device_path):
+    if device_path != "compact":
+        pytest.skip("the fused launch's buffers")
+    g, mirror, updater = _pair(random_graph(60, 400, 3), page_size=16)
+    updater.compact_room = {"scratch": 1, "described": 1}
+    twin = g.copy()
+    rng = np.random.default_rng(5)
+    _apply_both(g, updater, twin, **random_batch(g, 40, 40, rng))
+    assert updater.last_flow == "fused, then split"     # nothing written by the fused launch, then all
+    assert updater.compact_room["scratch"] > 1           # grown from what the batch needed
+    _apply_both(g, updater, twin, **random_batch(g, 5, 5, rng))
+    assert updater.last_flow == "fused"
+    assert edge_dict(g) == edge_dict(twin)

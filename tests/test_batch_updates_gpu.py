@@ -7,11 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from kernels.errors import GraphEditError
 from kernels.graph.device import DeviceMirror
 from kernels.graph.slotted import SlottedGraph
 from kernels.graph.update_batches import random_batch
+from kernels.operators import device_updates
 from kernels.operators.device_updates import DeviceUpdater
-from tests.batch_helpers import edge_dict, model_apply, random_graph, same_state
+from tests.batch_helpers import directory_problems, edge_dict, model_apply, random_graph, same_state
 
 pytestmark = pytest.mark.gpu
 
@@ -35,3 +37,47 @@ def test_real_gpu_batches_agree_with_the_host_on_a_bigger_graph(directed, weight
         g.check_invariants()
         assert edge_dict(g) == model                  # weights are small integers: exact in float32 too
     assert g.num_pages > SlottedGraph.from_csr(csr, page_size=256).num_pages
+
+
+@pytest.mark.parametrize("fused", [True, False])
+@pytest.mark.parametrize("directed", [False, True])
+def test_real_gpu_compact_batches_in_one_launch_or_split(fused, directed, monkeypatch):
+    """The compact path as one cooperative launch and as its split launches: batches of 1 to
+    2,000 edges with weight changes, the fused launch's buffers at first too small (its
+    fallback to the split launches), a refused batch that writes nothing, the vertex directory
+    after every batch."""
+    monkeypatch.setattr(device_updates, "COMPACT_FUSED", fused)
+    csr = random_graph(3000, 30000, 5, directed=directed, weighted=True)
+    g = SlottedGraph.from_csr(csr, page_size=64)
+    mirror = DeviceMirror(g)
+    updater = DeviceUpdater(mirror)
+    updater.compact_room = {"scratch": 4, "described": 4}
+    twin = g.copy()
+    model = edge_dict(g)
+    rng = np.random.default_rng(3)
+    flows = []
+    for size in (1, 10, 100, 500, 1000, 2000, 100, 10):
+        batch = random_batch(g, size, size // 2, rng)
+        busy = {(int(a), int(b)) for a, b in zip(*batch["delete"], strict=True)}
+        busy |= {(int(a), int(b)) for a, b in zip(*batch["insert"][:2], strict=True)}
+        busy |= {(b, a) for a, b in busy}
+        pick = [e for e in list(model)[: 4 * size] if e not in busy and (directed or e[0] < e[1])][: size // 5]
+        if pick:                                       # weight changes of edges the batch leaves alone
+            ru, rv = (np.array(x, dtype=np.int64) for x in zip(*pick, strict=True))
+            batch["reweight"] = (ru, rv, rng.integers(1, 101, len(ru)).astype(np.float64))
+        model = model_apply(model, directed, **batch)
+        result = updater.apply(**batch)
+        flows.append(updater.last_flow)
+        twin.apply_updates(**batch)
+        assert result.verified and not mirror.differences() and same_state(g, twin)
+        assert not directory_problems(mirror)
+        assert edge_dict(g) == model
+    # (2,000 undirected edges and their weight changes pass the compact path's limit: "full")
+    if fused:
+        assert "fused, then split" in flows and flows[-1] == "fused"
+    else:
+        assert "split" in flows and set(flows) <= {"split", "full"}
+    a, b = next(iter(model))
+    with pytest.raises(GraphEditError):               # an edge already stored: refused, nothing written
+        updater.apply(insert=([a], [b], [1.0]))
+    assert not mirror.differences() and same_state(g, twin) and not directory_problems(mirror)

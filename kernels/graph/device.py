@@ -222,12 +222,18 @@ class DeviceMirror:
         for): after anything that changed them. Grown with headroom as vertex ids are added."""
         from kernels.graph import directory
 
+        directory.build(self.pool, self.index, self.num_pages, self.page_size, *self.directory_arrays())
+
+    def directory_arrays(self):
+        """The directory's ``(loc, degree)`` device arrays, grown (with headroom) to the vertex ids
+        in use; their contents are whatever the last rebuild left. For a kernel that rebuilds the
+        directory itself (the fused device batch)."""
         ids = int(self.graph.next_vertex_id)
         if self.directory is None or len(self.directory[0]) < ids:
             cap = self._with_headroom(ids)
             self.directory = (self._cuda.device_array(cap, dtype=np.int64),
                               self._cuda.device_array(cap, dtype=np.int32))
-        directory.build(self.pool, self.index, self.num_pages, self.page_size, *self.directory)
+        return self.directory
 
     def _choose(self, dirty: np.ndarray, runs: list) -> str:
         if len(runs) <= STAGE_ABOVE_RUNS:

@@ -97,6 +97,15 @@ def directory_kernels():
     return fast(kernel_jit(_clear)), fast(kernel_jit(_fill))
 
 
+@functools.cache
+def device_passes():
+    """``(clear(loc, degree), fill(pool, index, num_pages, P, loc, degree))`` as device functions,
+    for a kernel that rebuilds the directory as phases of its own (a grid sync between the two:
+    the fused batch of :mod:`kernels.operators.device_updates`)."""
+    directory_kernels()                       # binds this module's ``cuda``
+    return cuda.jit(device=True)(_clear), cuda.jit(device=True)(_fill)
+
+
 def _launch_shape(items: int) -> tuple[int, int]:
     target = _target()
     block = BLOCK[target]

@@ -49,6 +49,27 @@ from kernels.graph.slotted import batch_host, batch_rules
 from kernels.graph.slotted.batch_core import DESC_ROWS
 from kernels.measure.targets import simulator_enabled
 
+NO_FAILURE = batch_rules.NO_FAILURE
+#: ``info``: five failure slots, the totals (new page count, pages out, opened, freed, scratch), the
+#: fused launch's verdict (0 written, 1 refused, 2 a buffer too small: the split launches finish),
+#: then its ``globaltimer`` stamps: block 0 at its start and after each grid sync, and the last
+#: block's end (an atomic max)
+VERDICT = 10
+FUSED_PHASES = ("front", "sort", "check", "scan", "copy", "write", "directory clear", "end")
+STAMPS = VERDICT + 1
+INFO_WORDS = STAMPS + 1 + len(FUSED_PHASES)
+#: the compact path as one cooperative launch on a GPU (``False``: the split launches, for a side-by-side
+#: comparison; the simulator always takes the split launches)
+COMPACT_FUSED = True
+#: the most blocks of the fused launch (None: every block the device keeps resident with it); a grid
+#: sync costs more the more blocks wait at it (benchmarks/diag/fused_batch.py measures both)
+FUSED_MAX_BLOCKS = None
+#: a register cap for the fused kernel (None: the compiler's choice): more resident warps, some spills
+FUSED_MAX_REGISTERS = None
+#: written pages read back with the fused launch's verdict (more: a second read-back)
+FUSED_PAGES_READ = 4096
+#: the fused launch's scratch and description buffers: what the largest batch so far needed, times this
+ROOM_GROWTH = 1.5
 HISTORY = 64                     # batch results an updater keeps (a live replica applies many)
 SORT_GAPS = (1, 4, 13, 40, 121, 364, 1093, 3280, 9841, 29524)
 BLOCK = {"cuda": 256, "sim": 16}
@@ -66,6 +87,14 @@ COMPACT_LIMIT_ENTRIES = 1 << 15
 #: crossing: about 3,000 edges on R-MAT 20, 1,300 on the Delaunay graph); so compact up to about
 #: 2,000 edges
 COMPACT_MAX_ENTRIES = 1 << 12
+
+
+#: the fused kernel's resident-block limit, per kernel, weight dtype, block and device
+_COOPERATIVE_LIMIT: dict = {}
+
+
+class _CompactBatch:
+    """One compact batch's sizes, host arrays and device buffers (the workspace's, reused)."""
 
 
 class DeviceMismatchError(RuntimeError):
@@ -111,6 +140,7 @@ def _kernels():
     physical_page = core.physical_page
 
     from kernels.cuda.warp import WARP, exchange_size, lowest_lane, warp_ops, warp_sync
+    from kernels.operators.device_clock import globaltimer
     from kernels.operators.sorted_search import lower_bound
 
     hardware = not simulator_enabled()
@@ -354,9 +384,9 @@ def _kernels():
             for w in range(cuda.threadIdx.x, P, cuda.blockDim.x):
                 out[int64(k) * P + w] = pool[src + w]
 
-    def reweigh(S, n_ids, ssrc, skey, sw, pool, index, n_pages, P, wpool, pages):
-        """One warp per weight change (``find_warp``); lane 0 writes."""
-        ex = cuda.shared.array(ex_size, int64)
+    def reweigh_with(ex, S, n_ids, ssrc, skey, sw, pool, index, n_pages, P, wpool, pages, at):
+        """One warp per weight change (``find_warp``); lane 0 writes the weight, and the page it
+        wrote to ``pages[at + ...]``."""
         lane = cuda.threadIdx.x % WARP
         first = S[2 * n_ids]
         for k in range(first + cuda.grid(1) // WARP, S[3 * n_ids], cuda.gridsize(1) // WARP):
@@ -365,7 +395,13 @@ def _kernels():
             if lane == 0:
                 word = entry_word(pool, index[3], index[2], P, c, s, j)
                 wpool[word] = sw[k]
-                pages[k - first] = word // P
+                pages[at + k - first] = word // P
+
+    reweigh_with = cuda.jit(device=True)(reweigh_with)
+
+    def reweigh(S, n_ids, ssrc, skey, sw, pool, index, n_pages, P, wpool, pages):
+        ex = cuda.shared.array(ex_size, int64)
+        reweigh_with(ex, S, n_ids, ssrc, skey, sw, pool, index, n_pages, P, wpool, pages, 0)
 
     # ---- the compact path: work sized by the batch's touched vertices and units ----------
     # The host groups the batch's entries by (part, source rank) before the upload;
@@ -509,29 +545,40 @@ def _kernels():
 
     last_at_most = cuda.jit(device=True)(last_at_most)
 
-    def copy_c(t, n_scr, cpos, vals, pre, index, P, pool, wpool, weighted, scratch, wscratch, scrmap,
-               dfull, ifull, desc, newoff, free_top, n_top, n_free, high, phys_out, new_index):
-        """One block per scratch page: the touched units' old pages copied to scratch; the block
-        of a unit's first page also describes the unit (one thread, ``describe_unit``)."""
-        for j in range(cuda.blockIdx.x, n_scr, cuda.gridDim.x):
+    def copy_by(worker, workers, lane, lanes, t, n_scr, cpos, vals, pre, index, P, pool, wpool, weighted, scratch,
+                wscratch, scrmap, dfull, ifull, desc, newoff, free_top, n_top, free_last, n_free, high, phys_out,
+                new_index):
+        """A worker (a block, or a warp of the fused launch: ``lanes`` threads) per scratch page:
+        the touched units' old pages copied to scratch; the worker of a unit's first page also
+        describes the unit (its lane 0, ``describe_unit``)."""
+        for j in range(worker, n_scr, workers):
             r = last_at_most(pre, 3, t, j)
             col = cpos[r] + j - pre[3, r]
-            if cuda.threadIdx.x == 0:
+            if lane == 0:
                 scrmap[col] = j
                 if j == pre[3, r]:
                     describe_unit(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top,
-                                  n_top, n_free, high, phys_out, new_index)
+                                  n_top, free_last, n_free, high, phys_out, new_index)
             src = int64(index[3, col]) * P
             dst = int64(j) * P
-            for w in range(cuda.threadIdx.x, P, cuda.blockDim.x):
+            for w in range(lane, P, lanes):
                 scratch[dst + w] = pool[src + w]
                 if weighted:
                     wscratch[dst + w] = wpool[src + w]
 
+    def copy_c(t, n_scr, cpos, vals, pre, index, P, pool, wpool, weighted, scratch, wscratch, scrmap,
+               dfull, ifull, desc, newoff, free_top, n_top, free_last, n_free, high, phys_out, new_index):
+        """A block per scratch page (``copy_by``)."""
+        copy_by(cuda.blockIdx.x, cuda.gridDim.x, cuda.threadIdx.x, cuda.blockDim.x, t, n_scr, cpos, vals, pre,
+                index, P, pool, wpool, weighted, scratch, wscratch, scrmap, dfull, ifull, desc, newoff, free_top,
+                n_top, free_last, n_free, high, phys_out, new_index)
+
     def describe_unit(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top, n_top,
-                      n_free, high, phys_out, new_index):
+                      free_last, n_free, high, phys_out, new_index):
         """Touched unit r's output pages described (``pack`` on its old pages, still in the pool:
-        nothing is written before ``write_c``), their physical pages chosen, its index columns."""
+        nothing is written before ``write_c``), their physical pages chosen, its index columns.
+        Opened pages come from the free stack's top first (``free_top[free_last]``, then down:
+        ``n_top`` of them), then past the high-water mark ``high``."""
         c = cpos[r]
         m = vals[3, r]
         kk = vals[0, r]
@@ -545,7 +592,7 @@ def _kernels():
                 phys = int64(index[3, c + lr])
             else:
                 e = pre[1, r] + lr - m
-                phys = int64(free_top[n_top - 1 - e]) if e < n_top else high + e - n_free
+                phys = int64(free_top[free_last - e]) if e < n_top else high + e - n_free
             phys_out[q] = phys
             new_index[0, col0 + lr] = pool[first + P - 1 - 2 * desc[1, q]]
             new_index[1, col0 + lr] = desc[3, q]
@@ -553,30 +600,40 @@ def _kernels():
             new_index[3, col0 + lr] = phys
 
     describe_unit = cuda.jit(device=True)(describe_unit)
+    copy_by = cuda.jit(device=True)(copy_by)
 
-    def write_c(n_q, n_freed, t, cpos, vals, pre, desc, phys_out, scratch, wscratch, scrmap, index, P,
-                dfull, skey, n1, ifull, sw, newoff, weighted, pool, wpool, n_pages, utouched, um, new_index):
-        """One block per output page (written), per page no longer needed (zeroed) and per
-        ``blockDim`` columns of the index (the untouched units' columns shifted)."""
-        n_col_blocks = (n_pages + cuda.blockDim.x - 1) // cuda.blockDim.x
-        for b in range(cuda.blockIdx.x, n_q + n_freed + n_col_blocks, cuda.gridDim.x):
+    def write_by(worker, workers, lane, lanes, n_q, n_freed, t, cpos, vals, pre, desc, phys_out, scratch,
+                 wscratch, scrmap, index, P, dfull, skey, n1, ifull, sw, newoff, weighted, pool, wpool, n_pages,
+                 utouched, um, new_index):
+        """A worker (a block, or a warp of the fused launch: ``lanes`` threads) per output page
+        (written), per page no longer needed (zeroed) and per ``lanes`` columns of the index (the
+        untouched units' columns shifted)."""
+        n_col_chunks = (n_pages + lanes - 1) // lanes
+        for b in range(worker, n_q + n_freed + n_col_chunks, workers):
             if b >= n_q + n_freed:
-                c = (b - n_q - n_freed) * cuda.blockDim.x + cuda.threadIdx.x
+                c = (b - n_q - n_freed) * lanes + lane
                 if c < n_pages:
                     shift_column(c, index, cpos, t, utouched, um, pre, new_index)
                 continue
             if b < n_q:
                 write_page(b, desc, phys_out[b], scratch, wscratch, scrmap, index[2], P, dfull, skey, n1,
-                           ifull, skey, sw, newoff, weighted, pool, wpool, cuda.threadIdx.x, cuda.blockDim.x)
+                           ifull, skey, sw, newoff, weighted, pool, wpool, lane, lanes)
                 continue
             f = b - n_q
             r = last_at_most(pre, 2, t, f)
             col = cpos[r] + vals[0, r] + f - pre[2, r]
             base = int64(index[3, col]) * P
-            for w in range(cuda.threadIdx.x, P, cuda.blockDim.x):
+            for w in range(lane, P, lanes):
                 pool[base + w] = 0
                 if weighted:
                     wpool[base + w] = 0
+
+    def write_c(n_q, n_freed, t, cpos, vals, pre, desc, phys_out, scratch, wscratch, scrmap, index, P,
+                dfull, skey, n1, ifull, sw, newoff, weighted, pool, wpool, n_pages, utouched, um, new_index):
+        """A block per output page, freed page and ``blockDim`` index columns (``write_by``)."""
+        write_by(cuda.blockIdx.x, cuda.gridDim.x, cuda.threadIdx.x, cuda.blockDim.x, n_q, n_freed, t, cpos, vals,
+                 pre, desc, phys_out, scratch, wscratch, scrmap, index, P, dfull, skey, n1, ifull, sw, newoff,
+                 weighted, pool, wpool, n_pages, utouched, um, new_index)
 
     def shift_column(c, index, cpos, t, utouched, um, pre, new_index):
         """Column c of an untouched unit moves by the pages the touched units before it gained."""
@@ -598,6 +655,108 @@ def _kernels():
             new_index[row, c + shift] = index[row, c]
 
     shift_column = cuda.jit(device=True)(shift_column)
+    write_by = cuda.jit(device=True)(write_by)
+
+    # ---- the compact path in one cooperative launch ----------------------------------------
+    check_dev = cuda.jit(device=True)(check_c)
+    sort_dev = cuda.jit(device=True)(sort_groups)
+    from kernels.graph import directory
+
+    dir_clear, dir_fill = directory.device_passes()
+
+    def verdict(info, n_free, high, limits, n_reweight):
+        """After the scan: 1 where the batch is refused, 2 where a total exceeds a buffer made
+        before the launch (``limits``: pool pages, scratch pages, described pages, written-page
+        slots, index columns, free pages uploaded), else 0."""
+        for c in range(5):
+            if info[c] != NO_FAILURE:
+                return int64(1)
+        n_q = info[6]
+        n_open = info[7]
+        n_scr = info[9]
+        if (high + max(int64(0), n_open - n_free) > limits[0] or n_scr > limits[1] or n_q > limits[2]
+                or n_q + n_reweight > limits[3] or info[5] > limits[4] or min(n_free, n_open) > limits[5]):
+            return int64(2)
+        return int64(0)
+
+    verdict = cuda.jit(device=True)(verdict)
+
+    def fused_c(block):
+        """The compact path's launches as phases of one cooperative kernel, a grid sync between
+        them (``front_c``, ``sort_groups``, ``check_c``, the column scan in block 0, then, unless
+        ``verdict`` says otherwise, ``copy_c``, ``write_c``, the weight changes and the vertex
+        directory's rebuild): one planned launch instead of eight, and no read-back in the
+        middle. ``info[VERDICT]`` says what happened; nothing is written unless it is 0."""
+        scan = cuda.jit(device=True)(_scan_body(block))
+
+        def kernel(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, T, dfull, ifull,
+                   cpos, utouched, um, vals, desc_dummy, newoff, gaps, W, weighted, ssrc, stag, spos, sw, pre,
+                   info, free_top, free_last, n_free, high, limits, wpool, scratch, wscratch, scrmap, desc, out,
+                   new_index, loc, degree, refresh):
+            grid = cuda.cg.this_grid()
+            ex = cuda.shared.array(ex_size, int64)
+            sh = cuda.shared.array((4, block), int64)
+            first = cuda.blockIdx.x == 0 and cuda.threadIdx.x == 0
+            if first:
+                info[STAMPS] = globaltimer()
+                info[STAMPS + 8] = 0
+            expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex)
+            units_c(T, t, S, pool, index, n_pages, P, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff,
+                    cuda.threadIdx.x % WARP)
+            grid.sync()
+            if first:
+                info[STAMPS + 1] = globaltimer()
+            sort_dev(S, 3 * t, skey, perm, gaps)
+            grid.sync()
+            if first:
+                info[STAMPS + 2] = globaltimer()
+            check_dev(S, t, n1, T, perm, tag, epos, W, weighted, skey, ssrc, stag, spos, sw, fail)
+            grid.sync()
+            if first:
+                info[STAMPS + 3] = globaltimer()
+            n_reweight = S[3 * t] - S[2 * t]
+            if cuda.blockIdx.x == 0:
+                scan(sh, vals, t, pre, fail, n_pages, info)
+                if cuda.threadIdx.x == 0:
+                    info[VERDICT] = verdict(info, n_free, high, limits, n_reweight)
+            grid.sync()
+            if first:
+                info[STAMPS + 4] = globaltimer()
+            if info[VERDICT] != 0:
+                return                                   # every thread alike: no grid sync follows
+            new_pages = info[5]
+            n_q = info[6]
+            n_top = min(n_free, info[7])
+            # a warp per page (a block per page leaves the serial parts -- a unit's description,
+            # a page's slots -- to a few hundred resident blocks: 3-4x slower at 10^3 edges)
+            warp = cuda.grid(1) // WARP
+            warps = cuda.gridsize(1) // WARP
+            lane = cuda.threadIdx.x % WARP
+            copy_by(warp, warps, lane, WARP, t, info[9], cpos, vals, pre, index, P, pool, wpool, weighted, scratch,
+                    wscratch, scrmap, dfull, ifull, desc, newoff, free_top, n_top, free_last, n_free, high, out,
+                    new_index)
+            grid.sync()
+            if first:
+                info[STAMPS + 5] = globaltimer()
+            write_by(warp, warps, lane, WARP, n_q, info[8], t, cpos, vals, pre, desc, out, scratch, wscratch, scrmap,
+                     index, P, dfull, skey, n1, ifull, sw, newoff, weighted, pool, wpool, n_pages, utouched, um,
+                     new_index)
+            grid.sync()
+            if first:
+                info[STAMPS + 6] = globaltimer()
+            if n_reweight > 0:
+                reweigh_with(ex, S, t, ssrc, skey, sw, pool, new_index, new_pages, P, wpool, out, n_q)
+            if refresh != 0:
+                dir_clear(loc, degree)
+                grid.sync()
+                if first:
+                    info[STAMPS + 7] = globaltimer()
+                dir_fill(pool, new_index, new_pages, P, loc, degree)
+            cuda.syncthreads()
+            if cuda.threadIdx.x == 0:
+                cuda.atomic.max(info, STAMPS + 8, globaltimer())     # the last block's end
+
+        return kernel
 
     class Kernels:
         pass
@@ -608,19 +767,33 @@ def _kernels():
                unpack_sums, front_c, check_c, copy_c, write_c):
         setattr(ns, fn.__name__, fast(kernel_jit(fn)))
     ns.scan_columns = functools.cache(lambda block: fast(kernel_jit(_scan_columns(block))))
+    ns.fused_c = functools.cache(
+        lambda block, max_registers=None: fast(kernel_jit(fused_c(block)) if not max_registers or not hardware
+                                               else kernel_jit(max_registers=int(max_registers))(fused_c(block))))
     ns.column_sums_load = cuda.jit(device=True)(column_sums_load)
     ns.cuda = cuda
     return ns
 
 
 def _scan_columns(block: int):
-    """One block scans the four rows of ``vals[:, :t]`` (pages out, opened, freed, old pages of
-    each touched unit, 0 elsewhere) into ``pre[:, :t + 1]``, then writes the failures and the
-    totals to ``info`` (the batch's one read-back before writing): ``block`` items a step,
-    a Hillis-Steele scan per row, each thread carrying the running totals."""
+    """The column scan (:func:`_scan_body`) as a kernel of one block."""
+    body = cuda.jit(device=True)(_scan_body(block))
 
     def kernel(vals, t, pre, fail, n_pages, info):
         sh = cuda.shared.array((4, block), int64)
+        body(sh, vals, t, pre, fail, n_pages, info)
+
+    return kernel
+
+
+def _scan_body(block: int):
+    """One block scans the four rows of ``vals[:, :t]`` (pages out, opened, freed, old pages of
+    each touched unit, 0 elsewhere) into ``pre[:, :t + 1]``, then writes the failures and the
+    totals to ``info`` (the batch's one read-back before writing): ``block`` items a step,
+    a Hillis-Steele scan per row, each thread carrying the running totals (``sh``: the block's
+    shared int64[4, block])."""
+
+    def scan(sh, vals, t, pre, fail, n_pages, info):
         i = cuda.threadIdx.x
         c0 = int64(0)
         c1 = int64(0)
@@ -667,7 +840,7 @@ def _scan_columns(block: int):
             info[8] = c2
             info[9] = c3
 
-    return kernel
+    return scan
 
 
 @functools.cache
@@ -772,6 +945,22 @@ def _host_grouping():
     return group
 
 
+def fused_phases(info: np.ndarray, refreshed: bool) -> dict:
+    """A written fused launch's phases from its stamps, in microseconds: each from the grid sync
+    before it to the one after it, as block 0 saw them (``end``: from the last sync to the last
+    block's end; the weight changes and the directory's second pass run there)."""
+    stamps = [int(x) for x in info[STAMPS:STAMPS + 1 + len(FUSED_PHASES)]]
+    out = {}
+    last = stamps[0]
+    for i, name in enumerate(FUSED_PHASES, start=1):
+        if name == "directory clear" and not refreshed:
+            continue
+        out[name] = (stamps[i] - last) / 1e3
+        last = stamps[i]
+    out["total"] = (stamps[-1] - stamps[0]) / 1e3
+    return out
+
+
 def sorted_unique(values: np.ndarray) -> np.ndarray:
     """``np.unique`` of a small integer array: a sort and a comparison (NumPy 2's ``unique``
     hashes, 0.1-0.3 ms for a few thousand pages on an H100 host)."""
@@ -796,6 +985,13 @@ class DeviceUpdater:
         self.graph = mirror.graph
         self.workspace = Workspace()
         self._spare_index = None
+        #: the fused launch's scratch pages and described pages, grown from what batches needed
+        self.compact_room = {"scratch": 1024, "described": 2048}
+        #: how the last batch ran: "fused" (one launch), "fused, then split" (a buffer was too
+        #: small), "split" (``COMPACT_FUSED`` off) or "full" (the full-graph path)
+        self.last_flow = ""
+        #: the last fused launch's phases, microseconds each on the GPU's clock (``fused_phases``)
+        self.last_phases: dict = {}
         self.history: deque[DeviceBatchResult] = deque(maxlen=HISTORY)   # the latest batches only
 
     def apply(self, insert=None, delete=None, reweight=None, *, verify: bool = True,
@@ -869,6 +1065,7 @@ class DeviceUpdater:
         moved = bool(len(batch.insert_u) or len(batch.delete_u))
         if entries <= COMPACT_MAX_ENTRIES:
             return self._apply_compact(batch, refresh_directory=moved)   # queued before its one wait
+        self.last_flow = "full"
         pages = self._apply_full(batch)
         if moved:
             self.mirror.refresh_directory()
@@ -893,108 +1090,236 @@ class DeviceUpdater:
         return T, S, src, dst, tag, (w if weighted else None)
 
     def _apply_compact(self, batch: batch_rules.Batch, *, refresh_directory: bool = True) -> np.ndarray:
-        """A batch whose work is sized by its touched vertices and units (see the module):
-        the only pass over the whole graph here is the index shift (blocks of ``write_c``, a copy of
-        columns), and the vertex directory's rebuild (``refresh_directory``). The host waits for
-        the device twice: the read-back before writing, and once at the end (copies queued)."""
+        """A batch whose work is sized by its touched vertices and units (see the module): the only
+        passes over the whole graph are the index shift (a copy of columns) and the vertex
+        directory's rebuild (``refresh_directory``).
+
+        With ``COMPACT_FUSED`` (the default) the whole batch is one cooperative launch
+        (``fused_c``) and one wait: its read-back says whether the batch was written, refused
+        (nothing written), or found a buffer made before the launch too small (nothing written:
+        the split launches below finish it from the same front results, and the buffers grow for
+        later batches). Otherwise six to eight launches, with a read-back of the totals before
+        writing."""
+        c = self._compact_inputs(batch)
+        if c is None:
+            return np.zeros(0, dtype=np.int64)
+        if COMPACT_FUSED:
+            self.last_flow = "fused"
+            pages, info = self._compact_fused(c, refresh_directory)
+            if pages is not None:
+                return pages
+            self.last_flow = "fused, then split"
+        else:
+            self.last_flow = "split"
+            info = self._compact_front(c)
+        return self._compact_write(c, info, refresh_directory)
+
+    def _compact_inputs(self, batch: batch_rules.Batch):
+        """Group the batch on the host, queue its uploads, and name the device buffers both
+        compact flows use; None for a batch without entries."""
         k = _kernels()
-        cuda = k.cuda
         g, mirror, ws = self.graph, self.mirror, self.workspace
-        block = self._shape(BLOCK)
-        page_block = self._shape(PAGE_BLOCK)
-        warp_block = self._shape(WARP_BLOCK)
-        grid = self._grid
-        P = g.page_size
-        n_ids = g.next_vertex_id
-        n1 = n_ids + 1
-        n_pages = mirror.num_pages
-        weighted = g.weighted
-        wdtype = g.weight_dtype
-        T, S, src, dst, tag, w = self._group_on_host(batch, weighted, wdtype)
+        c = _CompactBatch()
+        c.batch = batch
+        c.P, c.n_ids, c.n_pages = g.page_size, g.next_vertex_id, mirror.num_pages
+        c.n1 = c.n_ids + 1
+        c.weighted, c.wdtype = g.weighted, g.weight_dtype
+        T, S, src, dst, tag, w = self._group_on_host(batch, c.weighted, c.wdtype)
         t, M = len(T), len(src)
         if M == 0:
-            return np.zeros(0, dtype=np.int64)
-        # two uploads (three with weights): ids, then group starts + tags + failure slots; queued
-        # (each name once a batch; the batch ends waiting for the device)
+            return None
+        c.t, c.M, c.S = t, M, S
+        c.n_reweight = int(S[3 * t] - S[2 * t])
+        # the free stack's top: at most as many pages as the batch inserts entries can be opened
+        # (the fused kernel's verdict checks it), and the split flow uploads what it takes
+        free = g.free_page_stack()
+        c.free, c.n_free = free, len(free)
+        c.free_up = min(c.n_free, M)
+        c.limits = self._compact_limits(c)
+        # two uploads (three with weights): ids, then group starts + tags + failure slots + the
+        # fused kernel's buffer limits; queued (each name once a batch; the batch ends waiting)
         d_ids = ws.upload("c.ids", T, src, dst, dtype=np.int32, asynchronous=True)
-        d_longs = ws.upload("c.longs", S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), dtype=np.int64,
-                            asynchronous=True)
+        d_longs = ws.upload("c.longs", S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), c.limits,
+                            dtype=np.int64, asynchronous=True)
         # the parts as spans of the two buffers (kernels.cuda.fast_launch.Span: numba's slicing
         # cost 20-90 µs of host time a view, more than all of a small batch's GPU work)
         span = ws.span
-        d_T, d_src, d_dst = span(d_ids, 0, t), span(d_ids, t, M), span(d_ids, t + M, M)
-        d_S = span(d_longs, 0, 3 * t + 1)
-        d_tag = span(d_longs, 3 * t + 1, M)
-        fail = span(d_longs, 3 * t + 1 + M, 5)
-        d_W = ws.upload("W", w, dtype=wdtype, asynchronous=True) if weighted else ws.get("W", wdtype, M)
-        pool = mirror.pool
-        wpool = mirror.weights if weighted else ws.get("wdummy", wdtype, 1)
-        index = mirror.index
-        epos = ws.get("epos", np.int64, M)
-        skey = ws.get("skey", np.int64, M)
-        perm = ws.get("perm", np.int64, M)
-        dfull = ws.get("dfull", np.int64, n_ids + 1)      # kept between batches, never cleared
-        ifull = ws.get("ifull", np.int64, n_ids + 1)
-        newoff = ws.get("newoff", np.int32, n_ids)
-        cpos = ws.get("c.cpos", np.int64, t)
-        utouched = ws.get("c.utouched", np.uint8, t)
-        um = ws.get("c.um", np.int64, t)
-        vals = span(ws.get("c.vals", np.int64, 4 * t), 0, (4, t))
-        pre = span(ws.get("c.pre", np.int64, 4 * (t + 1)), 0, (4, t + 1))
-        desc_dummy = span(ws.get("desc_dummy", np.int32, DESC_ROWS), 0, (DESC_ROWS, 1))
-        k.front_c[grid(max(M, t) * WARP_LANES, warp_block), warp_block](
-            d_src, d_dst, d_tag, d_S, t, pool, index, n_pages, P, n1, epos,
-            skey, perm, fail, d_T, dfull, ifull, cpos, utouched, um, vals,
-            desc_dummy, newoff)
-        k.sort_groups[grid(3 * t, block), block](d_S, 3 * t, skey, perm, self._gaps())
-        ssrc = ws.get("ssrc", np.int32, M)
-        stag = ws.get("stag", np.int64, M)
-        spos = ws.get("spos", np.int64, M)
-        sw = ws.get("sw", wdtype, M)
-        k.check_c[grid(M, block), block](d_S, t, n1, d_T, perm, d_tag, epos, d_W, int(weighted), skey,
-                                         ssrc, stag, spos, sw, fail)
+        c.T, c.src, c.dst = span(d_ids, 0, t), span(d_ids, t, M), span(d_ids, t + M, M)
+        c.d_S = span(d_longs, 0, 3 * t + 1)
+        c.tag = span(d_longs, 3 * t + 1, M)
+        c.fail = span(d_longs, 3 * t + 1 + M, 5)
+        c.d_limits = span(d_longs, 3 * t + 6 + M, len(c.limits))
+        c.W = ws.upload("W", w, dtype=c.wdtype, asynchronous=True) if c.weighted else ws.get("W", c.wdtype, M)
+        c.wdummy = ws.get("wdummy", c.wdtype, 1)
+        c.epos = ws.get("epos", np.int64, M)
+        c.skey = ws.get("skey", np.int64, M)
+        c.perm = ws.get("perm", np.int64, M)
+        c.dfull = ws.get("dfull", np.int64, c.n_ids + 1)      # kept between batches, never cleared
+        c.ifull = ws.get("ifull", np.int64, c.n_ids + 1)
+        c.newoff = ws.get("newoff", np.int32, c.n_ids)
+        c.cpos = ws.get("c.cpos", np.int64, t)
+        c.utouched = ws.get("c.utouched", np.uint8, t)
+        c.um = ws.get("c.um", np.int64, t)
+        c.vals = span(ws.get("c.vals", np.int64, 4 * t), 0, (4, t))
+        c.pre = span(ws.get("c.pre", np.int64, 4 * (t + 1)), 0, (4, t + 1))
+        c.desc_dummy = span(ws.get("desc_dummy", np.int32, DESC_ROWS), 0, (DESC_ROWS, 1))
+        c.ssrc = ws.get("ssrc", np.int32, M)
+        c.stag = ws.get("stag", np.int64, M)
+        c.spos = ws.get("spos", np.int64, M)
+        c.sw = ws.get("sw", c.wdtype, M)
+        c.info = ws.get("info", np.int64, INFO_WORDS)
+        c.k = k
+        return c
+
+    def _compact_limits(self, c) -> np.ndarray:
+        """The fused kernel's buffers, sized before the launch from what earlier batches needed
+        (``_compact_room``), and their limits as the kernel's verdict reads them."""
+        ws, mirror, P = self.workspace, self.mirror, c.P
+        room = self.compact_room
+        scratch_pages = max(room["scratch"], 1)
+        described = max(room["described"], scratch_pages + c.M)
+        c.scratch = ws.get("scratch", np.int32, scratch_pages * P)
+        c.wscratch = ws.get("wscratch", c.wdtype, scratch_pages * P if c.weighted else 1)
+        scratch_pages = c.scratch.size // P
+        if c.weighted:
+            scratch_pages = min(scratch_pages, c.wscratch.size // P)
+        desc = ws.get("desc", np.int32, DESC_ROWS * described)
+        described = desc.size // DESC_ROWS
+        c.desc = ws.span(desc, 0, (DESC_ROWS, described))
+        c.out = ws.get("c.pages", np.int64, described + c.n_reweight)
+        c.new_index = self._index_buffer(c.n_pages + c.M)
+        c.scrmap = ws.get("scrmap", np.int32, c.n_pages)
+        return np.array([mirror.capacity_pages, scratch_pages, described, c.out.size, c.new_index.shape[1],
+                         c.free_up], dtype=np.int64)
+
+    def _compact_fused(self, c, refresh_directory: bool):
+        """One cooperative launch and one wait. Returns (pages written, info); pages is None
+        where the batch was not written because a buffer was too small (info has its totals)."""
+        k, ws, mirror = c.k, self.workspace, self.mirror
+        block = self._shape(WARP_BLOCK)
+        d_free = ws.upload("free", c.free[c.n_free - c.free_up:], dtype=np.int32, asynchronous=True)
+        wpool = mirror.weights if c.weighted else c.wdummy
+        if refresh_directory:
+            loc, degree = mirror.directory_arrays()
+        else:
+            loc, degree = ws.get("c.noloc", np.int64, 1), ws.get("c.nodegree", np.int32, 1)
+        kernel = k.fused_c(block, FUSED_MAX_REGISTERS)
+        args = (c.src, c.dst, c.tag, c.d_S, c.t, mirror.pool, mirror.index, c.n_pages, c.P, c.n1, c.epos, c.skey,
+                c.perm, c.fail, c.T, c.dfull, c.ifull, c.cpos, c.utouched, c.um, c.vals, c.desc_dummy, c.newoff,
+                self._gaps(), c.W, int(c.weighted), c.ssrc, c.stag, c.spos, c.sw, c.pre, c.info, d_free,
+                c.free_up - 1, c.n_free, self.graph.physical_pages_used, c.d_limits, wpool, c.scratch, c.wscratch,
+                c.scrmap, c.desc, c.out, c.new_index, loc, degree, int(refresh_directory))
+        grid = self._fused_grid(kernel, args, block, c)
+        kernel[grid, block](*args)
+        head = min(c.out.size, FUSED_PAGES_READ)
+        info = ws.download("info", c.info, INFO_WORDS, asynchronous=True)
+        pages = ws.download("c.pages", c.out, head, asynchronous=True)
+        k.cuda.synchronize()                                   # the batch's one wait
+        info = info.copy()
+        verdict = int(info[VERDICT])
+        if verdict == 1:
+            raise batch_rules.refusal(self.graph, c.batch, *batch_rules.first_failure(info[:5].copy()))
+        if verdict == 2:
+            self._grow_room(info)
+            return None, info
+        self.last_phases = fused_phases(info, refresh_directory)
+        new_pages, n_q = int(info[5]), int(info[6])
+        written = n_q + c.n_reweight
+        pages = pages[:written].copy() if written <= head else ws.download("c.pages", c.out, written).copy()
+        self._spare_index = mirror.index
+        mirror.index = c.new_index
+        mirror.num_pages = new_pages
+        self._grow_room(info)
+        return sorted_unique(pages), info
+
+    def _fused_grid(self, kernel, args, block: int, c) -> int:
+        """Blocks of the fused launch: every block the device keeps resident with this kernel (a
+        cooperative launch refuses more), or fewer where the largest phase needs fewer."""
+        if self._simulated:
+            return 1                          # the simulator's grid sync is one block's syncthreads
+        key = (id(kernel), c.wdtype.str if c.weighted else "", block, c.k.cuda.get_current_device().id)
+        limit = _COOPERATIVE_LIMIT.get(key)
+        if limit is None:
+            from kernels.cuda.fast_launch import materialized
+
+            argtypes = tuple(kernel.typeof_pyval(a) for a in materialized(args))
+            limit = _COOPERATIVE_LIMIT[key] = int(kernel.compile(argtypes).max_cooperative_grid_blocks(block))
+            if limit < 1:
+                raise RuntimeError(f"the fused batch kernel cannot keep one block of {block} threads resident")
+        work = max(c.M, c.t, c.n_pages) * WARP_LANES
+        cap = FUSED_MAX_BLOCKS or limit
+        return max(1, min(limit, cap, -(-work // block)))
+
+    def _grow_room(self, info: np.ndarray) -> None:
+        """Remember what this batch needed, with headroom, for the next fused launch's buffers."""
+        room = self.compact_room
+        room["scratch"] = max(room["scratch"], int(int(info[9]) * ROOM_GROWTH))
+        room["described"] = max(room["described"], int(int(info[6]) * ROOM_GROWTH))
+
+    def _compact_front(self, c) -> np.ndarray:
+        """The split flow's first launches, up to the read-back of the failures and totals."""
+        k, ws = c.k, self.workspace
+        block = self._shape(BLOCK)
+        warp_block = self._shape(WARP_BLOCK)
+        grid = self._grid
+        mirror = self.mirror
+        k.front_c[grid(max(c.M, c.t) * WARP_LANES, warp_block), warp_block](
+            c.src, c.dst, c.tag, c.d_S, c.t, mirror.pool, mirror.index, c.n_pages, c.P, c.n1, c.epos,
+            c.skey, c.perm, c.fail, c.T, c.dfull, c.ifull, c.cpos, c.utouched, c.um, c.vals,
+            c.desc_dummy, c.newoff)
+        k.sort_groups[grid(3 * c.t, block), block](c.d_S, 3 * c.t, c.skey, c.perm, self._gaps())
+        k.check_c[grid(c.M, block), block](c.d_S, c.t, c.n1, c.T, c.perm, c.tag, c.epos, c.W, int(c.weighted),
+                                           c.skey, c.ssrc, c.stag, c.spos, c.sw, c.fail)
         scan_block = self._shape(SCAN_BLOCK)
-        info = ws.get("info", np.int64, 10)
-        k.scan_columns(scan_block)[1, scan_block](vals, t, pre, fail, n_pages, info)
-        info = ws.download("info", info, 10)                 # the one read-back before writing
+        k.scan_columns(scan_block)[1, scan_block](c.vals, c.t, c.pre, c.fail, c.n_pages, c.info)
+        return ws.download("info", c.info, INFO_WORDS).copy()      # the one read-back before writing
+
+    def _compact_write(self, c, info: np.ndarray, refresh_directory: bool) -> np.ndarray:
+        """The split flow's writing launches, from the totals read back (``info``); a refused
+        batch raises here, before anything is written."""
+        k, ws = c.k, self.workspace
+        cuda = k.cuda
+        g, mirror = self.graph, self.mirror
+        page_block = self._shape(PAGE_BLOCK)
+        warp_block = self._shape(WARP_BLOCK)
+        grid = self._grid
+        P, t = c.P, c.t
         failure = batch_rules.first_failure(info[:5].copy())
         if failure is not None:
-            raise batch_rules.refusal(g, batch, *failure)
-        new_pages, n_q, n_open, n_freed, n_scr = (int(x) for x in info[5:])
-        free = g.free_page_stack()
-        n_free = len(free)
+            raise batch_rules.refusal(g, c.batch, *failure)
+        new_pages, n_q, n_open, n_freed, n_scr = (int(x) for x in info[5:10])
         high = g.physical_pages_used
-        new_high = high + max(0, n_open - n_free)
+        new_high = high + max(0, n_open - c.n_free)
         if new_high > mirror.capacity_pages:
             mirror.ensure_pages(new_high)
         pool = mirror.pool
-        wpool = mirror.weights if weighted else wpool
-        n_top = min(n_free, n_open)                           # only the stack's top is taken
-        d_free = ws.upload("free", free[n_free - n_top:], dtype=np.int32, asynchronous=True)
-        scrmap = ws.get("scrmap", np.int32, n_pages)
+        wpool = mirror.weights if c.weighted else c.wdummy
+        n_top = min(c.n_free, n_open)                           # only the stack's top is taken
+        d_free = ws.upload("free", c.free[c.n_free - n_top:], dtype=np.int32, asynchronous=True)
+        scrmap = ws.get("scrmap", np.int32, c.n_pages)
         scratch = ws.get("scratch", np.int32, max(n_scr, 1) * P)
-        wscratch = ws.get("wscratch", wdtype, max(n_scr, 1) * P if weighted else 1)
-        desc = span(ws.get("desc", np.int32, DESC_ROWS * max(n_q, 1)), 0, (DESC_ROWS, max(n_q, 1)))
-        n_reweight = int(S[3 * t] - S[2 * t])
-        out = ws.get("c.pages", np.int64, n_q + n_reweight)       # pages written, one read-back
+        wscratch = ws.get("wscratch", c.wdtype, max(n_scr, 1) * P if c.weighted else 1)
+        desc = ws.span(ws.get("desc", np.int32, DESC_ROWS * max(n_q, 1)), 0, (DESC_ROWS, max(n_q, 1)))
+        out = ws.get("c.pages", np.int64, n_q + c.n_reweight)       # pages written, one read-back
         new_index = self._index_buffer(new_pages)
         k.copy_c[grid(n_scr * page_block, page_block), page_block](
-            t, n_scr, cpos, vals, pre, index, P, pool, wpool, int(weighted), scratch, wscratch, scrmap, dfull, ifull,
-            desc, newoff, d_free, n_top, n_free, high, out, new_index)
-        n_col_blocks = -(-n_pages // page_block)
+            t, n_scr, c.cpos, c.vals, c.pre, mirror.index, P, pool, wpool, int(c.weighted), scratch, wscratch,
+            scrmap, c.dfull, c.ifull, desc, c.newoff, d_free, n_top, n_top - 1, c.n_free, high, out, new_index)
+        n_col_blocks = -(-c.n_pages // page_block)
         k.write_c[grid((n_q + n_freed + n_col_blocks) * page_block, page_block), page_block](
-            n_q, n_freed, t, cpos, vals, pre, desc, out, scratch, wscratch, scrmap, index, P, dfull, skey, n1,
-            ifull, sw, newoff, int(weighted), pool, wpool, n_pages, utouched, um, new_index)
+            n_q, n_freed, t, c.cpos, c.vals, c.pre, desc, out, scratch, wscratch, scrmap, mirror.index, P, c.dfull,
+            c.skey, c.n1, c.ifull, c.sw, c.newoff, int(c.weighted), pool, wpool, c.n_pages, c.utouched, c.um,
+            new_index)
         self._spare_index = mirror.index
         mirror.index = new_index
         mirror.num_pages = new_pages
-        if n_reweight:
-            k.reweigh[grid(n_reweight * WARP_LANES, warp_block), warp_block](
-                d_S, t, ssrc, skey, sw, pool, new_index, new_pages, P,
-                wpool, span(out, n_q, n_reweight))
+        if c.n_reweight:
+            k.reweigh[grid(c.n_reweight * WARP_LANES, warp_block), warp_block](
+                c.d_S, t, c.ssrc, c.skey, c.sw, pool, new_index, new_pages, P,
+                wpool, ws.span(out, n_q, c.n_reweight))
         if refresh_directory:
             mirror.refresh_directory()
-        pages = ws.download("c.pages", out, n_q + n_reweight, asynchronous=True)
+        pages = ws.download("c.pages", out, n_q + c.n_reweight, asynchronous=True)
         cuda.synchronize()
         return sorted_unique(pages)
 
