@@ -312,3 +312,19 @@ def test_a_fused_batch_too_large_for_its_buffers_is_finished_by_the_split_launch
     _apply_both(g, updater, twin, **random_batch(g, 5, 5, rng))
     assert updater.last_flow == "fused"
     assert edge_dict(g) == edge_dict(twin)
+
+
+def test_the_fused_launch_searches_long_lists_with_a_block(device_path, monkeypatch):
+    if device_path != "compact":
+        pytest.skip("the fused launch's long-list phase")
+    monkeypatch.setattr(device_updates, "LONG_LIST", 3)      # read as the simulated kernel runs
+    g, mirror, updater = _pair(random_graph(30, 200, 12), page_size=16)
+    twin = g.copy()
+    rng = np.random.default_rng(12)
+    long_entries = 0
+    for _ in range(3):
+        _apply_both(g, updater, twin, **random_batch(g, 15, 15, rng))
+        assert updater.last_flow == "fused"
+        long_entries += updater.last_phases["long entries"]
+    assert long_entries > 0
+    assert edge_dict(g) == edge_dict(twin)

@@ -403,3 +403,50 @@ def test_on_a_gpu_queued_copies_are_ordered_with_the_kernels():
         host = ws.download("v", device, 1000, asynchronous=True)
         cuda.synchronize()
         assert np.array_equal(host, 4 * values)
+
+
+def _packed(plan, args) -> np.ndarray:
+    """The parameter buffer a full write of ``args`` gives."""
+    import struct
+
+    expected = np.zeros_like(plan.words)
+    struct.pack_into(plan.fmt, expected, 0, *plan.values(args))
+    return expected
+
+
+def test_a_relaunch_rewrites_exactly_the_changed_arguments(driver_calls):
+    """Launches of the same plan rewrite only the words that changed (arrays swapped, a span
+    moved or reshaped within its kind, a scalar changed) and end with the buffer a full write
+    would give; a changed kind goes back to the full path and its own plan."""
+    ty = [types.Array(types.int32, 1, "C"), types.int64, types.Array(types.int64, 1, "C"), types.float64,
+          types.Array(types.int64, 2, "C")]
+    d = FakeDispatcher(ty)
+    d.typeof_pyval = lambda v: (types.int64 if isinstance(v, int) else types.float64 if isinstance(v, float)
+                                else types.Array(types.int64 if v.dtype == np.int64 else types.int32, v.ndim, "C"))
+    k = fast_launch.FastKernel(d)
+    base = FakeBase((64,), np.int64, 0x9000)
+    stream = SimpleNamespace(handle=3)
+    a1, a2 = FakeDeviceArray((10,), np.int32, 0x100), FakeDeviceArray((12,), np.int32, 0x200)
+    b = FakeDeviceArray((5,), np.int64, 0x300)
+    rng = np.random.default_rng(1)
+    args = (a1, 5, b, 1.5, fast_launch.Span(base, 0, (2, 3)))
+    k[1, 32, stream](*args)                                   # numba's launch: makes the plan
+    k[1, 32, stream](*args)                                   # the full write
+    (plan,) = k._plans.values()
+    assert plan.marks is not None and np.array_equal(plan.words, _packed(plan, args))
+    for _ in range(200):
+        args = (a1 if rng.random() < 0.5 else a2, int(rng.integers(-5, 5)),
+                b if rng.random() < 0.7 else FakeDeviceArray((int(rng.integers(1, 9)),), np.int64, 0x400),
+                float(rng.integers(0, 3)),
+                fast_launch.Span(base, int(rng.integers(0, 20)), (int(rng.integers(2, 4)), int(rng.integers(2, 5)))))
+        calls = len(driver_calls)
+        k[1, 32, stream](*args)
+        assert len(driver_calls) == calls + 1
+        assert np.array_equal(plan.words, _packed(plan, args))
+    assert len(d.numba_launches) == 1 and len(k._plans) == 1
+    # another kind (an int64 array where int32 was): numba's launch and a plan of its own
+    other = (FakeDeviceArray((3,), np.int64, 0x500), 1, b, 0.0, fast_launch.Span(base, 0, (2, 3)))
+    k[1, 32, stream](*other)
+    assert len(d.numba_launches) == 2 and len(k._plans) == 2
+    k[1, 32, stream](*args)                                   # back to the first plan
+    assert np.array_equal(plan.words, _packed(plan, args))

@@ -86,7 +86,7 @@ def main(argv=None) -> int:
                 row = {"size": size, "flow": label, "median_ms": statistics.median(secs) * 1e3,
                        "min_ms": min(secs) * 1e3, "batches": len(secs), "flows": sorted(used)}
                 if cap is not None and args.target == "cuda":
-                    row["resident_blocks"] = sorted(set(device_updates._COOPERATIVE_LIMIT.values()))
+                    row["resident_blocks"] = sorted(set(updater.fused_grid_limits.values()))
                     kernel = device_updates._kernels().fused_c(device_updates.WARP_BLOCK["cuda"], regs or None)
                     row["registers"] = sorted({int(v.regs_per_thread) for v in kernel.overloads.values()})
                 if phases:

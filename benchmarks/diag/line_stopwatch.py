@@ -69,6 +69,10 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", type=int, default=20)
     ap.add_argument("--edges", type=int, default=1000)
     ap.add_argument("--batches", type=int, default=20)
+    ap.add_argument("--functions", default="_apply_on_device,_apply_compact,_compact_inputs,_compact_limits,"
+                                           "_compact_fused",
+                    help="DeviceUpdater methods to instrument (a method's first stamp, on its def line, is the "
+                         "time since its last call: ignore it)")
     args = ap.parse_args(argv)
     from device_update_profile import updater_on  # the same graphs, built the same way
 
@@ -82,7 +86,7 @@ def main(argv=None) -> int:
         updater.apply(insert=(u, v), verify=False)
         updater.apply(delete=(u, v), verify=False)
     totals: dict = defaultdict(list)
-    clocks = [instrument(DeviceUpdater, name, totals) for name in ("_apply_on_device", "_apply_compact")]
+    clocks = [instrument(DeviceUpdater, name, totals) for name in args.functions.split(",")]
     seconds = []
     for _ in range(args.batches):
         u, v = new_edges(csr, args.edges, rng, keys=keys)
@@ -97,7 +101,7 @@ def main(argv=None) -> int:
     path = inspect.getsourcefile(sys.modules["kernels.operators.device_updates"])
     file_lines = Path(path).read_text().splitlines()
     rows = sorted(totals.items(), key=lambda item: -sum(item[1]))
-    for (where, line), ts in rows[:30]:
+    for (where, line), ts in rows[:40]:
         mean = sum(ts) / batches
         print(f"  {mean * 1e6:8.1f} us  {where}:{line}  {file_lines[line - 1].strip()[:90]}")
     print(f"  sum {sum(sum(ts) for ts in totals.values()) / batches * 1e3:.3f} ms a batch (both functions)")

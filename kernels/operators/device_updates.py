@@ -55,17 +55,23 @@ NO_FAILURE = batch_rules.NO_FAILURE
 #: then its ``globaltimer`` stamps: block 0 at its start and after each grid sync, and the last
 #: block's end (an atomic max)
 VERDICT = 10
-FUSED_PHASES = ("front", "sort", "check", "scan", "copy", "write", "directory clear", "end")
+FUSED_PHASES = ("front", "long lists", "sort", "check", "scan", "copy", "write", "directory clear", "end")
 STAMPS = VERDICT + 1
-INFO_WORDS = STAMPS + 1 + len(FUSED_PHASES)
+END = len(FUSED_PHASES)
+LONG_ENTRIES = STAMPS + 1 + len(FUSED_PHASES)      # entries searched by a block (``expand_long``)
+INFO_WORDS = LONG_ENTRIES + 1
+#: in the fused launch, an entry whose source list is longer than this is searched by a block
+#: (``expand_long``) instead of a warp
+LONG_LIST = 1024
 #: the compact path as one cooperative launch on a GPU (``False``: the split launches, for a side-by-side
 #: comparison; the simulator always takes the split launches)
 COMPACT_FUSED = True
 #: the most blocks of the fused launch (None: every block the device keeps resident with it); a grid
 #: sync costs more the more blocks wait at it (benchmarks/diag/fused_batch.py measures both)
 FUSED_MAX_BLOCKS = None
-#: a register cap for the fused kernel (None: the compiler's choice): more resident warps, some spills
-FUSED_MAX_REGISTERS = None
+#: a register cap for the fused kernel (None: the compiler's choice, 136 on an H200: one block of 256
+#: a multiprocessor); 128 keeps two resident (benchmarks/diag/fused_batch.py: the phases 10-30 % faster)
+FUSED_MAX_REGISTERS = 128
 #: written pages read back with the fused launch's verdict (more: a second read-back)
 FUSED_PAGES_READ = 4096
 #: the fused launch's scratch and description buffers: what the largest batch so far needed, times this
@@ -89,8 +95,7 @@ COMPACT_LIMIT_ENTRIES = 1 << 15
 COMPACT_MAX_ENTRIES = 1 << 12
 
 
-#: the fused kernel's resident-block limit, per kernel, weight dtype, block and device
-_COOPERATIVE_LIMIT: dict = {}
+_ZERO = np.zeros(1, dtype=np.int64)
 
 
 class _CompactBatch:
@@ -410,8 +415,12 @@ def _kernels():
     # ``dstart[x]``/``istart[x]`` by vertex id: ``dfull``/``ifull`` are filled, for the vertices
     # of the touched units only, with the prefix sums those ids would have (``S`` at the rank).
 
-    def expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex):
-        """One warp per entry (``find_warp``); lane 0 writes."""
+    def expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex, long_cut,
+                 long_list, long_count):
+        """One warp per entry (``find_warp``); lane 0 writes. With ``long_cut`` > 0, an entry whose
+        source list is longer is left to ``expand_long`` (appended to ``long_list``, counted in
+        ``long_count[0]``): one warp scanning a hub's list of 10^4-10^5 entries held a whole
+        R-MAT batch's front phase for 0.5-0.9 ms."""
         lane = cuda.threadIdx.x % WARP
         total = S[3 * t]
         for k in range(cuda.grid(1) // WARP, total, cuda.gridsize(1) // WARP):
@@ -426,11 +435,43 @@ def _kernels():
                     epos[k] = -1
                     skey[k] = int64(0x7FFFFFFFFFFFFFFF)
                 continue
+            if long_cut > 0 and degree(pool, index[3], P, a, s) > long_cut:
+                if lane == 0:
+                    long_list[cuda.atomic.add(long_count, 0, 1)] = k
+                continue
             pos = find_warp(pool, index[3], index[2], P, a, s, v, lane, ex)
             if lane == 0:
                 perm[k] = k
                 epos[k] = pos
                 skey[k] = (int64(pos) + 1) * n1 + v if k < S[t] else int64(v)
+
+    def expand_long(src, dst, S, t, pool, index, n_pages, P, n1, epos, skey, perm, long_list, long_count, found):
+        """The entries ``expand_c`` left: a block per entry, its threads over the source's list
+        (a list holds an id once: at most one thread matches); thread 0 writes. ``found``: the
+        block's shared int64[1]."""
+        for i in range(cuda.blockIdx.x, long_count[0], cuda.gridDim.x):
+            k = long_list[i]
+            v = dst[k]
+            a, s = locate(pool, index, n_pages, P, src[k])
+            d = degree(pool, index[3], P, a, s)
+            if cuda.threadIdx.x == 0:
+                found[0] = -1
+            cuda.syncthreads()
+            j0 = 0
+            while j0 < d:
+                j = j0 + cuda.threadIdx.x
+                if j < d and pool[entry_word(pool, index[3], index[2], P, a, s, j)] == v:
+                    found[0] = j
+                cuda.syncthreads()
+                if found[0] >= 0:
+                    break                        # every thread alike: all read it after the sync
+                j0 += cuda.blockDim.x
+            if cuda.threadIdx.x == 0:
+                pos = found[0]
+                perm[k] = k
+                epos[k] = pos
+                skey[k] = (int64(pos) + 1) * n1 + v if k < S[t] else int64(v)
+            cuda.syncthreads()                   # before the next entry resets ``found``
 
     def check_c(S, t, n1, T, perm, tag, epos, W, weighted, skey, ssrc, stag, spos, sw, fail):
         total = S[3 * t]
@@ -519,6 +560,7 @@ def _kernels():
                 vals[3, r] = m
 
     expand_c = cuda.jit(device=True)(expand_c)
+    expand_long = cuda.jit(device=True)(expand_long)
     units_c = cuda.jit(device=True)(units_c)
 
     def front_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail,
@@ -526,7 +568,7 @@ def _kernels():
         """The entries (``expand_c``) and the touched units (``units_c``), a warp each:
         independent, one launch."""
         ex = cuda.shared.array(ex_size, int64)
-        expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex)
+        expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex, 0, perm, perm)
         units_c(T, t, S, pool, index, n_pages, P, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff,
                 cuda.threadIdx.x % WARP)
 
@@ -692,28 +734,37 @@ def _kernels():
         def kernel(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, T, dfull, ifull,
                    cpos, utouched, um, vals, desc_dummy, newoff, gaps, W, weighted, ssrc, stag, spos, sw, pre,
                    info, free_top, free_last, n_free, high, limits, wpool, scratch, wscratch, scrmap, desc, out,
-                   new_index, loc, degree, refresh):
+                   new_index, loc, degree, refresh, long_list, long_count):
             grid = cuda.cg.this_grid()
             ex = cuda.shared.array(ex_size, int64)
             sh = cuda.shared.array((4, block), int64)
+            found = cuda.shared.array(1, int64)
             first = cuda.blockIdx.x == 0 and cuda.threadIdx.x == 0
             if first:
                 info[STAMPS] = globaltimer()
-                info[STAMPS + 8] = 0
-            expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex)
+                info[STAMPS + END] = 0
+            expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex, LONG_LIST,
+                     long_list, long_count)
             units_c(T, t, S, pool, index, n_pages, P, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff,
                     cuda.threadIdx.x % WARP)
             grid.sync()
             if first:
                 info[STAMPS + 1] = globaltimer()
+            if long_count[0] > 0:                        # read after the sync: every thread alike
+                expand_long(src, dst, S, t, pool, index, n_pages, P, n1, epos, skey, perm, long_list, long_count,
+                            found)
+                grid.sync()
+            if first:
+                info[STAMPS + 2] = globaltimer()
+                info[LONG_ENTRIES] = long_count[0]
             sort_dev(S, 3 * t, skey, perm, gaps)
             grid.sync()
             if first:
-                info[STAMPS + 2] = globaltimer()
+                info[STAMPS + 3] = globaltimer()
             check_dev(S, t, n1, T, perm, tag, epos, W, weighted, skey, ssrc, stag, spos, sw, fail)
             grid.sync()
             if first:
-                info[STAMPS + 3] = globaltimer()
+                info[STAMPS + 4] = globaltimer()
             n_reweight = S[3 * t] - S[2 * t]
             if cuda.blockIdx.x == 0:
                 scan(sh, vals, t, pre, fail, n_pages, info)
@@ -721,7 +772,7 @@ def _kernels():
                     info[VERDICT] = verdict(info, n_free, high, limits, n_reweight)
             grid.sync()
             if first:
-                info[STAMPS + 4] = globaltimer()
+                info[STAMPS + 5] = globaltimer()
             if info[VERDICT] != 0:
                 return                                   # every thread alike: no grid sync follows
             new_pages = info[5]
@@ -737,24 +788,24 @@ def _kernels():
                     new_index)
             grid.sync()
             if first:
-                info[STAMPS + 5] = globaltimer()
+                info[STAMPS + 6] = globaltimer()
             write_by(warp, warps, lane, WARP, n_q, info[8], t, cpos, vals, pre, desc, out, scratch, wscratch, scrmap,
                      index, P, dfull, skey, n1, ifull, sw, newoff, weighted, pool, wpool, n_pages, utouched, um,
                      new_index)
             grid.sync()
             if first:
-                info[STAMPS + 6] = globaltimer()
+                info[STAMPS + 7] = globaltimer()
             if n_reweight > 0:
                 reweigh_with(ex, S, t, ssrc, skey, sw, pool, new_index, new_pages, P, wpool, out, n_q)
             if refresh != 0:
                 dir_clear(loc, degree)
                 grid.sync()
                 if first:
-                    info[STAMPS + 7] = globaltimer()
+                    info[STAMPS + 8] = globaltimer()
                 dir_fill(pool, new_index, new_pages, P, loc, degree)
             cuda.syncthreads()
             if cuda.threadIdx.x == 0:
-                cuda.atomic.max(info, STAMPS + 8, globaltimer())     # the last block's end
+                cuda.atomic.max(info, STAMPS + END, globaltimer())   # the last block's end
 
         return kernel
 
@@ -958,6 +1009,7 @@ def fused_phases(info: np.ndarray, refreshed: bool) -> dict:
         out[name] = (stamps[i] - last) / 1e3
         last = stamps[i]
     out["total"] = (stamps[-1] - stamps[0]) / 1e3
+    out["long entries"] = int(info[LONG_ENTRIES])
     return out
 
 
@@ -990,8 +1042,9 @@ class DeviceUpdater:
         #: how the last batch ran: "fused" (one launch), "fused, then split" (a buffer was too
         #: small), "split" (``COMPACT_FUSED`` off) or "full" (the full-graph path)
         self.last_flow = ""
-        #: the last fused launch's phases, microseconds each on the GPU's clock (``fused_phases``)
-        self.last_phases: dict = {}
+        self._fused_info = None                             # the last written fused launch's read-back
+        #: the fused kernel's resident-block limit (what a cooperative launch may hold), per kernel
+        self.fused_grid_limits: dict = {}
         self.history: deque[DeviceBatchResult] = deque(maxlen=HISTORY)   # the latest batches only
 
     def apply(self, insert=None, delete=None, reweight=None, *, verify: bool = True,
@@ -1137,9 +1190,9 @@ class DeviceUpdater:
         c.free_up = min(c.n_free, M)
         c.limits = self._compact_limits(c)
         # two uploads (three with weights): ids, then group starts + tags + failure slots + the
-        # fused kernel's buffer limits; queued (each name once a batch; the batch ends waiting)
+        # fused kernel's long-list count (0) and buffer limits; queued (each name once a batch; the batch ends waiting)
         d_ids = ws.upload("c.ids", T, src, dst, dtype=np.int32, asynchronous=True)
-        d_longs = ws.upload("c.longs", S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), c.limits,
+        d_longs = ws.upload("c.longs", S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), _ZERO, c.limits,
                             dtype=np.int64, asynchronous=True)
         # the parts as spans of the two buffers (kernels.cuda.fast_launch.Span: numba's slicing
         # cost 20-90 µs of host time a view, more than all of a small batch's GPU work)
@@ -1148,7 +1201,9 @@ class DeviceUpdater:
         c.d_S = span(d_longs, 0, 3 * t + 1)
         c.tag = span(d_longs, 3 * t + 1, M)
         c.fail = span(d_longs, 3 * t + 1 + M, 5)
-        c.d_limits = span(d_longs, 3 * t + 6 + M, len(c.limits))
+        c.long_count = span(d_longs, 3 * t + 6 + M, 1)
+        c.d_limits = span(d_longs, 3 * t + 7 + M, len(c.limits))
+        c.long_list = ws.get("c.long", np.int64, M)
         c.W = ws.upload("W", w, dtype=c.wdtype, asynchronous=True) if c.weighted else ws.get("W", c.wdtype, M)
         c.wdummy = ws.get("wdummy", c.wdtype, 1)
         c.epos = ws.get("epos", np.int64, M)
@@ -1208,7 +1263,7 @@ class DeviceUpdater:
                 c.perm, c.fail, c.T, c.dfull, c.ifull, c.cpos, c.utouched, c.um, c.vals, c.desc_dummy, c.newoff,
                 self._gaps(), c.W, int(c.weighted), c.ssrc, c.stag, c.spos, c.sw, c.pre, c.info, d_free,
                 c.free_up - 1, c.n_free, self.graph.physical_pages_used, c.d_limits, wpool, c.scratch, c.wscratch,
-                c.scrmap, c.desc, c.out, c.new_index, loc, degree, int(refresh_directory))
+                c.scrmap, c.desc, c.out, c.new_index, loc, degree, int(refresh_directory), c.long_list, c.long_count)
         grid = self._fused_grid(kernel, args, block, c)
         kernel[grid, block](*args)
         head = min(c.out.size, FUSED_PAGES_READ)
@@ -1222,7 +1277,7 @@ class DeviceUpdater:
         if verdict == 2:
             self._grow_room(info)
             return None, info
-        self.last_phases = fused_phases(info, refresh_directory)
+        self._fused_info = (info, refresh_directory)
         new_pages, n_q = int(info[5]), int(info[6])
         written = n_q + c.n_reweight
         pages = pages[:written].copy() if written <= head else ws.download("c.pages", c.out, written).copy()
@@ -1232,18 +1287,24 @@ class DeviceUpdater:
         self._grow_room(info)
         return sorted_unique(pages), info
 
+    @property
+    def last_phases(self) -> dict:
+        """The last written fused launch's phases, microseconds each on the GPU's clock
+        (:func:`fused_phases`); empty before any."""
+        return fused_phases(*self._fused_info) if self._fused_info is not None else {}
+
     def _fused_grid(self, kernel, args, block: int, c) -> int:
         """Blocks of the fused launch: every block the device keeps resident with this kernel (a
         cooperative launch refuses more), or fewer where the largest phase needs fewer."""
         if self._simulated:
             return 1                          # the simulator's grid sync is one block's syncthreads
-        key = (id(kernel), c.wdtype.str if c.weighted else "", block, c.k.cuda.get_current_device().id)
-        limit = _COOPERATIVE_LIMIT.get(key)
+        key = (id(kernel), c.wdtype.str if c.weighted else "", block)
+        limit = self.fused_grid_limits.get(key)   # an updater's mirror lives on one device
         if limit is None:
             from kernels.cuda.fast_launch import materialized
 
             argtypes = tuple(kernel.typeof_pyval(a) for a in materialized(args))
-            limit = _COOPERATIVE_LIMIT[key] = int(kernel.compile(argtypes).max_cooperative_grid_blocks(block))
+            limit = self.fused_grid_limits[key] = int(kernel.compile(argtypes).max_cooperative_grid_blocks(block))
             if limit < 1:
                 raise RuntimeError(f"the fused batch kernel cannot keep one block of {block} threads resident")
         work = max(c.M, c.t, c.n_pages) * WARP_LANES

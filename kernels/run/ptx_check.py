@@ -185,7 +185,7 @@ def batch_update_kernels(t: dict):
                 (f"updates compact fused[{wname}]", k.fused_c(WARP_BLOCK["cuda"]),
                  (i32, i32, i64, i64, n, i32, i32_2d, n, n, n, i64, i64, i64, i64, i32, i64, i64, i64, u8, i64, i64_2d,
                   i32_2d, i32, i64, w, n, i32, i64, i64, w, i64_2d, i64, i32, n, n, n, i64, w, i32, w, i32, i32_2d,
-                  i64, i32_2d, i64, i32, n)),
+                  i64, i32_2d, i64, i32, n, i64, i64)),
                 (f"updates compact write[{wname}]", k.write_c, (n, n, n, i64, i64_2d, i64_2d, i32_2d, i64, i32, w, i32,
                                                                 i32_2d, n, i64, i64, n, i64, w, i32, n, i32, w, n, u8,
                                                                 i64, i32_2d))]
