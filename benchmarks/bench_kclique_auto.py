@@ -9,9 +9,10 @@ Run from the repository root on the GPU machine::
     python3 benchmarks/bench_kclique_auto.py --target sim --quick --inputs 'karate.mtx;dolphins.mtx'  # a smoke test
     python3 benchmarks/bench_kclique_auto.py --check3             # the third check (14 graphs, k = 4..7)
     python3 benchmarks/bench_kclique_auto.py --check3 --plan      # no GPU: its graphs, features, picks, estimate
+    python3 benchmarks/bench_kclique_auto.py --check4             # the fourth check (19 graphs, k = 4..7)
 
-``--check``, ``--check2`` and ``--check3`` are the checks on graphs the rule had not seen (each
-fixed before its run); ``--quick`` with one of them keeps its graphs and trims k to 4, 5. On the
+``--check``, ``--check2``, ``--check3`` and ``--check4`` are the checks on graphs the rule had not seen
+(each fixed before its run); ``--quick`` with one of them keeps its graphs and trims k to 4, 5. On the
 simulator (``--target sim``, one run per cell) inputs over 2,000 stored entries are planned only.
 
 Inputs: the real graphs of ``tests/data`` (29, from 34 to 200 k edges) and generated ones chosen
@@ -73,7 +74,7 @@ CHECK2 = ("gen:rmat:scale=16,edge_factor=8,a=0.3,b=0.25,c=0.25,d=0.2",
           "gen:geometric:n=40000,radius=0.04,dim=3", "gen:rmat:scale=16,edge_factor=16",
           "gen:chung_lu:n=50000,avg_degree=24,exponent=2.2", "gen:stencil:kind=27pt,nx=40")
 #: ``--check3``: the third check, of the rule revised on check2 (pair-density threshold 0.1, the k = 4
-#: long-list guard, uniform out-degrees vertex-centric). Fixed 2026-11-29 before any of it was measured,
+#: long-list guard, uniform out-degrees vertex-centric). Fixed 2026-11-28 before any of it was measured,
 #: from the features alone (``--plan`` prints them), none of its generator/parameter sets in the fit,
 #: held-out, check or check2 files; 14 graphs of 2·10⁴ to 10⁶ edges: lattice-like, mesh, geometric,
 #: power-law, sparse random and community graphs, several near the revised thresholds on purpose
@@ -91,6 +92,31 @@ CHECK3 = ("gen:stencil:kind=27pt,nx=64,ny=64,nz=8",                         # la
           "gen:rmat:scale=12,edge_factor=48,a=0.6,b=0.05,c=0.05,d=0.3",      # dense-ish communities
           "gen:rmat:scale=11,edge_factor=64,a=0.45,b=0.05,c=0.05,d=0.45",    # communities, uniform out-degrees
           "gen:rmat:scale=14,edge_factor=24,a=0.45,b=0.05,c=0.05,d=0.45")    # sparser communities, pairs near 0.06
+#: ``--check4``: the fourth check, of the rule with the sampled depth of the search (k-cliques per edge:
+#: a k = 4 branch for short out-lists, a k >= 5 branch where the search dies; the k = 4 mesh test first).
+#: Fixed 2026-11-28 before any of it was measured, from the features alone (``--plan``), none of its
+#: generator/parameter sets in an earlier set; 19 graphs of 7·10⁴ to 1.2·10⁶ edges: sparse random-like,
+#: long out-lists (G(n, p) either side of the candidate long-list guard, off as shipped), clustered with
+#: cliques dying at k = 5..7 (several near the new thresholds on purpose), deep clustered, skewed, meshes
+CHECK4 = ("gen:gnm:n=60000,m=420000",                                         # sparse random, mean d⁺ 7
+          "gen:chung_lu:n=150000,avg_degree=12,exponent=2.9",                 # sparse power law
+          "gen:rmat:scale=17,edge_factor=5,a=0.35,b=0.25,c=0.25,d=0.15",      # sparse, mildly skewed R-MAT
+          "gen:chung_lu:n=100000,avg_degree=8,exponent=2.5",                  # sparse pairs (0.08), cliques to k = 7
+          "gen:gnm:n=8000,m=180000",                                          # mean d⁺ 22: the k = 4 long-list guard
+          "gen:gnp:n=6000,p=0.012",                                           # long out-lists, mean d⁺ 36
+          "gen:gnp:n=2500,p=0.05",                                            # longer still, mean d⁺ 62
+          "gen:powerlaw_matrix:n_rows=80000,n_cols=80000,avg_nnz_per_row=6,exponent=2.2",  # pairs near 0.1
+          "gen:powerlaw_matrix:n_rows=40000,n_cols=40000,avg_nnz_per_row=10,exponent=2.0",  # dies at k = 6
+          "gen:rmat:scale=12,edge_factor=40,a=0.45,b=0.05,c=0.05,d=0.45",     # communities, dying from k = 5
+          "gen:rmat:scale=13,edge_factor=48,a=0.5,b=0.05,c=0.05,d=0.4",       # k = 5 just above the dying cut
+          "gen:chung_lu:n=40000,avg_degree=14,exponent=2.4",                  # k = 4 at the few-cliques cut
+          "gen:chung_lu:n=120000,avg_degree=10,exponent=2.3",                 # skewed and deep
+          "gen:geometric:n=25000,radius=0.05,dim=3",                          # 3-D geometric
+          "gen:geometric:n=150000,radius=0.005",                              # 2-D geometric, large and thin
+          "gen:delaunay:n=400000",                                            # planar mesh, 1.2·10⁶ edges
+          "gen:delaunay:n=150000,points=jittered-grid",                       # a regular planar mesh
+          "gen:stencil:kind=27pt,nx=32,ny=32,nz=24",                          # lattice block
+          "gen:stencil:kind=9pt,nx=300")                                      # 2-D mesh with triangles
 QUICK = ("USAir97.mtx", "ca-HepTh.mtx", "gen:rmat:scale=12,edge_factor=8", "gen:geometric:n=20000,radius=0.02")
 VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")
 AUTO = "gpu"
@@ -99,6 +125,9 @@ REPEAT, WARMUP = 7, 1
 #: the simulator runs a thread at a time: a smoke test measures once, on inputs no larger than this
 SIM_MAX_NNZ = 2_000
 RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
+#: the long-list guard at k >= 5 (``kclique_work(long_lists=...)``, off as shipped): ``--plan`` shows
+#: where it would pick otherwise, for --check4 to settle (docs/defaults.md)
+GUARD_CANDIDATE = 48.0
 
 
 def load(spec: str):
@@ -187,30 +216,36 @@ def plan(inputs, ks, max_ms: float, sms: int = 132) -> float:
     (``REPEAT + WARMUP`` runs of the three variants and ``gpu`` per case)."""
     import dataclasses
 
-    from kernels.algorithms.auto_rules import CliqueSearch, kclique_work, out_pair_density
+    from kernels.algorithms.auto_rules import CliqueSearch, kclique_work, out_pair_density, sampled_clique_counts
     from kernels.algorithms.kclique.prepare import orient, simple_undirected
 
     recorded = _recorded()
     total = 0.0
     say(f"{'input':62s} {'n':>7s} {'edges':>8s} {'d+max':>5s} {'mean':>5s} {'skew':>4s} {'pairs':>6s}  "
-        "per k: pick, subsets, estimated best ms (H100)")
+        "per k: pick, subsets, sampled k-cliques per edge, estimated best ms (H100); [the candidate long-list "
+        f"guard at {GUARD_CANDIDATE:g}: its pick where it differs]")
     for spec in inputs:
         t0 = time.perf_counter()
         graph = load(spec)
         dag = orient(simple_undirected(graph), "degree")
         dplus = np.diff(np.asarray(dag.indptr, dtype=np.int64))
         density = out_pair_density(dag.indptr, dag.indices)
+        # the counts up to j do not depend on the k asked for: one search to the largest k serves all
+        depth = sampled_clique_counts(dag.indptr, dag.indices, max(ks)) if ks else None
         cells, skipped = [], False
         for k in ks:
-            s = dataclasses.replace(CliqueSearch.of(dplus, k, sms), pair_density=density)
+            s = dataclasses.replace(CliqueSearch.of(dplus, k, sms), pair_density=density,
+                                    cliques_per_edge=depth.per_edge(k))
             pick = kclique_work(s).value
+            guarded = kclique_work(s, long_lists=GUARD_CANDIDATE).value
+            note = f" [{guarded}]" if guarded != pick else ""
             est = _estimate(recorded, k, int(dag.num_edges), s.total_search, s.skew, density)
             if skipped or not est:
-                cells.append(f"k{k} {pick}" + (" (skipped)" if skipped else ""))
+                cells.append(f"k{k} {pick}{note}" + (" (skipped)" if skipped else ""))
                 continue
             best = min(est.values())
             total += (REPEAT + WARMUP) * (sum(est.values()) + est[f"gpu-{pick}"])
-            cells.append(f"k{k} {pick} S {s.total_search:.1e} ~{best * 1e3:.2f}")
+            cells.append(f"k{k} {pick}{note} S {s.total_search:.1e} c/e {s.cliques_per_edge:.2g} ~{best * 1e3:.2f}")
             skipped = best * 1e3 > max_ms
         say(f"{spec[:62]:62s} {len(dplus):7d} {int(dag.num_edges):8d} {int(dplus.max()) if len(dplus) else 0:5d} "
             f"{dplus.mean() if len(dplus) else 0:5.1f} {s.skew:4.1f} {density:6.3f}  " + "; ".join(cells)
@@ -230,6 +265,8 @@ def main() -> int:
     ap.add_argument("--check2", action="store_true", help="the second check set (for the pair-density branch)")
     ap.add_argument("--check3", action="store_true",
                     help="the third check set (for the revised rule: pair density 0.1, k = 4 guard, uniform)")
+    ap.add_argument("--check4", action="store_true",
+                    help="the fourth check set (for the sampled depth: k-cliques per edge, mesh test first)")
     ap.add_argument("--plan", action="store_true",
                     help="no GPU: generate the inputs, print the features the rule reads, its picks and an "
                          "H100 estimate from the recorded cases, then stop")
@@ -239,10 +276,11 @@ def main() -> int:
     ap.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results" / "kclique-auto"))
     args = ap.parse_args()
 
-    which = "check3-" if args.check3 else "check2-" if args.check2 else "check-" if args.check else ""
+    which = ("check4-" if args.check4 else "check3-" if args.check3 else "check2-" if args.check2
+             else "check-" if args.check else "")
     # a check set stays the check set under --quick (which then only trims k)
-    default_inputs = (CHECK3 if args.check3 else CHECK2 if args.check2 else CHECK if args.check
-                      else QUICK if args.quick else REAL + GENERATED)
+    default_inputs = (CHECK4 if args.check4 else CHECK3 if args.check3 else CHECK2 if args.check2
+                      else CHECK if args.check else QUICK if args.quick else REAL + GENERATED)
     inputs = [i for i in args.inputs.split(";") if i] if args.inputs else list(default_inputs)
     ks = tuple(int(k) for k in args.ks.split(",")) if args.ks else ((4, 5) if args.quick else KS)
     if args.plan:

@@ -48,3 +48,26 @@ def test_the_kclique_check_plan_runs_on_the_host(bench, capsys):
     assert seconds > 0
     assert "k4 list" in out                                      # sparse pairs, short out-lists
     assert "k5 vertex" in out                                    # the stencil: uniform and clique-rich
+
+
+def test_the_fourth_kclique_check_is_of_graphs_not_measured_before(bench):
+    earlier = set(bench.REAL) | set(bench.GENERATED) | set(bench.CHECK) | set(bench.CHECK2) | set(bench.CHECK3)
+    for path in RESULTS.glob("kclique-auto-*.jsonl"):
+        if "check4" in path.name:                # its own measurement
+            continue
+        earlier |= {json.loads(line)["input"] for line in path.read_text().splitlines()}
+    assert len(bench.CHECK4) >= 15 and len(set(bench.CHECK4)) == len(bench.CHECK4)
+    assert all(spec.startswith("gen:") for spec in bench.CHECK4)
+    assert not set(bench.CHECK4) & earlier
+    kinds = {spec.split(":")[1] for spec in bench.CHECK4}
+    assert {"gnm", "gnp", "chung_lu", "rmat", "powerlaw_matrix", "geometric", "delaunay", "stencil"} <= kinds
+
+
+def test_the_check_plan_reads_the_sampled_depth(bench, capsys):
+    # a power-law matrix whose cliques die out at k = 6 (a third-check miss at another size): sorted lists,
+    # and G(n, p) with long out-lists, where the candidate long-list guard (off) would pick bitmaps
+    bench.plan(["gen:powerlaw_matrix:n_rows=20000,n_cols=20000,avg_nnz_per_row=10,exponent=2.0",
+                "gen:gnp:n=1200,p=0.1"], (5, 6), 300.0)
+    out = capsys.readouterr().out
+    assert "c/e" in out and "k6 list S" in out
+    assert "list [vertex]" in out

@@ -49,8 +49,31 @@ KCLIQUE_SPARSE_PAIRS = 0.1
 #: enough that merging them costs more than a bitmap per vertex (G(n, p) at mean d⁺ 24 and 40
 #: went vertex-centric 1.3x faster; every sparse graph up to mean d⁺ 12 went list)
 KCLIQUE_K4_LONG_LISTS = 16.0
+#: k-clique at k = 4 with real search and short out-lists (mean d⁺ < KCLIQUE_K4_LONG_LISTS): under this
+#: many 4-cliques per edge (sampled_clique_counts) the bitmap build is most of the work and sorted
+#: lists win. Fitted 2026-11-28 on all 250 measured cases (sampled values): a gap from 1.2 (power-law
+#: matrix, list 1.14x faster) and 1.45 (a tie) to 2.95 (a 2-D geometric graph, a tie) and 4.2 (a 3-D
+#: one, vertex 1.11x faster); leave-one-graph-out refits 1.88..2.47
+KCLIQUE_K4_FEW_CLIQUES = 2.0
+#: k-clique at k >= 5: under this many k-cliques per edge the search dies out before the last level
+#: (sorted lists prune a candidate list too short to finish a clique; the bitmap kernels push it).
+#: The measured graphs leave a gap (sampled values) from 0.004 (community R-MAT at k = 6, list 1.25x
+#: faster than vertex; the power-law matrix at k = 6, list 2.4x faster than edge, reads 0) to 0.09
+#: (the same R-MAT at k = 5, vertex 1.18x faster); leave-one-graph-out refits 0.019..0.059
+KCLIQUE_DYING = 0.02
+#: k-clique at k >= 5: a candidate guard, OFF (infinite): from this mean out-degree bitmaps would win
+#: even where pairs are sparse or the search dies (G(n, p) at mean d⁺ 60: vertex 1.35-1.73x faster
+#: than list at k = 5, 6; at mean d⁺ 40 list still 1.07-1.44x faster). One graph on each side: left
+#: out, each moves the threshold past the other (leave-one-graph-out 242 of 250 with it at 48, 244
+#: without), so it waits for --check4, whose plan prints the picks it would change
+KCLIQUE_LONG_LISTS = math.inf
 #: out-neighbour pairs sampled for that share (a fixed seed: ``auto`` depends on the input only)
 KCLIQUE_PAIR_SAMPLES = 4096
+#: k-clique: the sampled search (``sampled_clique_counts``): cliques followed per level, out-neighbour
+#: pairs drawn at most to find the first of them, and candidate look-ups per level at most (the cap)
+KCLIQUE_SEARCH_PARTICLES = 1024
+KCLIQUE_SEARCH_PAIRS = 1 << 16
+KCLIQUE_SEARCH_TESTS = 1 << 16
 
 
 def pow2_floor(x: float) -> int:
@@ -192,6 +215,7 @@ class CliqueSearch:
     sms: int
     longest_subtree_share: float = 0.0   # see ``of``
     pair_density: float = 1.0            # share of out-neighbour pairs adjacent (out_pair_density); 1: unknown
+    cliques_per_edge: float | None = None  # estimated k-cliques per edge (sampled_clique_counts); None: unknown
 
     @classmethod
     def of(cls, out_degrees: np.ndarray, k: int, sms: int) -> CliqueSearch:
@@ -259,71 +283,223 @@ def out_list_contains(indptr: np.ndarray, indices: np.ndarray, u: np.ndarray, w:
     return (lo < indptr[u + 1]) & (indices[np.minimum(lo, len(indices) - 1)] == w)
 
 
+@dataclass(frozen=True)
+class CliqueCounts:
+    """What :func:`sampled_clique_counts` found: ``counts[j - 1]`` estimates the j-cliques of the
+    graph for j = 1..k (j = 1, 2: the vertices and edges, exact); ``particles[j - 3]`` the cliques
+    of j vertices the search followed, j = 3..k-1 (fewer than asked where the work cap cut a level,
+    or none were left); ``capped``: the cap cut a level, so the deeper counts rest on fewer cliques."""
+
+    counts: tuple[float, ...]
+    particles: tuple[int, ...]
+    capped: bool = False
+
+    def per_edge(self, j: int) -> float:
+        """Estimated j-cliques per edge (0.0 on a graph without edges)."""
+        return self.counts[j - 1] / self.counts[1] if len(self.counts) >= j and self.counts[1] > 0 else 0.0
+
+
+def sampled_clique_counts(indptr: np.ndarray, indices: np.ndarray, k: int,
+                          particles: int = KCLIQUE_SEARCH_PARTICLES, max_pairs: int = KCLIQUE_SEARCH_PAIRS,
+                          max_tests: int = KCLIQUE_SEARCH_TESTS, seed: int = 0) -> CliqueCounts:
+    """How many j-cliques (j = 3..k) the oriented search meets, estimated by following a sample of
+    its nodes level by level on the DAG (sorted out-lists, every edge from a lower to a higher id),
+    with a fixed seed and a hard cap on the work.
+
+    Level 3: out-neighbour pairs {u < w} of a vertex v drawn uniformly (in proportion to C(d⁺, 2) per
+    vertex, as :func:`out_pair_density`, in rounds of 4,096 until ``particles`` are adjacent or
+    ``max_pairs`` were drawn): triangles = sum C(d⁺, 2) x the adjacent share, and the adjacent pairs
+    are a uniform sample of the triangles (v, u, w). Each level after: a followed clique's candidates
+    (the out-neighbours of v after its last vertex that are out-neighbours of all its vertices, found
+    by binary searches in the sorted lists) number its extensions, so (j+1)-cliques = j-cliques x their
+    mean candidates; then ``particles`` cliques of j+1 vertices are drawn uniformly from the followed
+    cliques' candidates (a clique in proportion to its candidates, one of them at random) and their
+    candidates found among the parent's. A particle filter: each level's estimate rests on the sample
+    of the level before, not on one vertex's whole subtree, so clustered graphs are seen as they are.
+
+    The work: at most ``max_pairs`` pair look-ups and ``max_tests`` candidate look-ups per level (then
+    fewer cliques, a random subset, are followed and ``capped`` is set: still an estimate of the
+    whole, noisier, not a lower bound), each a vectorised binary search: 2-15 ms on the recorded
+    graphs of up to 1.2·10⁶ edges at k = 7, about 30 ms on R-MAT 20 (8·10⁶ edges) on a 2-core machine
+    (``benchmarks/diag/kclique_sampled_fit.py``). A level the sample finds empty counts 0 from there
+    on (an estimate, not a proof: on 65,536 pairs a share of adjacent pairs under about 1/20,000
+    reads 0). The counts up to j do not depend on the k asked for (the same draws, in order)."""
+    k = int(k)
+    indptr = np.asarray(indptr, dtype=np.int64)
+    dplus = np.diff(indptr)
+    n, m = len(dplus), int(len(indices))
+    counts = [float(n), float(m)] + [0.0] * max(k - 2, 0)
+    followed: list[int] = []
+    running = np.cumsum(dplus * (dplus - 1))               # 2 C(d⁺, 2), running
+    if k < 3 or len(running) == 0 or running[-1] <= 0:
+        return CliqueCounts(tuple(counts[:max(k, 0)]), (0,) * max(k - 3, 0))
+    rng = np.random.default_rng(seed)
+    # level 3: uniform out-neighbour pairs; the adjacent ones are uniform triangles
+    tri_v, tri_hi, tri_u, tri_w = [], [], [], []
+    drawn = found = 0
+    batch = KCLIQUE_PAIR_SAMPLES
+    while drawn < max_pairs and found < particles:
+        size = min(batch, max_pairs - drawn)
+        v, _, lo, hi = sampled_out_positions(dplus, running, size, rng)
+        u = indices[indptr[v] + lo]
+        w = indices[indptr[v] + hi]
+        hit = out_list_contains(indptr, indices, u, w)
+        for kept, drawn_now in zip((tri_v, tri_hi, tri_u, tri_w), (v, hi, u, w), strict=True):
+            kept.append(drawn_now[hit])
+        drawn += size
+        found += int(hit.sum())
+        batch *= 2
+    counts[2] = float(running[-1] // 2) * found / drawn
+    v, hi, u, w = (np.concatenate(a) for a in (tri_v, tri_hi, tri_u, tri_w))
+    order = rng.permutation(len(v))[:particles]            # a uniform subset, in random order
+    v, hi, u, w = v[order], hi[order], u[order], w[order]
+    capped = False
+    if k == 3 or len(v) == 0:
+        return CliqueCounts(tuple(counts), (0,) * (k - 3))
+    # the triangles' candidates: v's out-neighbours after w, out-neighbours of u and of w
+    lengths = dplus[v] - hi - 1
+    keep = _within(lengths, max_tests // 2)
+    capped |= keep < len(v)
+    v, hi, u, w, lengths = v[:keep], hi[:keep], u[:keep], w[:keep], lengths[:keep]
+    followed.append(keep)
+    owner, flat = _spans(indptr[v] + hi + 1, lengths)
+    cand = indices[flat]
+    ok = out_list_contains(indptr, indices, u[owner], cand)
+    owner, cand = owner[ok], cand[ok]
+    ok = out_list_contains(indptr, indices, w[owner], cand)
+    owner, cand = owner[ok], cand[ok]
+    sizes = np.bincount(owner, minlength=keep)
+    counts[3] = counts[2] * float(sizes.mean())
+    for j in range(4, k):
+        # (j+1)-cliques from the followed j-cliques: draw candidates uniformly (a clique in
+        # proportion to its candidates), each a new clique; its candidates: the parent's after it
+        # that are its out-neighbours
+        total = int(sizes.sum())
+        if total == 0:
+            followed.append(0)
+            break
+        ends = np.cumsum(sizes)                            # cand is grouped by owner, sorted within
+        pick = rng.integers(0, total, particles)
+        x = cand[pick]
+        lengths = ends[owner[pick]] - pick - 1
+        keep = _within(lengths, max_tests)
+        capped |= keep < len(pick)
+        pick, x, lengths = pick[:keep], x[:keep], lengths[:keep]
+        followed.append(keep)
+        new_owner, flat = _spans(pick + 1, lengths)
+        new_cand = cand[flat]
+        ok = out_list_contains(indptr, indices, x[new_owner], new_cand)
+        owner, cand = new_owner[ok], new_cand[ok]
+        sizes = np.bincount(owner, minlength=keep)
+        counts[j] = counts[j - 1] * float(sizes.mean())
+    return CliqueCounts(tuple(counts), tuple(followed + [0] * (k - 3 - len(followed))), capped)
+
+
+def _within(lengths: np.ndarray, budget: int) -> int:
+    """How many of the first entries of ``lengths`` fit ``budget`` together (at least one)."""
+    return max(1, int(np.searchsorted(np.cumsum(lengths), budget, side="right"))) if len(lengths) else 0
+
+
+def _spans(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions ``starts[i] .. starts[i] + lengths[i] - 1`` of every i, flat, and each one's i."""
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    first = np.cumsum(lengths) - lengths
+    return owner, np.arange(int(lengths.sum()), dtype=np.int64) - first[owner] + starts[owner]
+
+
 def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_PAIRS,
-                 k4_long_lists: float = KCLIQUE_K4_LONG_LISTS) -> AutoChoice:
+                 k4_long_lists: float = KCLIQUE_K4_LONG_LISTS, k4_few_cliques: float = KCLIQUE_K4_FEW_CLIQUES,
+                 dying: float = KCLIQUE_DYING, long_lists: float = KCLIQUE_LONG_LISTS) -> AutoChoice:
     """``vertex`` (a block per vertex, binary-encoded), ``edge`` (a block per oriented edge) or
     ``list`` (a block per vertex, sorted-list intersections), from the search the input implies
     at this k (:class:`CliqueSearch`). Fitted on an H100 over 29 real and generated graphs of at
-    least 2,000 edges at k = 4..7 (``benchmarks/bench_kclique_auto.py``; leave-one-graph-out:
-    within 10 % of the best variant in 107 of 115 cases, worst 1.51x; docs/defaults.md), then
-    revised on two checks of unseen graphs (all 194 cases measured: 191 within 10 %, worst 1.35x,
-    leave-one-graph-out the same; ``benchmarks/diag/kclique_density_fit.py``). The keyword
-    arguments are the two pair-density thresholds, for that script's refits:
+    least 2,000 edges at k = 4..7 (``benchmarks/bench_kclique_auto.py``), revised on two checks of
+    unseen graphs (``benchmarks/diag/kclique_density_fit.py``), then given the depth of the search
+    after a third (all 250 cases measured; ``benchmarks/diag/kclique_sampled_fit.py``; the numbers
+    are in docs/defaults.md). The keyword arguments are the thresholds, for those scripts' refits:
 
-    * first, any k: ``list`` where under 10 % of the out-neighbour pairs are adjacent
-      (``pair_density``, :func:`out_pair_density`) on a graph that is not a mesh: a sparse
-      random-like graph has few cliques, and sorted lists prune at the first intersection --
-      except at k = 4 where the out-lists are long (mean d⁺ >= 16): there one level of bitmap
-      AND + popc costs less than merging them, and the k = 4 rules below decide;
+    * meshes (d⁺max <= 8) at k = 4: ``list`` from 5·10⁴ subsets in all (merging short sorted lists
+      beats bitmaps and three times as many edge blocks), else ``edge``;
+    * any k: ``list`` where under 10 % of the out-neighbour pairs are adjacent (``pair_density``,
+      :func:`out_pair_density`) on a graph that is not a mesh: a sparse random-like graph has few
+      cliques, and sorted lists prune at the first intersection -- except at k = 4 where the
+      out-lists are long (mean d⁺ >= 16: one level of bitmap AND + popc costs less than merging
+      them, and the k = 4 rules below decide), and at k >= 5 from a mean d⁺ of ``long_lists``
+      (``KCLIQUE_LONG_LISTS``: a candidate, off);
     * k = 4 (one level of AND + popc): ``vertex`` from 5·10⁵ subsets in all (a vertex's bitmap is
-      encoded once and shared by its d⁺ edges); ``list`` on a mesh (d⁺max <= 8) with >= 5·10⁴
-      (merging short lists beats bitmaps and three times as many edge blocks); else ``edge`` (a
-      small search is launch-bound, and edge blocks have the least setup);
+      encoded once and shared by its d⁺ edges) -- but ``list`` where the out-lists are short (mean
+      d⁺ < 16) and the search finds under 2 4-cliques per edge (``cliques_per_edge``,
+      :func:`sampled_clique_counts`): then building the bitmaps is most of the work; else ``edge``
+      (a small search is launch-bound, and edge blocks have the least setup);
     * k >= 5: ``list`` on meshes; ``vertex`` below 7·10³ subsets in all (launch-bound: the fewest,
-      cheapest blocks); ``vertex`` on uniform out-degrees (d⁺max < 2x the mean: no block waits
-      for a larger one, and with the pairs this dense the search goes deep, where a bitmap AND
-      beats a list merge: the 27-point stencil; before the 10 % threshold, uniform graphs took
-      ``list``, for G1, now caught by the first branch); ``edge`` at k >= 6 (two or more block
-      barriers per subtree: a block per edge keeps more groups busy) and at k = 5 where the
-      largest vertex's longest subtree is >= 0.3 of an SM's share (a block per vertex would leave
-      the GPU waiting for it); else ``vertex``."""
+      cheapest blocks); ``list`` where the search dies out, under 0.02 k-cliques per edge
+      (``cliques_per_edge``; not from a mean d⁺ of ``long_lists``): the list kernel pushes a level
+      only when enough candidates are left to finish a clique, the bitmap kernels push every
+      prefix, a block barrier each;
+      ``vertex`` on uniform out-degrees (d⁺max < 2x the mean: no block waits for a larger one, and
+      with the pairs this dense the search goes deep, where a bitmap AND beats a list merge: the
+      27-point stencil); ``edge`` at k >= 6 (two or more block barriers per subtree: a block per
+      edge keeps more groups busy) and at k = 5 where the largest vertex's longest subtree is >= 0.3
+      of an SM's share (a block per vertex would leave the GPU waiting for it); else ``vertex``.
+
+    Without ``cliques_per_edge`` (None) the two depth branches are skipped."""
     s = search
     facts = (f"k={s.k}, d⁺max {s.max_out_degree}, mean out-degree {s.mean_out_degree:.1f}, "
              f"{s.total_search:.3g} subsets of k-1 out-neighbours in all")
     shallow = s.max_out_degree <= KCLIQUE_SHALLOW
+    if shallow and s.k <= 4:
+        if s.total_search >= KCLIQUE_MESH_SEARCH:
+            return AutoChoice("list", f"{facts}: k <= 4 on a large mesh (d⁺max <= {KCLIQUE_SHALLOW}) "
+                                      "→ sorted lists (gpu-list)")
+        return AutoChoice("edge", f"{facts}: k <= 4 on a small mesh: edge blocks have the least setup → edge-centric")
     sparse = not shallow and s.pair_density < sparse_pairs
     pairs = f"{s.pair_density:.3f} of out-neighbour pairs adjacent"
-    if sparse and not (s.k <= 4 and s.mean_out_degree >= k4_long_lists):
+    long_k = s.k >= 5 and s.mean_out_degree >= long_lists
+    lists = (f"out-lists of {s.mean_out_degree:.1f} on average (>= {k4_long_lists if s.k <= 4 else long_lists:g}): "
+             "merging them costs more than bitmaps")
+    if sparse and not (s.k <= 4 and s.mean_out_degree >= k4_long_lists) and not long_k:
         return AutoChoice("list", f"{facts}: {pairs} (< {sparse_pairs:g}): few cliques, sorted lists prune at "
                                   "the first intersection → sorted lists (gpu-list)")
+    cpe = s.cliques_per_edge
+    depth = f"{cpe:.3g} sampled {s.k}-cliques per edge" if cpe is not None else ""
     if s.k <= 4:
         # a sparse graph here has long out-lists: said, then the k = 4 rules
-        long = (f"{pairs} (< {sparse_pairs:g}) but out-lists of {s.mean_out_degree:.1f} on average "
-                f"(>= {k4_long_lists:g}): merging them costs more than bitmaps; " if sparse else "")
+        long = f"{pairs} (< {sparse_pairs:g}) but {lists}; " if sparse else ""
         if s.total_search >= KCLIQUE_K4_SEARCH:
+            if s.k == 4 and cpe is not None and s.mean_out_degree < k4_long_lists and cpe < k4_few_cliques:
+                return AutoChoice("list", f"{facts}: k = 4 with short out-lists (mean < {k4_long_lists:g}) and "
+                                          f"{depth} (< {k4_few_cliques:g}): building the bitmaps would be most of "
+                                          "the work → sorted lists (gpu-list)")
             return AutoChoice("vertex", f"{facts}: {long}k <= 4 with a real search (>= {KCLIQUE_K4_SEARCH:.0e}): "
                                         "a bitmap per vertex, encoded once for its edges → vertex-centric")
-        if shallow and s.total_search >= KCLIQUE_MESH_SEARCH:
-            return AutoChoice("list", f"{facts}: k <= 4 on a large mesh → sorted lists (gpu-list)")
         return AutoChoice("edge", f"{facts}: {long}k <= 4 with a small search: edge blocks have the least setup "
                                   "→ edge-centric")
     if shallow:
         return AutoChoice("list", f"{facts}: shallow out-neighbourhoods (<= {KCLIQUE_SHALLOW}), a little search "
                                   "each → sorted lists (gpu-list)")
+    dies = cpe is not None and cpe < dying
+    # what would have sent it to sorted lists, overruled by long out-lists (here only where long_k)
+    overruled = [f"{pairs} (< {sparse_pairs:g})"] * sparse + [f"the search dies out ({depth} < {dying:g})"] * dies
+    long = f"{' and '.join(overruled)}, but {lists}; " if overruled and long_k else ""
     if s.total_search < KCLIQUE_TINY_SEARCH:
-        return AutoChoice("vertex", f"{facts}: a search this small is launch-bound: the fewest blocks "
+        return AutoChoice("vertex", f"{facts}: {long}a search this small is launch-bound: the fewest blocks "
                                     "→ vertex-centric")
+    if dies and not long_k:
+        return AutoChoice("list", f"{facts}: the search dies out, {depth} (< {dying:g}): sorted lists push a "
+                                  "level only with enough candidates left to finish a clique → sorted lists "
+                                  "(gpu-list)")
     if s.skew < KCLIQUE_SKEW:
-        return AutoChoice("vertex", f"{facts}: uniform out-degrees (d⁺max < {KCLIQUE_SKEW:g}x the mean) and "
-                                    f"{pairs} (>= {sparse_pairs:g}): no block waits for a larger one, and a deep "
+        return AutoChoice("vertex", f"{facts}: {long}uniform out-degrees (d⁺max < {KCLIQUE_SKEW:g}x the mean) and "
+                                    f"{pairs}: no block waits for a larger one, and a deep "
                                     "search is cheaper on bitmaps → vertex-centric")
     if s.k >= 6:
-        return AutoChoice("edge", f"{facts}: k >= 6 on skewed out-degrees: a block barrier per push, more groups "
-                                  "busy with a block per edge → edge-centric")
+        return AutoChoice("edge", f"{facts}: {long}k >= 6 on skewed out-degrees: a block barrier per push, more "
+                                  "groups busy with a block per edge → edge-centric")
     if s.longest_subtree_share >= KCLIQUE_TAIL5:
-        return AutoChoice("edge", f"{facts}: the largest vertex's longest subtree is {s.longest_subtree_share:.2f} "
-                                  f"of an SM's share of all of them (>= {KCLIQUE_TAIL5:g}) → edge-centric")
-    return AutoChoice("vertex", f"{facts}: the search is spread over the vertices → vertex-centric")
+        return AutoChoice("edge", f"{facts}: {long}the largest vertex's longest subtree is "
+                                  f"{s.longest_subtree_share:.2f} of an SM's share of all of them "
+                                  f"(>= {KCLIQUE_TAIL5:g}) → edge-centric")
+    return AutoChoice("vertex", f"{facts}: {long}the search is spread over the vertices → vertex-centric")
 
 
 def kclique_group_size(k: int, work: str) -> AutoChoice:
@@ -345,8 +521,10 @@ def kclique_work_rule(problem: Problem, params: dict, target: str) -> AutoChoice
     # the SMs of the GPU it runs on; elsewhere (simulator, a CPU-only ``info``) the nominal H100's
     sms = multiprocessors() if needs_gpu(target) else NOMINAL.multiprocessors
     dag = problem.data["oriented"]
-    search = dataclasses.replace(CliqueSearch.of(np.diff(dag.indptr), int(params["k"]), sms),
-                                 pair_density=out_pair_density(dag.indptr, dag.indices))
+    k = int(params["k"])
+    search = dataclasses.replace(CliqueSearch.of(np.diff(dag.indptr), k, sms),
+                                 pair_density=out_pair_density(dag.indptr, dag.indices),
+                                 cliques_per_edge=sampled_clique_counts(dag.indptr, dag.indices, k).per_edge(k))
     return kclique_work(search)
 
 

@@ -1,0 +1,387 @@
+"""How deep does the k-clique search go, and which kernel does that call for? A replay of the
+``work`` rule with a sampled search (no GPU).
+
+The rule (``kclique_work`` in ``kernels/algorithms/auto_rules.py``) sized the search from the
+out-degrees and the share of out-neighbour pairs that are adjacent; the third check
+(``--check3``) missed where the cliques die out at k (power-law matrix, community R-MATs: ``list``
+best, up to 2.63x). The feature added: the k-cliques per edge, from ``sampled_clique_counts``
+(a particle filter over the oriented search: uniform triangles from sampled out-neighbour pairs,
+then level by level a sample of the cliques of each size and their candidates; a fixed seed and
+a cap on the work). Used in two branches (``KCLIQUE_K4_FEW_CLIQUES`` at k = 4 on short out-lists,
+``KCLIQUE_DYING`` at k >= 5), and a long-list guard at k >= 5 (``KCLIQUE_LONG_LISTS``).
+
+What it prints, on every H100 case of ``benchmarks/results/kclique-auto`` (inputs of at least
+``--min-nnz`` stored entries; each input generated or loaded again as ``bench_kclique_auto.py``
+does, and oriented as the kernels are):
+
+1. the estimator against the true counts (the triangles counted here, the k-cliques from the
+   records) and its cost per graph;
+2. per measured set: cases within 10 % of the best variant and the worst ratio, for the rule
+   before (``previous``, as shipped until 2026-11-30), the new rule with the true counts (the
+   oracle: could a depth feature do it at all?), with the estimate at the shipped thresholds,
+   refitted on all cases, leaving one graph out (thresholds refitted in each fold), and fitted on
+   the sets before the third check and scored on it; each with and without the long-list guard;
+3. the thresholds' gaps (the cases nearest each one), the cases still missed, the replay under 10
+   other seeds;
+4. ``--write``: each input's estimated k-cliques per edge at k = 4..7 into
+   ``kclique-sampled-depth.json``, which ``tests/test_auto_params.py`` replays the rule with.
+
+Thresholds are fitted as ``kclique_density_fit.py`` does: a grid over every distinct feature value;
+most cases within 10 %, then the lowest worst ratio, then the lowest sum of log ratios; the
+geometric middle of the best span; each threshold in turn, twice.
+
+    .venv/bin/python benchmarks/diag/kclique_sampled_fit.py [--cases] [--write] [--seeds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_kclique_auto import load  # noqa: E402
+
+from kernels.algorithms import auto_rules as ar  # noqa: E402
+from kernels.algorithms.auto_rules import (  # noqa: E402
+    CliqueSearch,
+    kclique_work,
+    out_pair_density,
+    sampled_clique_counts,
+)
+from kernels.algorithms.kclique.prepare import orient, simple_undirected  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
+SETS = ("fit", "heldout", "check", "check2", "check3")
+VARIANTS = ("vertex", "edge", "list")
+#: ``--write``: each input's estimated k-cliques per edge, which tests/test_auto_params.py replays with
+DEPTH = RESULTS / "kclique-sampled-depth.json"
+KS = (4, 5, 6, 7)
+
+
+# ---- data ------------------------------------------------------------------------------------
+
+def read_cases(min_nnz: int) -> list[dict]:
+    """One case per (set, input, k) with all three variants verified: times, histogram, true count."""
+    cases = []
+    for name in SETS:
+        times, rows = defaultdict(dict), {}
+        for line in (RESULTS / f"kclique-auto-{name}-nvidia-h100-80gb-hbm3.jsonl").read_text().splitlines():
+            row = json.loads(line)
+            if not row.get("verified") or "median_s" not in row:
+                continue
+            times[(row["input"], row["k"])][row["variant"]] = row["median_s"]
+            rows[(row["input"], row["k"])] = row
+        for key, t in sorted(times.items()):
+            row = rows[key]
+            if row["nnz"] < min_nnz or not all(f"gpu-{v}" in t for v in VARIANTS):
+                continue
+            cases.append({"set": name, "input": key[0], "k": key[1], "t": {v: t[f"gpu-{v}"] for v in VARIANTS},
+                          "hist": row["dplus_hist"], "cliques": int(row.get("cliques", row["expected"]))})
+    return cases
+
+
+def exact_triangles(indptr: np.ndarray, indices: np.ndarray) -> int:
+    """Oriented triangles (every triangle once), by SciPy."""
+    import scipy.sparse as sp
+
+    n = len(indptr) - 1
+    a = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(n, n))
+    return int(round(float((a @ a).multiply(a).sum())))
+
+
+def graph_features(specs, kmax: dict, seeds=(0,)) -> dict:
+    """Per input: the DAG's edge count, pair density, exact triangles, the sampled counts (per seed)
+    and the estimator's time (the median of 3 runs at seed 0, after one to warm up)."""
+    out = {}
+    for spec in specs:
+        dag = orient(simple_undirected(load(spec)), "degree")
+        k = kmax[spec]
+        est = {}
+        for seed in seeds:
+            est[seed] = sampled_clique_counts(dag.indptr, dag.indices, k, seed=seed)
+        times = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            sampled_clique_counts(dag.indptr, dag.indices, k)
+            times.append(time.perf_counter() - t0)
+        out[spec] = {"m": int(dag.num_edges), "density": out_pair_density(dag.indptr, dag.indices),
+                     "triangles": exact_triangles(dag.indptr, dag.indices), "est": est,
+                     "ms": 1e3 * float(np.median(times))}
+    return out
+
+
+# ---- the rules -------------------------------------------------------------------------------
+
+def search_of(c: dict, cpe: float | None) -> CliqueSearch:
+    if "_search" not in c:
+        dplus = np.repeat(np.arange(len(c["hist"])), c["hist"])
+        c["_search"] = dataclasses.replace(CliqueSearch.of(dplus, c["k"], 132), pair_density=c["density"])
+    return dataclasses.replace(c["_search"], cliques_per_edge=cpe)
+
+
+def previous(c: dict, p: dict | None = None) -> str:
+    """The rule shipped until 2026-11-30 (its two thresholds in ``p``): no depth, and at k = 4 the
+    5·10⁵-subset test before the mesh test."""
+    p = p or PREVIOUS
+    s = search_of(c, None)
+    if s.k <= 4 and s.max_out_degree <= ar.KCLIQUE_SHALLOW and s.total_search >= ar.KCLIQUE_K4_SEARCH:
+        return "vertex"
+    return kclique_work(s, **p).value
+
+
+PREVIOUS = {"sparse_pairs": ar.KCLIQUE_SPARSE_PAIRS, "k4_long_lists": ar.KCLIQUE_K4_LONG_LISTS}
+SHIPPED = {"k4_few_cliques": ar.KCLIQUE_K4_FEW_CLIQUES, "dying": ar.KCLIQUE_DYING,
+           "long_lists": ar.KCLIQUE_LONG_LISTS}
+#: the long-list guard's candidate value (off as shipped: KCLIQUE_LONG_LISTS)
+GUARD = 48.0
+
+
+def new(feature: str):
+    """``kclique_work`` given k-cliques per edge from ``feature`` ("true" or "est"), at thresholds p."""
+    def rule(c: dict, p: dict) -> str:
+        return kclique_work(search_of(c, c[feature]), **p).value
+    return rule
+
+
+def ratio(c: dict, pick: str) -> float:
+    return c["t"][pick] / min(c["t"].values())
+
+
+def score(cases, picks) -> tuple[int, int, float, float]:
+    rs = [ratio(c, p) for c, p in zip(cases, picks, strict=True)]
+    return sum(r <= 1.10 for r in rs), len(rs), max(rs, default=0.0), float(np.log(rs).sum()) if rs else 0.0
+
+
+#: each threshold's feature, and whether its branch fires below (True) or from it (False)
+FEATURE_OF = {"k4_few_cliques": (lambda c: c["_f"], True), "dying": (lambda c: c["_f"], True),
+              "long_lists": (lambda c: c["mean"], False), "sparse_pairs": (lambda c: c["density"], True),
+              "k4_long_lists": (lambda c: c["mean"], False)}
+
+
+def fit_one(cases, rule, p: dict, name: str) -> float:
+    """One threshold (the others fixed): a grid over the values the cases give that feature. A
+    branch fires or not, so each case's two picks are found once and every cut scored as a lookup."""
+    feature, below = FEATURE_OF[name]
+    f = np.array([feature(c) for c in cases])
+    on, off = (math.inf, 0.0) if below else (0.0, math.inf)
+    fires = np.array([ratio(c, rule(c, dict(p, **{name: on}))) for c in cases])
+    stays = np.array([ratio(c, rule(c, dict(p, **{name: off}))) for c in cases])
+    vals = sorted(set(f.tolist()) | {0.0})
+    bounds = vals + [vals[-1] * 2 + 1]
+    best, tied, prev = None, [], 0.0
+    for hi in bounds:
+        rs = np.where(f < hi if below else f >= hi, fires, stays)
+        key = (int((rs <= 1.10).sum()), -round(float(rs.max()), 6), -round(float(np.log(rs).sum()), 6))
+        if best is None or key > best:
+            best, tied = key, [(prev, hi)]
+        elif key == best:
+            tied.append((prev, hi))
+        prev = hi
+    lo, hi = min(t[0] for t in tied), max(t[1] for t in tied)
+    if hi == bounds[-1]:                                   # above every case: the branch always (below) or never
+        return 2 * lo if below else math.inf
+    return math.sqrt(lo * hi) if lo > 0 else hi / 2
+
+
+def fit(cases, rule, names, base: dict) -> dict:
+    p = dict(base)
+    for _ in range(2):
+        for name in names:
+            p[name] = fit_one(cases, rule, p, name)
+    return p
+
+
+def logo(cases, rule, names, base: dict) -> tuple[list[str], list[dict]]:
+    """Each graph's cases picked with the thresholds fitted on all the other graphs."""
+    picks, folds = [None] * len(cases), []
+    for spec in sorted({c["input"] for c in cases}):
+        p = fit([c for c in cases if c["input"] != spec], rule, names, base)
+        folds.append(p)
+        for i, c in enumerate(cases):
+            if c["input"] == spec:
+                picks[i] = rule(c, p)
+    return picks, folds
+
+
+# ---- reports ---------------------------------------------------------------------------------
+
+def line(label: str, cases, picks) -> str:
+    out = f"{label:46s}"
+    for s in (*SETS, "all"):
+        idx = [i for i, c in enumerate(cases) if s in ("all", c["set"])]
+        w, n, x, _ = score([cases[i] for i in idx], [picks[i] for i in idx])
+        out += f" {w:3d}/{n:<3d} x{x:.2f}"
+    return out
+
+
+def misses(cases, picks) -> list[str]:
+    return [f"    {c['set']:7s} {c['input'][:58]:58s} k={c['k']} picked {p:6s} x{ratio(c, p):.2f} "
+            f"(best {min(c['t'], key=c['t'].get)}; {c['k']}-cliques/edge true {c['true']:.3g} est {c['est']:.3g}, "
+            f"mean d⁺ {c['mean']:.1f})" for c, p in zip(cases, picks, strict=True) if ratio(c, p) > 1.10]
+
+
+def fmt(p: dict, names) -> str:
+    return ", ".join(f"{n} {p[n]:.3g}" for n in names)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--min-nnz", type=int, default=2000)
+    ap.add_argument("--cases", action="store_true", help="every case: features, estimate, truth, pick")
+    ap.add_argument("--seeds", type=int, default=10, help="replay the estimate under this many other seeds")
+    ap.add_argument("--write", action="store_true", help=f"write {DEPTH.name} (the replay test's input)")
+    args = ap.parse_args()
+
+    cases = read_cases(args.min_nnz)
+    specs = sorted({c["input"] for c in cases})
+    kmax = {s: max(c["k"] for c in cases if c["input"] == s) for s in specs}
+    true_counts = defaultdict(dict)
+    for c in cases:
+        true_counts[c["input"]][c["k"]] = c["cliques"]
+    t0 = time.perf_counter()
+    feats = graph_features(specs, {s: max(kmax[s], 7) for s in specs}, seeds=range(args.seeds + 1))
+    print(f"{len(cases)} cases, {len(specs)} graphs (generated, oriented, sampled in {time.perf_counter() - t0:.0f} s)")
+
+    # 1. the estimator against the truth
+    print("\n1. sampled_clique_counts against the true counts (j = 3: counted here; j >= 4: the records)")
+    errs, zero_miss, false_pos = [], [], []
+    for spec in specs:
+        f, est = feats[spec], feats[spec]["est"][0]
+        truth = {3: f["triangles"], **true_counts[spec]}
+        for j, t in truth.items():
+            e = est.counts[j - 1]
+            if t > 0 and e > 0:
+                errs.append((math.log10(e / t), spec, j, t, e))
+            elif t > 0:
+                zero_miss.append(f"{spec[:50]} j={j}: {t:,} true ({t / f['m']:.2g} per edge), 0 estimated")
+            elif e > 0:
+                false_pos.append(f"{spec[:50]} j={j}: 0 true, {e:.3g} estimated")
+    lr = np.array([e[0] for e in errs])
+    print(f"   {len(errs)} (graph, j) pairs with both > 0: log10(estimate / true) median {np.median(lr):+.3f}, "
+          f"quartiles {np.percentile(lr, 25):+.3f}..{np.percentile(lr, 75):+.3f}, 90 % within "
+          f"{np.percentile(np.abs(lr), 90):.3f}, range {lr.min():+.2f}..{lr.max():+.2f}")
+    for e in sorted(errs, key=lambda e: -abs(e[0]))[:6]:
+        print(f"     largest: {e[1][:50]:50s} j={e[2]} true {e[3]:.3g} est {e[4]:.3g} (x{10 ** e[0]:.2f})")
+    print(f"   true > 0 but estimated 0 ({len(zero_miss)}; all rare: the search follows 1,024 cliques a level):")
+    for z in zero_miss:
+        print("     " + z)
+    print(f"   true 0 but estimated > 0: {len(false_pos)}" + "".join("\n     " + z for z in false_pos))
+    ms = sorted((f["ms"], f["m"], s) for s, f in feats.items())
+    big = [x for x in ms if x[1] >= 500_000]
+    print(f"   cost (median of 3, this machine, k up to 7): max {ms[-1][0]:.1f} ms ({ms[-1][2][:50]}, "
+          f"{ms[-1][1]:,} edges); on the {len(big)} graphs of >= 5·10⁵ edges {min(x[0] for x in big):.1f}.."
+          f"{max(x[0] for x in big):.1f} ms; capped anywhere: {sum(f['est'][0].capped for f in feats.values())} graphs")
+
+    for c in cases:
+        f = feats[c["input"]]
+        c["density"] = f["density"]
+        c["true"] = c["cliques"] / f["m"] if f["m"] else 0.0
+        c["est"] = f["est"][0].per_edge(c["k"])
+        c["mean"] = float(np.dot(np.arange(len(c["hist"])), c["hist"]) / max(sum(c["hist"]), 1))
+
+    # 2. the replays
+    print(f"\n2. the replays (within 10 % of the best / cases, worst ratio)\n{'rule':46s}"
+          + "".join(f" {s:>13s}" for s in (*SETS, "all")))
+    pre3 = [c for c in cases if c["set"] != "check3"]
+
+    def protocols(label, rule, names, base):
+        picks = [rule(c, base) for c in cases]
+        print(line(label, cases, picks))
+        fitted = fit(cases, rule, names, base)
+        print(line(f"  refit on all: {fmt(fitted, names)}", cases, [rule(c, fitted) for c in cases]))
+        lp, folds = logo(cases, rule, names, base)
+        print(line("  leave one graph out", cases, lp))
+        print(f"{'':46s} fold thresholds: " + "; ".join(
+            f"{n} {min(p[n] for p in folds):.3g}..{max(p[n] for p in folds):.3g}" for n in names))
+        p3 = fit(pre3, rule, names, base)
+        print(line(f"  fitted without check3: {fmt(p3, names)}", cases, [rule(c, p3) for c in cases]))
+        return picks
+
+    prev = protocols("previous (shipped until 2026-11-30)", previous, tuple(PREVIOUS), PREVIOUS)
+    picked = {}
+    for feature, src in (("true", "oracle (true counts)"), ("est", "sampled (as shipped)")):
+        for c in cases:
+            c["_f"] = c[feature]
+        picked[feature] = protocols(f"{src}", new(feature), ("k4_few_cliques", "dying"), SHIPPED)
+        picked[feature + "+guard"] = protocols(f"{src} + long-list guard at {GUARD:g}", new(feature),
+                                               ("k4_few_cliques", "dying", "long_lists"),
+                                               dict(SHIPPED, long_lists=GUARD))
+    for c in cases:
+        c["_f"] = c["est"]
+    print(f"\n   misses, sampled at the shipped thresholds ({fmt(SHIPPED, SHIPPED)}):")
+    for s in misses(cases, picked["est"]):
+        print(s)
+    print("   misses of the rule before:")
+    for s in misses(cases, prev):
+        print(s)
+    changed = [(c, p, q) for c, p, q in zip(cases, prev, picked["est"], strict=True) if p != q]
+    print(f"   {len(changed)} cases change pick: {sum(ratio(c, q) < ratio(c, p) for c, p, q in changed)} better, "
+          f"{sum(ratio(c, q) > ratio(c, p) for c, p, q in changed)} worse")
+    for c, p, q in changed:
+        print(f"     {c['set']:7s} {c['input'][:50]:50s} k={c['k']} {p}->{q} x{ratio(c, p):.2f}->x{ratio(c, q):.2f}")
+
+    # 3. the gaps and the seeds
+    print("\n3. the cases nearest each threshold (sampled feature; * = the branch's side is within 10 %)")
+    for name, sel in (("k4_few_cliques", lambda c: c["k"] == 4 and c["mean"] < ar.KCLIQUE_K4_LONG_LISTS
+                       and c["density"] >= ar.KCLIQUE_SPARSE_PAIRS and len(c["hist"]) - 1 > ar.KCLIQUE_SHALLOW
+                       and search_of(c, None).total_search >= ar.KCLIQUE_K4_SEARCH),
+                      ("dying", lambda c: c["k"] >= 5 and c["density"] >= ar.KCLIQUE_SPARSE_PAIRS
+                       and len(c["hist"]) - 1 > ar.KCLIQUE_SHALLOW
+                       and search_of(c, None).total_search >= ar.KCLIQUE_TINY_SEARCH)):
+        pool = sorted((c for c in cases if sel(c)), key=lambda c: c["est"])
+        thr = SHIPPED[name]
+        print(f"   {name} = {thr:g} (the pool: cases that reach the branch)")
+        below = [c for c in pool if c["est"] < thr][-4:]
+        above = [c for c in pool if c["est"] >= thr][:4]
+        for c in below + above:
+            mark = "*" if ratio(c, "list") <= 1.10 else " "
+            print(f"     {mark} {c['est']:9.3g} (true {c['true']:9.3g}) {c['input'][:50]:50s} k={c['k']} "
+                  f"list x{ratio(c, 'list'):.2f}, best {min(c['t'], key=c['t'].get)}")
+    print(f"   long_lists (candidate {GUARD:g}): the graphs with mean d⁺ >= 20 where pairs are sparse or the "
+          "search dies:")
+    for c in sorted(cases, key=lambda c: c["mean"]):
+        if c["k"] >= 5 and c["mean"] >= 20 and (c["density"] < ar.KCLIQUE_SPARSE_PAIRS or c["est"] < ar.KCLIQUE_DYING):
+            print(f"       mean {c['mean']:5.1f} {c['input'][:50]:50s} k={c['k']} list x{ratio(c, 'list'):.2f} "
+                  f"vertex x{ratio(c, 'vertex'):.2f}")
+    if args.seeds:
+        scores = []
+        for seed in range(1, args.seeds + 1):
+            for c in cases:
+                c["_seed"] = feats[c["input"]]["est"][seed].per_edge(c["k"])
+            picks = [kclique_work(search_of(c, c["_seed"]), **SHIPPED).value for c in cases]
+            w, n, x, _ = score(cases, picks)
+            w3, n3, x3, _ = score([c for c in cases if c["set"] == "check3"],
+                                  [p for c, p in zip(cases, picks, strict=True) if c["set"] == "check3"])
+            flips = sum(p != q for p, q in zip(picks, picked["est"], strict=True))
+            scores.append((w, x, w3, x3, flips))
+        lo, hi = np.min(scores, axis=0), np.max(scores, axis=0)
+        print(f"\n   seeds 1..{args.seeds} (shipped thresholds): all {lo[0]:.0f}..{hi[0]:.0f}/{len(cases)}, worst "
+              f"x{lo[1]:.2f}..x{hi[1]:.2f}; check3 {lo[2]:.0f}..{hi[2]:.0f}/56, worst x{lo[3]:.2f}..x{hi[3]:.2f}; "
+              f"picks differing from seed 0: {lo[4]:.0f}..{hi[4]:.0f}")
+
+    if args.cases:
+        print("\n   every case:")
+        for c, p, q in zip(cases, prev, picked["est"], strict=True):
+            print(f"     {c['set']:7s} {c['input'][:48]:48s} k={c['k']} mean {c['mean']:5.1f} pairs {c['density']:.3f} "
+                  f"cliques/edge true {c['true']:9.3g} est {c['est']:9.3g}  before {p:6s} x{ratio(c, p):.2f}  "
+                  f"new {q:6s} x{ratio(c, q):.2f}  " + " ".join(f"{v[0]}{ratio(c, v):.2f}" for v in VARIANTS))
+    if args.write:
+        depth = {s: {str(k): feats[s]["est"][0].per_edge(k) for k in KS} for s in specs}
+        DEPTH.write_text(json.dumps(depth, indent=1, sort_keys=True) + "\n")
+        print(f"\nwrote {DEPTH.relative_to(ROOT)} ({len(depth)} inputs)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
