@@ -155,6 +155,33 @@ try:
 except Exception as exc:  # noqa: BLE001
     out["coop"] = repr(exc)
 
+# planned launches of one 10-argument kernel with a grid sync against the same without: what
+# cuLaunchCooperativeKernel itself costs the host
+try:
+    from numba.cuda import cg as cg2
+
+    from kernels.cuda.fast_launch import FastKernel
+
+    def tiny_body(a, b, c, d, e, f, g, h, n, x):
+        i = cuda.grid(1)
+        if i < n:
+            a[i] += x
+
+    @cuda.jit
+    def tiny_synced(a, b, c, d, e, f, g, h, n, x):
+        i = cuda.grid(1)
+        if i < n:
+            a[i] += x
+        cg2.this_grid().sync()
+
+    plain, coop = FastKernel(cuda.jit(tiny_body)), FastKernel(tiny_synced)
+    for name, kernel in (("plain", plain), ("cooperative", coop)):
+        kernel[4, 256](*args)
+        kernel[4, 256](*args)
+        out[f"planned_{name}_10args"] = bench(lambda kernel=kernel: kernel[4, 256](*args))
+except Exception as exc:  # noqa: BLE001
+    out["planned_cooperative"] = repr(exc)
+
 try:                                     # the device and the code version this was measured with
     from kernels.measure.environment import environment
 

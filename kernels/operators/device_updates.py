@@ -1189,20 +1189,25 @@ class DeviceUpdater:
         c.free, c.n_free = free, len(free)
         c.free_up = min(c.n_free, M)
         c.limits = self._compact_limits(c)
-        # two uploads (three with weights): ids, then group starts + tags + failure slots + the
-        # fused kernel's long-list count (0) and buffer limits; queued (each name once a batch; the batch ends waiting)
-        d_ids = ws.upload("c.ids", T, src, dst, dtype=np.int32, asynchronous=True)
-        d_longs = ws.upload("c.longs", S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), _ZERO, c.limits,
-                            dtype=np.int64, asynchronous=True)
-        # the parts as spans of the two buffers (kernels.cuda.fast_launch.Span: numba's slicing
-        # cost 20-90 µs of host time a view, more than all of a small batch's GPU work)
+        # one upload (two with weights), queued: the touched sources, the entries' sources and
+        # targets, the group starts, the tags, the failure slots, the fused kernel's long-list
+        # count (0), its buffer limits and the free stack's top (an upload costs 40-100 µs of host
+        # time on an H200 host; the batch ends waiting, so each name is uploaded once a batch)
+        free_top = c.free[c.n_free - c.free_up:]
+        d_longs = ws.upload("c.longs", T, src, dst, S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), _ZERO,
+                            c.limits, free_top, dtype=np.int64, asynchronous=True)
+        # the parts as spans of the buffer (kernels.cuda.fast_launch.Span: numba's slicing cost
+        # 20-90 µs of host time a view, more than all of a small batch's GPU work)
         span = ws.span
-        c.T, c.src, c.dst = span(d_ids, 0, t), span(d_ids, t, M), span(d_ids, t + M, M)
-        c.d_S = span(d_longs, 0, 3 * t + 1)
-        c.tag = span(d_longs, 3 * t + 1, M)
-        c.fail = span(d_longs, 3 * t + 1 + M, 5)
-        c.long_count = span(d_longs, 3 * t + 6 + M, 1)
-        c.d_limits = span(d_longs, 3 * t + 7 + M, len(c.limits))
+        c.T, c.src, c.dst = span(d_longs, 0, t), span(d_longs, t, M), span(d_longs, t + M, M)
+        at = t + 2 * M
+        c.d_S = span(d_longs, at, 3 * t + 1)
+        at += 3 * t + 1
+        c.tag = span(d_longs, at, M)
+        c.fail = span(d_longs, at + M, 5)
+        c.long_count = span(d_longs, at + M + 5, 1)
+        c.d_limits = span(d_longs, at + M + 6, len(c.limits))
+        c.free_top = span(d_longs, at + M + 6 + len(c.limits), c.free_up)
         c.long_list = ws.get("c.long", np.int64, M)
         c.W = ws.upload("W", w, dtype=c.wdtype, asynchronous=True) if c.weighted else ws.get("W", c.wdtype, M)
         c.wdummy = ws.get("wdummy", c.wdtype, 1)
@@ -1241,7 +1246,10 @@ class DeviceUpdater:
         desc = ws.get("desc", np.int32, DESC_ROWS * described)
         described = desc.size // DESC_ROWS
         c.desc = ws.span(desc, 0, (DESC_ROWS, described))
-        c.out = ws.get("c.pages", np.int64, described + c.n_reweight)
+        # the fused launch's read-back in one buffer: its info words, then the pages it wrote
+        c.out_base = ws.get("c.pages", np.int64, INFO_WORDS + described + c.n_reweight)
+        c.fused_info = ws.span(c.out_base, 0, INFO_WORDS)
+        c.out = ws.span(c.out_base, INFO_WORDS, c.out_base.size - INFO_WORDS)
         c.new_index = self._index_buffer(c.n_pages + c.M)
         c.scrmap = ws.get("scrmap", np.int32, c.n_pages)
         return np.array([mirror.capacity_pages, scratch_pages, described, c.out.size, c.new_index.shape[1],
@@ -1252,7 +1260,6 @@ class DeviceUpdater:
         where the batch was not written because a buffer was too small (info has its totals)."""
         k, ws, mirror = c.k, self.workspace, self.mirror
         block = self._shape(WARP_BLOCK)
-        d_free = ws.upload("free", c.free[c.n_free - c.free_up:], dtype=np.int32, asynchronous=True)
         wpool = mirror.weights if c.weighted else c.wdummy
         if refresh_directory:
             loc, degree = mirror.directory_arrays()
@@ -1261,16 +1268,16 @@ class DeviceUpdater:
         kernel = k.fused_c(block, FUSED_MAX_REGISTERS)
         args = (c.src, c.dst, c.tag, c.d_S, c.t, mirror.pool, mirror.index, c.n_pages, c.P, c.n1, c.epos, c.skey,
                 c.perm, c.fail, c.T, c.dfull, c.ifull, c.cpos, c.utouched, c.um, c.vals, c.desc_dummy, c.newoff,
-                self._gaps(), c.W, int(c.weighted), c.ssrc, c.stag, c.spos, c.sw, c.pre, c.info, d_free,
+                self._gaps(), c.W, int(c.weighted), c.ssrc, c.stag, c.spos, c.sw, c.pre, c.fused_info, c.free_top,
                 c.free_up - 1, c.n_free, self.graph.physical_pages_used, c.d_limits, wpool, c.scratch, c.wscratch,
                 c.scrmap, c.desc, c.out, c.new_index, loc, degree, int(refresh_directory), c.long_list, c.long_count)
         grid = self._fused_grid(kernel, args, block, c)
         kernel[grid, block](*args)
         head = min(c.out.size, FUSED_PAGES_READ)
-        info = ws.download("info", c.info, INFO_WORDS, asynchronous=True)
-        pages = ws.download("c.pages", c.out, head, asynchronous=True)
-        k.cuda.synchronize()                                   # the batch's one wait
-        info = info.copy()
+        back = ws.download("c.pages", c.out_base, INFO_WORDS + head, asynchronous=True)   # the verdict, totals,
+        k.cuda.synchronize()                                   # stamps and pages; the batch's one wait
+        info = back[:INFO_WORDS].copy()
+        pages = back[INFO_WORDS:]
         verdict = int(info[VERDICT])
         if verdict == 1:
             raise batch_rules.refusal(self.graph, c.batch, *batch_rules.first_failure(info[:5].copy()))

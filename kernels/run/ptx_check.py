@@ -165,8 +165,8 @@ def batch_update_kernels(t: dict):
            ("updates choose pages", k.choose_pages, (i32_2d, n, i32_2d, i64_2d, i32, n, n, i64)),
            ("updates rewrite index", k.rewrite_index, (i32_2d, n, n, u8, i64, i64_2d, i32_2d, i64, i32, i32, i32_2d)),
            ("updates gather pages[int32]", k.gather_pages, (i32, i64, n, n, i32)),
-           ("updates compact front", k.front_c, (i32, i32, i64, i64, n, i32, i32_2d, n, n, n, i64, i64, i64, i64,
-                                                 i32, i64, i64, i64, u8, i64, i64_2d, i32_2d, i32)),
+           ("updates compact front", k.front_c, (i64, i64, i64, i64, n, i32, i32_2d, n, n, n, i64, i64, i64, i64,
+                                                 i64, i64, i64, i64, u8, i64, i64_2d, i32_2d, i32)),
            ("updates compact scan", k.scan_columns(SCAN_BLOCK["cuda"]), (i64_2d, n, i64_2d, i64, n, i64))]
     for wname in ("f64", "f32"):
         w = t["f64"] if wname == "f64" else numba.typeof(np.zeros(2, dtype=np.float32))
@@ -177,14 +177,14 @@ def batch_update_kernels(t: dict):
                 (f"updates free pages[{wname}]", k.free_pages, (i32_2d, n, n, u8, i64, i32, w, n)),
                 (f"updates reweigh[{wname}]", k.reweigh, (i64, n, i32, i64, w, i32, i32_2d, n, n, w, i64)),
                 (f"updates gather pages[{wname}]", k.gather_pages, (w, i64, n, n, w)),
-                (f"updates compact check[{wname}]", k.check_c, (i64, n, n, i32, i64, i64, i64, w, n, i64, i32, i64,
+                (f"updates compact check[{wname}]", k.check_c, (i64, n, n, i64, i64, i64, i64, w, n, i64, i32, i64,
                                                                 i64, w, i64)),
                 (f"updates compact copy[{wname}]", k.copy_c, (n, n, i64, i64_2d, i64_2d, i32_2d, n, i32, w, n, i32, w,
                                                               i32, i64, i64, i32_2d, i32, i32, n, n, n, n, i64,
                                                               i32_2d)),
                 (f"updates compact fused[{wname}]", k.fused_c(WARP_BLOCK["cuda"]),
-                 (i32, i32, i64, i64, n, i32, i32_2d, n, n, n, i64, i64, i64, i64, i32, i64, i64, i64, u8, i64, i64_2d,
-                  i32_2d, i32, i64, w, n, i32, i64, i64, w, i64_2d, i64, i32, n, n, n, i64, w, i32, w, i32, i32_2d,
+                 (i64, i64, i64, i64, n, i32, i32_2d, n, n, n, i64, i64, i64, i64, i64, i64, i64, i64, u8, i64, i64_2d,
+                  i32_2d, i32, i64, w, n, i32, i64, i64, w, i64_2d, i64, i64, n, n, n, i64, w, i32, w, i32, i32_2d,
                   i64, i32_2d, i64, i32, n, i64, i64)),
                 (f"updates compact write[{wname}]", k.write_c, (n, n, n, i64, i64_2d, i64_2d, i32_2d, i64, i32, w, i32,
                                                                 i32_2d, n, i64, i64, n, i64, w, i32, n, i32, w, n, u8,
