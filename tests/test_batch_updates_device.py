@@ -328,3 +328,24 @@ def test_the_fused_launch_searches_long_lists_with_a_block(device_path, monkeypa
         long_entries += updater.last_phases["long entries"]
     assert long_entries > 0
     assert edge_dict(g) == edge_dict(twin)
+
+
+def test_the_fused_launch_finds_entries_far_down_a_long_list(device_path, monkeypatch):
+    # the block-wide search of a long list ends for every thread in the same round: a hub of 150
+    # entries (several rounds of the simulator's 32 threads), deletions past position 40
+    if device_path != "compact":
+        pytest.skip("the fused launch's long-list phase")
+    from kernels.graph.csr import CSRGraph
+
+    monkeypatch.setattr(device_updates, "LONG_LIST", 3)
+    csr = CSRGraph.from_edges(200, np.zeros(150, dtype=np.int64), np.arange(1, 151), None, directed=True,
+                              both_directions=False)
+    g, mirror, updater = _pair(csr, page_size=16)
+    twin = g.copy()
+    for round_ in range(3):
+        far = g.neighbors(0)[40 + 3 * round_: 42 + 3 * round_]
+        new = [v for v in range(151, 200) if not g.has_edge(0, v)][:2]
+        _apply_both(g, updater, twin, delete=(np.zeros(2, dtype=np.int64), far),
+                    insert=(np.zeros(2, dtype=np.int64), np.array(new)))
+        assert updater.last_flow == "fused" and updater.last_phases["long entries"] == 4
+    assert edge_dict(g) == edge_dict(twin)

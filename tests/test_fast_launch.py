@@ -450,3 +450,20 @@ def test_a_relaunch_rewrites_exactly_the_changed_arguments(driver_calls):
     assert len(d.numba_launches) == 2 and len(k._plans) == 2
     k[1, 32, stream](*args)                                   # back to the first plan
     assert np.array_equal(plan.words, _packed(plan, args))
+
+
+def test_a_relaunch_tells_minus_zero_from_zero(monkeypatch):
+    from cuda.bindings import driver
+
+    monkeypatch.setattr(driver, "cuLaunchKernel", lambda *args: (driver.CUresult.CUDA_SUCCESS,))
+    monkeypatch.setattr(fast_launch, "_current_context", lambda: 1)
+    d = FakeDispatcher([types.float64])
+    d.typeof_pyval = lambda v: types.float64
+    k = fast_launch.FastKernel(d)
+    stream = SimpleNamespace(handle=3)
+    for value in (0.0, 0.0, -0.0, float("nan"), float("nan"), 0.0):
+        k[1, 32, stream](value)
+    (plan,) = k._plans.values()
+    assert np.array_equal(plan.words, _packed(plan, (0.0,)))
+    k[1, 32, stream](-0.0)
+    assert np.array_equal(plan.words, _packed(plan, (-0.0,))) and plan.words[0] == -(1 << 63)

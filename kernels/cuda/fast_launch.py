@@ -339,6 +339,8 @@ def _mark(value):
     kind = type(value)
     if kind is Span:
         return (_array_words(value.base), value.offset, value.shape)
+    if kind is float:
+        return (kind, struct.pack("<d", value))     # its bits: -0.0 == 0.0, and NaN != NaN
     if kind in _SCALARS:
         return (kind, value)
     if getattr(value, "__cuda_ndarray__", False):
@@ -416,7 +418,8 @@ class _Plan:
                     if value.kind() != kinds[i]:
                         return False
                 elif kind in _SCALARS:
-                    if type(mark) is tuple and mark[0] is kind and mark[1] == value:
+                    if (type(mark) is tuple and mark[0] is kind
+                            and mark[1] == (struct.pack("<d", value) if kind is float else value)):
                         continue
                     if kind is not kinds[i]:
                         return False

@@ -7,11 +7,12 @@ device functions. The rules (what is refused, in which order) are
 :mod:`kernels.graph.slotted.batch_rules`'; docs/updates.md describes the design.
 
 Batches of at most ``COMPACT_MAX_ENTRIES`` adjacency entries take the compact path
-(:meth:`DeviceUpdater._apply_compact`): grouped by source on the host with numpy, then six
-launches (seven with weight changes) sized by the batch's touched vertices and units, one
-read-back before writing and one after; the passes over the whole graph are the index shift
-and, after writing, the rebuild of the mirror's vertex directory (two launches over every id and
-page: 37-133 us on the graphs of docs/benchmarks.md).
+(:meth:`DeviceUpdater._apply_compact`): grouped by source on the host (one compiled pass), one
+upload, then one cooperative launch whose phases (``fused_c``, grid syncs between them) are
+sized by the batch's touched vertices and units, and one read-back (``COMPACT_FUSED``; the split
+form: six launches, seven with weight changes, one read-back before writing and one after); the
+passes over the whole graph are the index shift and, after writing, the rebuild of the mirror's
+vertex directory (every id and page: 37-133 us on the graphs of docs/benchmarks.md).
 Larger batches take the full-graph path (:meth:`DeviceUpdater._apply_full`), no per-edge host
 work and one read-back before anything is written:
 
@@ -63,8 +64,8 @@ INFO_WORDS = LONG_ENTRIES + 1
 #: in the fused launch, an entry whose source list is longer than this is searched by a block
 #: (``expand_long``) instead of a warp
 LONG_LIST = 1024
-#: the compact path as one cooperative launch on a GPU (``False``: the split launches, for a side-by-side
-#: comparison; the simulator always takes the split launches)
+#: the compact path as one cooperative launch (``False``: the split launches, for a side-by-side
+#: comparison; the simulator runs the cooperative kernel as one block)
 COMPACT_FUSED = True
 #: the most blocks of the fused launch (None: every block the device keeps resident with it); a grid
 #: sync costs more the more blocks wait at it (benchmarks/diag/fused_batch.py measures both)
@@ -460,11 +461,14 @@ def _kernels():
             j0 = 0
             while j0 < d:
                 j = j0 + cuda.threadIdx.x
+                hit = 0
                 if j < d and pool[entry_word(pool, index[3], index[2], P, a, s, j)] == v:
                     found[0] = j
-                cuda.syncthreads()
-                if found[0] >= 0:
-                    break                        # every thread alike: all read it after the sync
+                    hit = 1
+                # the barrier and the decision in one: every thread gets the same answer (reading
+                # ``found`` after a plain barrier raced with a faster warp's write in the next round)
+                if cuda.syncthreads_or(hit):
+                    break
                 j0 += cuda.blockDim.x
             if cuda.threadIdx.x == 0:
                 pos = found[0]
@@ -1112,6 +1116,7 @@ class DeviceUpdater:
 
     # ---- the device work -------------------------------------------------------------
     def _apply_on_device(self, batch: batch_rules.Batch) -> np.ndarray:
+        self.last_flow, self._fused_info = "", None          # this batch's, not an earlier one's
         entries = batch.size if batch.directed else 2 * batch.size
         # lists moved and index columns shifted: the traversal kernels' directory follows (its
         # time is the batch's: kernels.graph.directory). Weight changes move no list: skipped
@@ -1188,7 +1193,8 @@ class DeviceUpdater:
         free = g.free_page_stack()
         c.free, c.n_free = free, len(free)
         c.free_up = min(c.n_free, M)
-        c.limits = self._compact_limits(c)
+        # the fused kernel's buffers (the split launches size theirs from the totals read back)
+        c.limits = self._compact_limits(c) if COMPACT_FUSED else np.zeros(6, dtype=np.int64)
         # one upload (two with weights), queued: the touched sources, the entries' sources and
         # targets, the group starts, the tags, the failure slots, the fused kernel's long-list
         # count (0), its buffer limits and the free stack's top (an upload costs 40-100 µs of host

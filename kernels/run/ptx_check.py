@@ -142,7 +142,7 @@ def batch_update_kernels(t: dict):
     from numba import types
 
     from kernels.operators import scan
-    from kernels.operators.device_updates import SCAN_BLOCK, WARP_BLOCK, _kernels
+    from kernels.operators.device_updates import FUSED_MAX_REGISTERS, SCAN_BLOCK, WARP_BLOCK, _kernels
 
     k = _kernels()
     i32, i64, u8, n = t["i32"], t["i64"], t["u8"], t["int"]
@@ -182,7 +182,7 @@ def batch_update_kernels(t: dict):
                 (f"updates compact copy[{wname}]", k.copy_c, (n, n, i64, i64_2d, i64_2d, i32_2d, n, i32, w, n, i32, w,
                                                               i32, i64, i64, i32_2d, i32, i32, n, n, n, n, i64,
                                                               i32_2d)),
-                (f"updates compact fused[{wname}]", k.fused_c(WARP_BLOCK["cuda"]),
+                (f"updates compact fused[{wname}]", k.fused_c(WARP_BLOCK["cuda"], FUSED_MAX_REGISTERS),
                  (i64, i64, i64, i64, n, i32, i32_2d, n, n, n, i64, i64, i64, i64, i64, i64, i64, i64, u8, i64, i64_2d,
                   i32_2d, i32, i64, w, n, i32, i64, i64, w, i64_2d, i64, i64, n, n, n, i64, w, i32, w, i32, i32_2d,
                   i64, i32_2d, i64, i32, n, i64, i64)),
