@@ -1,5 +1,5 @@
 """Does the k-clique ``work`` rule read the out-neighbourhoods' density right? A replay on every
-H100 case measured (no GPU).
+case measured (no GPU): the H100 sets and the fourth check, measured on an H200.
 
 The rule (``kclique_work`` in ``kernels/algorithms/auto_rules.py``) sizes the search by
 ``total_search`` = sum of C(d⁺, k-1), as if every subset of out-neighbours were a clique. On sparse
@@ -14,13 +14,16 @@ share of out-neighbour pairs that are themselves an (oriented) edge, estimated b
 ``out_pair_density`` from ``--samples`` pairs (default 4096) with a fixed seed (O(n) for the pair
 weights plus O(samples x log d⁺max), no pass over the edges).
 
-Two rules are replayed on the fit, held-out, check and check2 files:
+Two rules are replayed on the fit, held-out and check files (check, check2, check3, check4):
 
 * ``previous``: as shipped until 2026-11-28: ``list`` under 0.03 (not on meshes), and at k >= 5
   ``list`` on uniform out-degrees (d⁺max < 2x the mean);
 * ``shipped``: ``kclique_work`` itself: ``list`` under ``KCLIQUE_SPARSE_PAIRS`` (0.1) except at
   k = 4 with long out-lists (mean d⁺ >= ``KCLIQUE_K4_LONG_LISTS``, 16), and uniform out-degrees
-  ``vertex`` (the uniform graphs under 0.1 took ``list`` already).
+  ``vertex`` (the uniform graphs under 0.1 took ``list`` already); without the depth of the search
+  (``cliques_per_edge`` unknown: its two branches skipped; ``kclique_sampled_fit.py`` replays them).
+
+``--write`` records every measured input's density, the fourth check's included.
 
 Per set: cases within 10 % of the best variant, the worst ratio (inputs of at least ``--min-nnz``
 stored entries, as ``kclique_auto_fit.py``). Then the two thresholds refitted (a grid over every
@@ -73,7 +76,9 @@ SETS = {"fit": RESULTS / "kclique-auto-fit-nvidia-h100-80gb-hbm3.jsonl",
         "held-out": RESULTS / "kclique-auto-heldout-nvidia-h100-80gb-hbm3.jsonl",
         "check": RESULTS / "kclique-auto-check-nvidia-h100-80gb-hbm3.jsonl",
         "check2": RESULTS / "kclique-auto-check2-nvidia-h100-80gb-hbm3.jsonl",
-        "check3": RESULTS / "kclique-auto-check3-nvidia-h100-80gb-hbm3.jsonl"}
+        "check3": RESULTS / "kclique-auto-check3-nvidia-h100-80gb-hbm3.jsonl",
+        # measured on an H200 (132 SMs, as the H100: the rule's features read the same)
+        "check4": RESULTS / "kclique-auto-check4-nvidia-h200.jsonl"}
 VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")
 SAMPLES = KCLIQUE_PAIR_SAMPLES
 #: ``--write``: each input's pair density, which tests/test_auto_params.py replays the rule with
@@ -136,8 +141,9 @@ def previous(search: CliqueSearch, density: float) -> str:
 def shipped(search: CliqueSearch, density: float, sparse: float = KCLIQUE_SPARSE_PAIRS,
             long_lists: float = KCLIQUE_K4_LONG_LISTS) -> str:
     """``kclique_work`` given the density, at the thresholds ``sparse`` and ``long_lists``."""
-    return kclique_work(dataclasses.replace(search, pair_density=density), sparse_pairs=sparse,
-                        k4_long_lists=long_lists).value
+    # plain floats: the rule's reasons multiply lists by its tests, which a NumPy bool cannot do
+    return kclique_work(dataclasses.replace(search, pair_density=float(density)), sparse_pairs=float(sparse),
+                        k4_long_lists=float(long_lists)).value
 
 
 # ---- data ------------------------------------------------------------------------------------
@@ -233,7 +239,7 @@ class Table:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--min-nnz", type=int, default=2000)
-    ap.add_argument("--sms", type=int, default=132, help="the measuring GPU's SM count (H100: 132)")
+    ap.add_argument("--sms", type=int, default=132, help="the measuring GPU's SM count (H100, H200: 132)")
     ap.add_argument("--samples", type=int, default=SAMPLES)
     ap.add_argument("--write", action="store_true",
                     help=f"write each input's density (the rule's estimate) to {DENSITIES.name} for the replay test")
@@ -310,7 +316,7 @@ def main() -> int:
     for s in (*SETS, "all"):
         w, n, x = score(logo[s])
         print(f"  LOGO {s:9s} {w:3d}/{n:<3d} worst x{x:.2f}")
-    before = np.array([i for i, c in enumerate(cases) if c["set"] != "check2"])
+    before = np.array([i for i, c in enumerate(cases) if c["set"] in ("fit", "held-out", "check")])
     later = np.array([i for i, c in enumerate(cases) if c["set"] == "check2"])
     ts, tl = table.fit(before)
     w, n, x = score(table.ratios(later, ts, tl))

@@ -10,20 +10,25 @@ then level by level a sample of the cliques of each size and their candidates; a
 a cap on the work). Used in two branches (``KCLIQUE_K4_FEW_CLIQUES`` at k = 4 on short out-lists,
 ``KCLIQUE_DYING`` at k >= 5), and a long-list guard at k >= 5 (``KCLIQUE_LONG_LISTS``).
 
-What it prints, on every H100 case of ``benchmarks/results/kclique-auto`` (inputs of at least
+What it prints, on every measured case of ``benchmarks/results/kclique-auto`` (the H100 sets and
+the fourth check, measured on an H200, 132 SMs as the H100; inputs of at least
 ``--min-nnz`` stored entries; each input generated or loaded again as ``bench_kclique_auto.py``
 does, and oriented as the kernels are):
 
 1. the estimator against the true counts (the triangles counted here, the k-cliques from the
    records) and its cost per graph;
 2. per measured set: cases within 10 % of the best variant and the worst ratio, for the rule
-   before (``previous``, as shipped until 2026-11-30), the new rule with the true counts (the
+   before (``previous``, as shipped until 2026-11-28), the new rule with the true counts (the
    oracle: could a depth feature do it at all?), with the estimate at the shipped thresholds,
    refitted on all cases, leaving one graph out (thresholds refitted in each fold), and fitted on
-   the sets before the third check and scored on it; each with and without the long-list guard;
+   the sets before the third (fourth) check and scored on it; each with and without the long-list
+   guard, and with a deep search overriding the sparse-pairs branch (``deep_override``: chosen after
+   seeing the fourth check, so a replay only);
 3. the thresholds' gaps (the cases nearest each one), the cases still missed, the replay under 10
    other seeds;
-4. ``--write``: each input's estimated k-cliques per edge at k = 4..7 into
+4. the fourth check's picks replayed against those its measured ``gpu`` (auto) run recorded
+   (``resolved``: the run used the shipped rule, so they must agree);
+5. ``--write``: each input's estimated k-cliques per edge at k = 4..7 into
    ``kclique-sampled-depth.json``, which ``tests/test_auto_params.py`` replays the rule with.
 
 Thresholds are fitted as ``kclique_density_fit.py`` does: a grid over every distinct feature value;
@@ -62,7 +67,14 @@ from kernels.algorithms.auto_rules import (  # noqa: E402
 from kernels.algorithms.kclique.prepare import orient, simple_undirected  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
-SETS = ("fit", "heldout", "check", "check2", "check3")
+#: each measured set's file (the fourth check on an H200: the rule's features do not depend on it)
+FILES = {"fit": "kclique-auto-fit-nvidia-h100-80gb-hbm3.jsonl",
+         "heldout": "kclique-auto-heldout-nvidia-h100-80gb-hbm3.jsonl",
+         "check": "kclique-auto-check-nvidia-h100-80gb-hbm3.jsonl",
+         "check2": "kclique-auto-check2-nvidia-h100-80gb-hbm3.jsonl",
+         "check3": "kclique-auto-check3-nvidia-h100-80gb-hbm3.jsonl",
+         "check4": "kclique-auto-check4-nvidia-h200.jsonl"}
+SETS = tuple(FILES)
 VARIANTS = ("vertex", "edge", "list")
 #: ``--write``: each input's estimated k-cliques per edge, which tests/test_auto_params.py replays with
 DEPTH = RESULTS / "kclique-sampled-depth.json"
@@ -71,13 +83,19 @@ KS = (4, 5, 6, 7)
 
 # ---- data ------------------------------------------------------------------------------------
 
+#: (set, input, k) -> the work its measured ``gpu`` (auto) run resolved to (read_cases fills it)
+measured_picks: dict = {}
+
+
 def read_cases(min_nnz: int) -> list[dict]:
     """One case per (set, input, k) with all three variants verified: times, histogram, true count."""
     cases = []
     for name in SETS:
         times, rows = defaultdict(dict), {}
-        for line in (RESULTS / f"kclique-auto-{name}-nvidia-h100-80gb-hbm3.jsonl").read_text().splitlines():
+        for line in (RESULTS / FILES[name]).read_text().splitlines():
             row = json.loads(line)
+            if row.get("variant") == "gpu" and (row.get("resolved") or {}).get("work"):
+                measured_picks[(name, row["input"], row["k"])] = row["resolved"]["work"]
             if not row.get("verified") or "median_s" not in row:
                 continue
             times[(row["input"], row["k"])][row["variant"]] = row["median_s"]
@@ -131,7 +149,7 @@ def search_of(c: dict, cpe: float | None) -> CliqueSearch:
 
 
 def previous(c: dict, p: dict | None = None) -> str:
-    """The rule shipped until 2026-11-30 (its two thresholds in ``p``): no depth, and at k = 4 the
+    """The rule shipped until 2026-11-28 (its two thresholds in ``p``): no depth, and at k = 4 the
     5·10⁵-subset test before the mesh test."""
     p = p or PREVIOUS
     s = search_of(c, None)
@@ -154,6 +172,26 @@ def new(feature: str):
     return rule
 
 
+#: the deep-search override's value to start from: the dying threshold (a replay variant, not shipped)
+DEEP = ar.KCLIQUE_DYING
+
+
+def deep_override(feature: str):
+    """A variant, not shipped (chosen after the fourth check's Chung-Lu exponent 2.5 misses at k = 6, 7,
+    whose pairs are sparse, 0.081, but whose cliques persist): where the pairs are sparse but the
+    search finds at least ``p["deep"]`` k-cliques per edge, the sparse-pairs branch does not fire and
+    the rest of ``kclique_work`` decides (at k >= ``p["deep_k"]``, default 5)."""
+    def rule(c: dict, p: dict) -> str:
+        q = {n: v for n, v in p.items() if n not in ("deep", "deep_k")}
+        cpe = c[feature]
+        search = search_of(c, cpe)
+        if (c["k"] >= p.get("deep_k", 5) and c["density"] < q.get("sparse_pairs", ar.KCLIQUE_SPARSE_PAIRS)
+                and cpe >= p["deep"]):
+            q["sparse_pairs"] = 0.0
+        return kclique_work(search, **q).value
+    return rule
+
+
 def ratio(c: dict, pick: str) -> float:
     return c["t"][pick] / min(c["t"].values())
 
@@ -165,6 +203,7 @@ def score(cases, picks) -> tuple[int, int, float, float]:
 
 #: each threshold's feature, and whether its branch fires below (True) or from it (False)
 FEATURE_OF = {"k4_few_cliques": (lambda c: c["_f"], True), "dying": (lambda c: c["_f"], True),
+              "deep": (lambda c: c["_f"], False),
               "long_lists": (lambda c: c["mean"], False), "sparse_pairs": (lambda c: c["density"], True),
               "k4_long_lists": (lambda c: c["mean"], False)}
 
@@ -293,7 +332,8 @@ def main() -> int:
     # 2. the replays
     print(f"\n2. the replays (within 10 % of the best / cases, worst ratio)\n{'rule':46s}"
           + "".join(f" {s:>13s}" for s in (*SETS, "all")))
-    pre3 = [c for c in cases if c["set"] != "check3"]
+    pre3 = [c for c in cases if c["set"] in SETS[:SETS.index("check3")]]
+    pre4 = [c for c in cases if c["set"] != "check4"]
 
     def protocols(label, rule, names, base):
         picks = [rule(c, base) for c in cases]
@@ -304,21 +344,34 @@ def main() -> int:
         print(line("  leave one graph out", cases, lp))
         print(f"{'':46s} fold thresholds: " + "; ".join(
             f"{n} {min(p[n] for p in folds):.3g}..{max(p[n] for p in folds):.3g}" for n in names))
-        p3 = fit(pre3, rule, names, base)
-        print(line(f"  fitted without check3: {fmt(p3, names)}", cases, [rule(c, p3) for c in cases]))
+        for before, last in ((pre3, "check3"), (pre4, "check4")):
+            pb = fit(before, rule, names, base)
+            print(line(f"  fitted before {last}: {fmt(pb, names)}", cases, [rule(c, pb) for c in cases]))
         return picks
 
-    prev = protocols("previous (shipped until 2026-11-30)", previous, tuple(PREVIOUS), PREVIOUS)
+    prev = protocols("previous (shipped until 2026-11-28)", previous, tuple(PREVIOUS), PREVIOUS)
     picked = {}
+    depth_names = ("k4_few_cliques", "dying")
     for feature, src in (("true", "oracle (true counts)"), ("est", "sampled (as shipped)")):
         for c in cases:
             c["_f"] = c[feature]
-        picked[feature] = protocols(f"{src}", new(feature), ("k4_few_cliques", "dying"), SHIPPED)
+        picked[feature] = protocols(f"{src}", new(feature), depth_names, SHIPPED)
         picked[feature + "+guard"] = protocols(f"{src} + long-list guard at {GUARD:g}", new(feature),
-                                               ("k4_few_cliques", "dying", "long_lists"),
-                                               dict(SHIPPED, long_lists=GUARD))
+                                               (*depth_names, "long_lists"), dict(SHIPPED, long_lists=GUARD))
+    # the variants chosen after seeing the fourth check (replays only): a deep search overrides the
+    # sparse-pairs branch at k >= 5, alone and with the guard
     for c in cases:
         c["_f"] = c["est"]
+    picked["deep"] = protocols(f"sampled + deep overrides pairs (>= {DEEP:g})", deep_override("est"),
+                               (*depth_names, "deep"), dict(SHIPPED, deep=DEEP))
+    picked["deep+guard"] = protocols(f"sampled + deep (>= {DEEP:g}) + guard {GUARD:g}", deep_override("est"),
+                                     (*depth_names, "deep", "long_lists"), dict(SHIPPED, deep=DEEP, long_lists=GUARD))
+    # the same at k >= 6 only (the Chung-Lu 2.5 graph wants list at k = 5, edge at 6 and 7)
+    picked["deep6"] = protocols(f"sampled + deep at k >= 6 (>= {DEEP:g})", deep_override("est"),
+                                (*depth_names, "deep"), dict(SHIPPED, deep=DEEP, deep_k=6))
+    picked["deep6+guard"] = protocols(f"sampled + deep at k >= 6 + guard {GUARD:g}", deep_override("est"),
+                                      (*depth_names, "deep", "long_lists"),
+                                      dict(SHIPPED, deep=DEEP, deep_k=6, long_lists=GUARD))
     print(f"\n   misses, sampled at the shipped thresholds ({fmt(SHIPPED, SHIPPED)}):")
     for s in misses(cases, picked["est"]):
         print(s)
@@ -330,6 +383,15 @@ def main() -> int:
           f"{sum(ratio(c, q) > ratio(c, p) for c, p, q in changed)} worse")
     for c, p, q in changed:
         print(f"     {c['set']:7s} {c['input'][:50]:50s} k={c['k']} {p}->{q} x{ratio(c, p):.2f}->x{ratio(c, q):.2f}")
+    for variant in ("est+guard", "deep", "deep+guard", "deep6", "deep6+guard"):
+        moved = [(c, p, q) for c, p, q in zip(cases, picked["est"], picked[variant], strict=True) if p != q]
+        print(f"   {variant}: {len(moved)} cases change pick against the shipped rule "
+              f"({sum(ratio(c, q) < ratio(c, p) for c, p, q in moved)} better, "
+              f"{sum(ratio(c, q) > ratio(c, p) for c, p, q in moved)} worse)")
+        for c, p, q in moved:
+            print(f"     {c['set']:7s} {c['input'][:50]:50s} k={c['k']} {p}->{q} "
+                  f"x{ratio(c, p):.2f}->x{ratio(c, q):.2f} (pairs {c['density']:.3f}, {c['k']}-cliques/edge "
+                  f"est {c['est']:.3g}, mean d⁺ {c['mean']:.1f})")
 
     # 3. the gaps and the seeds
     print("\n3. the cases nearest each threshold (sampled feature; * = the branch's side is within 10 %)")
@@ -360,15 +422,35 @@ def main() -> int:
             for c in cases:
                 c["_seed"] = feats[c["input"]]["est"][seed].per_edge(c["k"])
             picks = [kclique_work(search_of(c, c["_seed"]), **SHIPPED).value for c in cases]
-            w, n, x, _ = score(cases, picks)
-            w3, n3, x3, _ = score([c for c in cases if c["set"] == "check3"],
-                                  [p for c, p in zip(cases, picks, strict=True) if c["set"] == "check3"])
-            flips = sum(p != q for p, q in zip(picks, picked["est"], strict=True))
-            scores.append((w, x, w3, x3, flips))
+            w, _, x, _ = score(cases, picks)
+            row = [w, x]
+            for name in ("check3", "check4"):
+                w, _, x, _ = score([c for c in cases if c["set"] == name],
+                                   [p for c, p in zip(cases, picks, strict=True) if c["set"] == name])
+                row += [w, x]
+            row.append(sum(p != q for p, q in zip(picks, picked["est"], strict=True)))
+            scores.append(row)
         lo, hi = np.min(scores, axis=0), np.max(scores, axis=0)
+        n3, n4 = (sum(c["set"] == name for c in cases) for name in ("check3", "check4"))
         print(f"\n   seeds 1..{args.seeds} (shipped thresholds): all {lo[0]:.0f}..{hi[0]:.0f}/{len(cases)}, worst "
-              f"x{lo[1]:.2f}..x{hi[1]:.2f}; check3 {lo[2]:.0f}..{hi[2]:.0f}/56, worst x{lo[3]:.2f}..x{hi[3]:.2f}; "
-              f"picks differing from seed 0: {lo[4]:.0f}..{hi[4]:.0f}")
+              f"x{lo[1]:.2f}..x{hi[1]:.2f}; check3 {lo[2]:.0f}..{hi[2]:.0f}/{n3}, worst x{lo[3]:.2f}..x{hi[3]:.2f}; "
+              f"check4 {lo[4]:.0f}..{hi[4]:.0f}/{n4}, worst x{lo[5]:.2f}..x{hi[5]:.2f}; "
+              f"picks differing from seed 0: {lo[6]:.0f}..{hi[6]:.0f}")
+
+    # 4. the replay against the measured auto run (the fourth check ran the shipped rule)
+    print("\n4. replayed picks (shipped rule, sampled) against the picks the measured gpu (auto) run recorded")
+    for name in SETS:
+        pairs = [(c, p, measured_picks.get((name, c["input"], c["k"])))
+                 for c, p in zip(cases, picked["est"], strict=True) if c["set"] == name]
+        pairs = [x for x in pairs if x[2] is not None]
+        if not pairs:
+            continue
+        differ = [x for x in pairs if x[1] != x[2]]
+        note = "" if name == "check4" else " (measured with an earlier rule)"
+        print(f"   {name:7s} {len(pairs) - len(differ)}/{len(pairs)} agree{note}")
+        if name == "check4":
+            for c, p, m in differ:
+                print(f"     {c['input'][:58]:58s} k={c['k']} replayed {p}, measured {m}")
 
     if args.cases:
         print("\n   every case:")

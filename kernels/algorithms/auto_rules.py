@@ -452,7 +452,7 @@ def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_P
             return AutoChoice("list", f"{facts}: k <= 4 on a large mesh (d⁺max <= {KCLIQUE_SHALLOW}) "
                                       "→ sorted lists (gpu-list)")
         return AutoChoice("edge", f"{facts}: k <= 4 on a small mesh: edge blocks have the least setup → edge-centric")
-    sparse = not shallow and s.pair_density < sparse_pairs
+    sparse = bool(not shallow and s.pair_density < sparse_pairs)     # a Python bool: it multiplies a list below
     pairs = f"{s.pair_density:.3f} of out-neighbour pairs adjacent"
     long_k = s.k >= 5 and s.mean_out_degree >= long_lists
     lists = (f"out-lists of {s.mean_out_degree:.1f} on average (>= {k4_long_lists if s.k <= 4 else long_lists:g}): "
@@ -477,7 +477,7 @@ def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_P
     if shallow:
         return AutoChoice("list", f"{facts}: shallow out-neighbourhoods (<= {KCLIQUE_SHALLOW}), a little search "
                                   "each → sorted lists (gpu-list)")
-    dies = cpe is not None and cpe < dying
+    dies = bool(cpe is not None and cpe < dying)
     # what would have sent it to sorted lists, overruled by long out-lists (here only where long_k)
     overruled = [f"{pairs} (< {sparse_pairs:g})"] * sparse + [f"the search dies out ({depth} < {dying:g})"] * dies
     long = f"{' and '.join(overruled)}, but {lists}; " if overruled and long_k else ""
