@@ -338,6 +338,7 @@ def test_the_fused_launch_finds_entries_far_down_a_long_list(device_path, monkey
     from kernels.graph.csr import CSRGraph
 
     monkeypatch.setattr(device_updates, "LONG_LIST", 3)
+    monkeypatch.setattr(device_updates, "FUSED_PAGES_READ", 1)    # the pages past the first: a second read-back
     csr = CSRGraph.from_edges(200, np.zeros(150, dtype=np.int64), np.arange(1, 151), None, directed=True,
                               both_directions=False)
     g, mirror, updater = _pair(csr, page_size=16)

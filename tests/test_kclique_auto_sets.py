@@ -29,16 +29,26 @@ def bench():
         sys.path.remove(str(ROOT / "benchmarks"))
 
 
-def test_the_third_kclique_check_is_of_graphs_not_measured_before(bench):
-    earlier = set(bench.REAL) | set(bench.GENERATED) | set(bench.CHECK) | set(bench.CHECK2)
+def _unseen(bench, name: str, before: tuple[str, ...]) -> set[str]:
+    """The check set ``name``'s graphs, asserted absent from the sets ``before`` and from every
+    measurement file but its own; returns their generator kinds."""
+    checked = getattr(bench, name.upper())
+    earlier = set(bench.REAL) | set(bench.GENERATED)
+    for other in before:
+        earlier |= set(getattr(bench, other))
     for path in RESULTS.glob("kclique-auto-*.jsonl"):
-        if "check3" in path.name:                # its own measurement
+        if f"{name}-" in path.name:              # its own measurement
             continue
         earlier |= {json.loads(line)["input"] for line in path.read_text().splitlines()}
-    assert len(bench.CHECK3) >= 10 and len(set(bench.CHECK3)) == len(bench.CHECK3)
-    assert all(spec.startswith("gen:") for spec in bench.CHECK3)
-    assert not set(bench.CHECK3) & earlier
-    kinds = {spec.split(":")[1] for spec in bench.CHECK3}
+    assert len(set(checked)) == len(checked)
+    assert all(spec.startswith("gen:") for spec in checked)
+    assert not set(checked) & earlier
+    return {spec.split(":")[1] for spec in checked}
+
+
+def test_the_third_kclique_check_is_of_graphs_not_measured_before(bench):
+    kinds = _unseen(bench, "check3", ("CHECK", "CHECK2"))
+    assert len(bench.CHECK3) >= 10
     assert {"stencil", "geometric", "chung_lu", "gnm", "rmat"} <= kinds       # lattice ... communities
 
 
@@ -51,15 +61,8 @@ def test_the_kclique_check_plan_runs_on_the_host(bench, capsys):
 
 
 def test_the_fourth_kclique_check_is_of_graphs_not_measured_before(bench):
-    earlier = set(bench.REAL) | set(bench.GENERATED) | set(bench.CHECK) | set(bench.CHECK2) | set(bench.CHECK3)
-    for path in RESULTS.glob("kclique-auto-*.jsonl"):
-        if "check4" in path.name:                # its own measurement
-            continue
-        earlier |= {json.loads(line)["input"] for line in path.read_text().splitlines()}
-    assert len(bench.CHECK4) >= 15 and len(set(bench.CHECK4)) == len(bench.CHECK4)
-    assert all(spec.startswith("gen:") for spec in bench.CHECK4)
-    assert not set(bench.CHECK4) & earlier
-    kinds = {spec.split(":")[1] for spec in bench.CHECK4}
+    kinds = _unseen(bench, "check4", ("CHECK", "CHECK2", "CHECK3"))
+    assert len(bench.CHECK4) >= 15
     assert {"gnm", "gnp", "chung_lu", "rmat", "powerlaw_matrix", "geometric", "delaunay", "stencil"} <= kinds
 
 
