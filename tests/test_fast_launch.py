@@ -467,3 +467,87 @@ def test_a_relaunch_tells_minus_zero_from_zero(monkeypatch):
     assert np.array_equal(plan.words, _packed(plan, (0.0,)))
     k[1, 32, stream](-0.0)
     assert np.array_equal(plan.words, _packed(plan, (-0.0,))) and plan.words[0] == -(1 << 63)
+
+
+@pytest.fixture
+def default_stream(monkeypatch, driver_calls):
+    """The driver call replaced (driver_calls) and context 1's default stream taken as handle 3."""
+    monkeypatch.setitem(fast_launch._DEFAULT_STREAMS, 1, 3)
+    return driver_calls
+
+
+def _known_kernel():
+    """A planned kernel of (int32[::1], int64, int64[::1], int64[:, ::1]) with a typing of its own."""
+    ty = [types.Array(types.int32, 1, "C"), types.int64, types.Array(types.int64, 1, "C"),
+          types.Array(types.int64, 2, "C")]
+    d = FakeDispatcher(ty)
+    d.typeof_pyval = lambda v: (types.int64 if isinstance(v, int)
+                                else types.Array(types.int64 if v.dtype == np.int64 else types.int32, v.ndim, "C"))
+    return d, fast_launch.FastKernel(d)
+
+
+def test_a_known_launch_rewrites_only_what_the_caller_names(default_stream):
+    """launch_known: the caller that launched last names what changed; only those words are
+    written, and the buffer ends as a full write of the arguments would leave it."""
+    d, k = _known_kernel()
+    me = object()
+    base = FakeBase((64,), np.int64, 0x9000)
+    a1, a2 = FakeDeviceArray((10,), np.int32, 0x100), FakeDeviceArray((12,), np.int32, 0x200)
+    b = FakeDeviceArray((5,), np.int64, 0x300)
+    args = [a1, 5, b, fast_launch.Span(base, 0, (2, 3))]
+    k.launch(1, 32, 0, 0, tuple(args), owner=me)              # numba's launch: makes the plan
+    k.launch_known(1, 32, tuple(args), [], me)                # not planned yet: the full write
+    (plan,) = k._plans.values()
+    assert plan.owner is me and np.array_equal(plan.words, _packed(plan, tuple(args)))
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        new = [a1 if rng.random() < 0.5 else a2, int(rng.integers(-9, 9)),
+               b if rng.random() < 0.7 else FakeDeviceArray((3,), np.int64, int(rng.integers(1, 99)) * 8),
+               args[3] if rng.random() < 0.5 else fast_launch.Span(base, int(rng.integers(0, 20)), (2, 3))]
+        changed = [i for i in range(4) if new[i] is not args[i]]
+        calls = len(default_stream)
+        k.launch_known(2, 64, tuple(new), changed, me)
+        assert len(default_stream) == calls + 1 and default_stream[-1]["grid"] == (2, 1, 1)
+        assert np.array_equal(plan.words, _packed(plan, tuple(new)))
+        args = new
+    assert len(d.numba_launches) == 1
+
+
+def test_a_known_launch_after_another_callers_launch_writes_everything(default_stream):
+    """Words another caller wrote since are never taken for the caller's own: its launch_known
+    then compares and rewrites like any launch."""
+    d, k = _known_kernel()
+    me, other = object(), object()
+    a1, a2 = FakeDeviceArray((10,), np.int32, 0x100), FakeDeviceArray((12,), np.int32, 0x200)
+    b1, b2 = FakeDeviceArray((5,), np.int64, 0x300), FakeDeviceArray((5,), np.int64, 0x400)
+    base = FakeBase((64,), np.int64, 0x9000)
+    mine = (a1, 7, b1, fast_launch.Span(base, 0, (2, 3)))
+    theirs = (a2, 9, b2, fast_launch.Span(base, 8, (2, 3)))
+    k.launch(1, 32, 0, 0, mine, owner=me)
+    k.launch(1, 32, 0, 0, mine, owner=me)
+    (plan,) = k._plans.values()
+    k.launch(1, 32, 0, 0, theirs, owner=other)                # another updater's launch
+    assert plan.owner is other
+    k.launch_known(1, 32, mine, [], me)                       # "nothing changed" since my launch
+    assert np.array_equal(plan.words, _packed(plan, mine)) and plan.owner is me
+    k.launch(1, 32, 0, 0, theirs)                             # a launch that names no caller
+    assert plan.owner is None
+    k.launch_known(1, 32, mine, [], me)
+    assert np.array_equal(plan.words, _packed(plan, mine))
+
+
+def test_a_known_launch_of_another_kind_goes_to_its_own_plan(default_stream):
+    d, k = _known_kernel()
+    me = object()
+    b = FakeDeviceArray((5,), np.int64, 0x300)
+    base = FakeBase((64,), np.int64, 0x9000)
+    args = (FakeDeviceArray((10,), np.int32, 0x100), 1, b, fast_launch.Span(base, 0, (2, 3)))
+    k.launch(1, 32, 0, 0, args, owner=me)
+    k.launch(1, 32, 0, 0, args, owner=me)
+    (plan,) = k._plans.values()
+    other = (FakeDeviceArray((10,), np.int64, 0x500),) + args[1:]     # int64 where int32 was
+    k.launch_known(1, 32, other, [0], me)
+    assert len(k._plans) == 2 and len(d.numba_launches) == 2         # numba's launch, a new plan
+    assert np.array_equal(plan.words, _packed(plan, args))           # the first plan untouched
+    k.launch_known(1, 32, args, [0], me)                             # after numba's launch: no plan
+    assert np.array_equal(plan.words, _packed(plan, args)) and plan.owner is me   # holds its words

@@ -216,3 +216,40 @@ def test_workspace_upload_puts_the_parts_one_after_another_and_download_reads_th
     assert again is d and ws.download("ids", d, 2).tolist() == [5, 1]
     assert ws.upload("empty", np.zeros(0, dtype=np.float64)).size >= 1
     assert ws.download("empty", d, 0).size == 0
+
+
+def test_workspace_get_answers_a_repeat_with_the_same_buffer_and_grows_or_retypes_it():
+    import numpy as np
+
+    from kernels.operators.launch import Workspace
+
+    ws = Workspace()
+    a = ws.get("x", np.int64, 10)
+    assert a.dtype == np.int64 and a.size >= 10
+    assert ws.get("x", np.int64, a.size) is a and ws.get("x", np.dtype("int64"), 3) is a
+    assert ws.get("x", "int64", 0) is a
+    b = ws.get("x", np.int64, a.size + 1)                       # grown: a new buffer, the old one forgotten
+    assert b is not a and b.size > a.size and ws.get("x", np.int64, 1) is b and ws.get("x", "int64", 1) is b
+    c = ws.get("x", np.int32, 1)                                # another dtype under the name
+    assert c.dtype == np.int32 and ws.get("x", np.int32, 1) is c
+    d = ws.get("x", np.int64, 1)
+    assert d.dtype == np.int64 and d is not b and ws.get("x", np.int32, 1) is not c
+    ws.release()
+    assert ws.get("x", np.int64, 1) is not d
+
+
+def test_workspace_held_span_is_the_same_object_while_buffer_offset_and_shape_stay():
+    import numpy as np
+
+    from kernels.operators.launch import Workspace
+
+    ws = Workspace()
+    buf = ws.get("y", np.int64, 64)
+    s = ws.held_span("s", buf, 4, (2, 3))
+    assert ws.held_span("s", buf, 4, (2, 3)) is s
+    assert ws.held_span("s", buf, 5, (2, 3)) is not s
+    t = ws.held_span("s", buf, 4, (3, 2))
+    assert t is not s and ws.held_span("s", buf, 4, [3, 2]) is t
+    other = ws.get("z", np.int64, 64)
+    assert ws.held_span("s", other, 4, (3, 2)) is not t
+    assert ws.held_span("n", buf, 0, 5) is ws.held_span("n", buf, 0, (5,))

@@ -42,9 +42,12 @@ import functools
 import time
 from collections import deque
 from dataclasses import dataclass
+from itertools import compress
+from operator import is_not
 
 import numpy as np
 
+from kernels.cuda.fast_launch import FastKernel
 from kernels.cuda.warp import WARP as WARP_LANES
 from kernels.graph.slotted import batch_host, batch_rules
 from kernels.graph.slotted.batch_core import DESC_ROWS
@@ -97,6 +100,15 @@ COMPACT_MAX_ENTRIES = 1 << 12
 
 
 _ZERO = np.zeros(1, dtype=np.int64)
+#: the fused launch's uploaded buffer starts with the batch's sizes (what changes every batch is
+#: read by the kernel, not passed: its other arguments stay the same objects from batch to batch,
+#: so a launch rewrites only the two index buffers' words, ``FastKernel.launch_known``):
+#: touched sources, entries, pages, ids + 1, the free stack's last index, free pages, pages in use,
+#: free pages uploaded. Then the touched sources, the entries' sources and targets, the group starts,
+#: the tags, the five failure slots, the long-list count, the limits and the free stack's top.
+HEADER = ("t", "M", "n_pages", "n1", "free_last", "n_free", "high", "free_up")
+HEADER_WORDS = len(HEADER)
+LIMIT_WORDS = 6
 
 
 class _CompactBatch:
@@ -735,10 +747,33 @@ def _kernels():
         middle. ``info[VERDICT]`` says what happened; nothing is written unless it is 0."""
         scan = cuda.jit(device=True)(_scan_body(block))
 
-        def kernel(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, T, dfull, ifull,
-                   cpos, utouched, um, vals, desc_dummy, newoff, gaps, W, weighted, ssrc, stag, spos, sw, pre,
-                   info, free_top, free_last, n_free, high, limits, wpool, scratch, wscratch, scrmap, desc, out,
-                   new_index, loc, degree, refresh, long_list, long_count):
+        def kernel(longs, pool, index, P, epos, skey, perm, dfull, ifull, cpos, utouched, um, vals, desc_dummy,
+                   newoff, gaps, W, weighted, ssrc, stag, spos, sw, pre, info, wpool, scratch, wscratch, scrmap,
+                   desc, out, new_index, loc, degree, refresh, long_list):
+            # the batch's sizes and parts from the uploaded buffer (HEADER, then the parts in order)
+            t = longs[0]
+            M = longs[1]
+            n_pages = longs[2]
+            n1 = longs[3]
+            free_last = longs[4]
+            n_free = longs[5]
+            high = longs[6]
+            free_up = longs[7]
+            at = HEADER_WORDS
+            T = longs[at:at + t]
+            at += t
+            src = longs[at:at + M]
+            at += M
+            dst = longs[at:at + M]
+            at += M
+            S = longs[at:at + 3 * t + 1]
+            at += 3 * t + 1
+            tag = longs[at:at + M]
+            at += M
+            fail = longs[at:at + 5]
+            long_count = longs[at + 5:at + 6]
+            limits = longs[at + 6:at + 6 + LIMIT_WORDS]
+            free_top = longs[at + 6 + LIMIT_WORDS:at + 6 + LIMIT_WORDS + free_up]
             grid = cuda.cg.this_grid()
             ex = cuda.shared.array(ex_size, int64)
             sh = cuda.shared.array((4, block), int64)
@@ -1047,6 +1082,8 @@ class DeviceUpdater:
         #: small), "split" (``COMPACT_FUSED`` off) or "full" (the full-graph path)
         self.last_flow = ""
         self._fused_info = None                             # the last written fused launch's read-back
+        self._fused_last = None                             # (kernel, arguments) of the last fused launch
+        self._launch_token = object()                       # what the planned launches know this updater by
         #: the fused kernel's resident-block limit (what a cooperative launch may hold), per kernel
         self.fused_grid_limits: dict = {}
         self.history: deque[DeviceBatchResult] = deque(maxlen=HISTORY)   # the latest batches only
@@ -1194,26 +1231,29 @@ class DeviceUpdater:
         c.free, c.n_free = free, len(free)
         c.free_up = min(c.n_free, M)
         # the fused kernel's buffers (the split launches size theirs from the totals read back)
-        c.limits = self._compact_limits(c) if COMPACT_FUSED else np.zeros(6, dtype=np.int64)
-        # one upload (two with weights), queued: the touched sources, the entries' sources and
-        # targets, the group starts, the tags, the failure slots, the fused kernel's long-list
-        # count (0), its buffer limits and the free stack's top (an upload costs 40-100 µs of host
-        # time on an H200 host; the batch ends waiting, so each name is uploaded once a batch)
+        c.limits = self._compact_limits(c) if COMPACT_FUSED else np.zeros(LIMIT_WORDS, dtype=np.int64)
+        # one upload (two with weights), queued: the sizes (HEADER), the touched sources, the
+        # entries' sources and targets, the group starts, the tags, the failure slots, the fused
+        # kernel's long-list count (0), its buffer limits and the free stack's top (an upload costs
+        # 40-100 µs of host time on an H200 host; the batch ends waiting, so each name is uploaded
+        # once a batch)
         free_top = c.free[c.n_free - c.free_up:]
-        d_longs = ws.upload("c.longs", T, src, dst, S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), _ZERO,
-                            c.limits, free_top, dtype=np.int64, asynchronous=True)
-        # the parts as spans of the buffer (kernels.cuda.fast_launch.Span: numba's slicing cost
-        # 20-90 µs of host time a view, more than all of a small batch's GPU work)
+        header = np.array([t, M, c.n_pages, c.n1, c.free_up - 1, c.n_free, g.physical_pages_used, c.free_up],
+                          dtype=np.int64)
+        c.longs = d_longs = ws.upload("c.longs", header, T, src, dst, S, tag,
+                                      np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), _ZERO, c.limits, free_top,
+                                      dtype=np.int64, asynchronous=True)
+        # the parts as spans of the buffer for the split launches (kernels.cuda.fast_launch.Span:
+        # numba's slicing cost 20-90 µs of host time a view, more than all of a small batch's GPU
+        # work); the fused kernel finds them itself from the sizes
         span = ws.span
-        c.T, c.src, c.dst = span(d_longs, 0, t), span(d_longs, t, M), span(d_longs, t + M, M)
-        at = t + 2 * M
+        at = HEADER_WORDS
+        c.T, c.src, c.dst = span(d_longs, at, t), span(d_longs, at + t, M), span(d_longs, at + t + M, M)
+        at += t + 2 * M
         c.d_S = span(d_longs, at, 3 * t + 1)
         at += 3 * t + 1
         c.tag = span(d_longs, at, M)
         c.fail = span(d_longs, at + M, 5)
-        c.long_count = span(d_longs, at + M + 5, 1)
-        c.d_limits = span(d_longs, at + M + 6, len(c.limits))
-        c.free_top = span(d_longs, at + M + 6 + len(c.limits), c.free_up)
         c.long_list = ws.get("c.long", np.int64, M)
         c.W = ws.upload("W", w, dtype=c.wdtype, asynchronous=True) if c.weighted else ws.get("W", c.wdtype, M)
         c.wdummy = ws.get("wdummy", c.wdtype, 1)
@@ -1226,9 +1266,14 @@ class DeviceUpdater:
         c.cpos = ws.get("c.cpos", np.int64, t)
         c.utouched = ws.get("c.utouched", np.uint8, t)
         c.um = ws.get("c.um", np.int64, t)
-        c.vals = span(ws.get("c.vals", np.int64, 4 * t), 0, (4, t))
-        c.pre = span(ws.get("c.pre", np.int64, 4 * (t + 1)), 0, (4, t + 1))
-        c.desc_dummy = span(ws.get("desc_dummy", np.int32, DESC_ROWS), 0, (DESC_ROWS, 1))
+        # 2-D buffers as wide as their storage (the kernels read the first t or t + 1 columns),
+        # the same span objects while the storage stays (a fused launch compares by identity)
+        held = ws.held_span
+        vals = ws.get("c.vals", np.int64, 4 * t)
+        c.vals = held("c.vals", vals, 0, (4, vals.size // 4))
+        pre = ws.get("c.pre", np.int64, 4 * (t + 1))
+        c.pre = held("c.pre", pre, 0, (4, pre.size // 4))
+        c.desc_dummy = held("desc_dummy", ws.get("desc_dummy", np.int32, DESC_ROWS), 0, (DESC_ROWS, 1))
         c.ssrc = ws.get("ssrc", np.int32, M)
         c.stag = ws.get("stag", np.int64, M)
         c.spos = ws.get("spos", np.int64, M)
@@ -1251,11 +1296,11 @@ class DeviceUpdater:
             scratch_pages = min(scratch_pages, c.wscratch.size // P)
         desc = ws.get("desc", np.int32, DESC_ROWS * described)
         described = desc.size // DESC_ROWS
-        c.desc = ws.span(desc, 0, (DESC_ROWS, described))
+        c.desc = ws.held_span("desc", desc, 0, (DESC_ROWS, described))
         # the fused launch's read-back in one buffer: its info words, then the pages it wrote
         c.out_base = ws.get("c.pages", np.int64, INFO_WORDS + described + c.n_reweight)
-        c.fused_info = ws.span(c.out_base, 0, INFO_WORDS)
-        c.out = ws.span(c.out_base, INFO_WORDS, c.out_base.size - INFO_WORDS)
+        c.fused_info = ws.held_span("c.fused_info", c.out_base, 0, INFO_WORDS)
+        c.out = ws.held_span("c.out", c.out_base, INFO_WORDS, c.out_base.size - INFO_WORDS)
         c.new_index = self._index_buffer(c.n_pages + c.M)
         c.scrmap = ws.get("scrmap", np.int32, c.n_pages)
         return np.array([mirror.capacity_pages, scratch_pages, described, c.out.size, c.new_index.shape[1],
@@ -1272,13 +1317,14 @@ class DeviceUpdater:
         else:
             loc, degree = ws.get("c.noloc", np.int64, 1), ws.get("c.nodegree", np.int32, 1)
         kernel = k.fused_c(block, FUSED_MAX_REGISTERS)
-        args = (c.src, c.dst, c.tag, c.d_S, c.t, mirror.pool, mirror.index, c.n_pages, c.P, c.n1, c.epos, c.skey,
-                c.perm, c.fail, c.T, c.dfull, c.ifull, c.cpos, c.utouched, c.um, c.vals, c.desc_dummy, c.newoff,
-                self._gaps(), c.W, int(c.weighted), c.ssrc, c.stag, c.spos, c.sw, c.pre, c.fused_info, c.free_top,
-                c.free_up - 1, c.n_free, self.graph.physical_pages_used, c.d_limits, wpool, c.scratch, c.wscratch,
-                c.scrmap, c.desc, c.out, c.new_index, loc, degree, int(refresh_directory), c.long_list, c.long_count)
+        # what changes every batch is in c.longs (HEADER): batch to batch these are the same
+        # objects but for the two index buffers, which swap
+        args = (c.longs, mirror.pool, mirror.index, c.P, c.epos, c.skey, c.perm, c.dfull, c.ifull, c.cpos,
+                c.utouched, c.um, c.vals, c.desc_dummy, c.newoff, self._gaps(), c.W, int(c.weighted), c.ssrc,
+                c.stag, c.spos, c.sw, c.pre, c.fused_info, wpool, c.scratch, c.wscratch, c.scrmap, c.desc, c.out,
+                c.new_index, loc, degree, int(refresh_directory), c.long_list)
         grid = self._fused_grid(kernel, args, block, c)
-        kernel[grid, block](*args)
+        self._launch_fused(kernel, grid, block, args)
         head = min(c.out.size, FUSED_PAGES_READ)
         back = ws.download("c.pages", c.out_base, INFO_WORDS + head, asynchronous=True)   # the verdict, totals,
         k.cuda.synchronize()                                   # stamps and pages; the batch's one wait
@@ -1305,6 +1351,20 @@ class DeviceUpdater:
         """The last written fused launch's phases, microseconds each on the GPU's clock
         (:func:`fused_phases`); empty before any."""
         return fused_phases(*self._fused_info) if self._fused_info is not None else {}
+
+    def _launch_fused(self, kernel, grid: int, block: int, args: tuple) -> None:
+        """The fused launch; planned, it rewrites only the arguments that are not the objects of
+        this updater's last fused launch (``FastKernel.launch_known``: most are the same
+        buffers, and comparing 35 arguments' words cost more host time than the launch)."""
+        last, self._fused_last = self._fused_last, None       # unknown until this launch returns
+        if not isinstance(kernel, FastKernel):
+            kernel[grid, block](*args)
+        elif last is not None and last[0] is kernel and len(last[1]) == len(args):
+            changed = list(compress(range(len(args)), map(is_not, args, last[1])))
+            kernel.launch_known(grid, block, args, changed, self._launch_token)
+        else:
+            kernel.launch(grid, block, 0, 0, args, owner=self._launch_token)
+        self._fused_last = (kernel, args)
 
     def _fused_grid(self, kernel, args, block: int, c) -> int:
         """Blocks of the fused launch: every block the device keeps resident with this kernel (a
