@@ -10,8 +10,9 @@ Run from the repository root on the GPU machine::
     python3 benchmarks/bench_kclique_auto.py --check3             # the third check (14 graphs, k = 4..7)
     python3 benchmarks/bench_kclique_auto.py --check3 --plan      # no GPU: its graphs, features, picks, estimate
     python3 benchmarks/bench_kclique_auto.py --check4             # the fourth check (19 graphs, k = 4..7)
+    python3 benchmarks/bench_kclique_auto.py --check5 --plan      # the fifth (24 graphs): picks, no GPU
 
-``--check``, ``--check2``, ``--check3`` and ``--check4`` are the checks on graphs the rule had not seen
+``--check``, ``--check2`` ... ``--check5`` are the checks on graphs the rule had not seen
 (each fixed before its run); ``--quick`` with one of them keeps its graphs and trims k to 4, 5. On the
 simulator (``--target sim``, one run per cell) inputs over 2,000 stored entries are planned only.
 
@@ -117,6 +118,40 @@ CHECK4 = ("gen:gnm:n=60000,m=420000",                                         # 
           "gen:delaunay:n=150000,points=jittered-grid",                       # a regular planar mesh
           "gen:stencil:kind=27pt,nx=32,ny=32,nz=24",                          # lattice block
           "gen:stencil:kind=9pt,nx=300")                                      # 2-D mesh with triangles
+#: ``--check5``: the fifth check, of rule (d') (the fourth check's rule (a) plus the long-list guard at
+#: mean d⁺ 48 at k >= 5 and the deep override at k >= 6, both chosen after the fourth check). Fixed
+#: 2026-11-28 before any of it was measured, from the features alone (``--plan``: the picks, with rule
+#: (a)'s in brackets where they differ), none of its generator/parameter sets in an earlier set; 24
+#: graphs of 1·10⁵ to 1·10⁶ edges, the shapes docs/defaults.md asked for: G(n, p) and G(n, m) either side
+#: of the guard (mean d⁺ 44-54), and at mean d⁺ 18-28 (the k = 4 long-list guard at 16); skewed Chung-Lu
+#: (exponent 2.5-2.7) with sparse pairs and 0.004-0.13 sampled k-cliques per edge at k = 6, 7 (either side
+#: of the deep cut, 0.02), and an R-MAT of that shape; skewed Chung-Lu at 2.3-4.8 4-cliques per edge (the
+#: few-cliques cut, 2); 2-D geometric graphs (k = 6: edge picked, vertex best twice before); meshes and
+#: a community R-MAT whose cliques die at k = 5
+CHECK5 = ("gen:gnp:n=4400,p=0.02",                                            # mean d⁺ 44: under the guard
+          "gen:gnm:n=12000,m=560000",                                         # mean d⁺ 46.7: under it
+          "gen:gnp:n=9000,p=0.011",                                           # mean d⁺ 49.5: over it
+          "gen:gnp:n=2000,p=0.052",                                           # mean d⁺ 52: over it
+          "gen:gnm:n=7000,m=380000",                                          # mean d⁺ 54: over it
+          "gen:gnm:n=15000,m=270000",                                         # mean d⁺ 18: the k = 4 guard
+          "gen:gnp:n=8000,p=0.005",                                           # mean d⁺ 20
+          "gen:gnm:n=40000,m=1000000",                                        # mean d⁺ 25, 10⁶ edges
+          "gen:gnp:n=5000,p=0.011",                                           # mean d⁺ 27.5
+          "gen:chung_lu:n=140000,avg_degree=7,exponent=2.5",                  # pairs 0.075, deep to k = 7
+          "gen:chung_lu:n=110000,avg_degree=10,exponent=2.6",                 # deep at k = 6, not at 7
+          "gen:chung_lu:n=250000,avg_degree=7,exponent=2.55",                 # deep at k = 6, not at 7
+          "gen:chung_lu:n=60000,avg_degree=12,exponent=2.7",                  # sparse pairs, under the deep cut
+          "gen:rmat:scale=16,edge_factor=6,a=0.5,b=0.2,c=0.2,d=0.1",          # an R-MAT with sparse pairs, deep
+          "gen:chung_lu:n=150000,avg_degree=10,exponent=2.35",                # 2.3 4-cliques per edge
+          "gen:chung_lu:n=250000,avg_degree=8,exponent=2.3",                  # 3.8 4-cliques per edge
+          "gen:chung_lu:n=60000,avg_degree=16,exponent=2.35",                 # 4.8 4-cliques per edge
+          "gen:geometric:n=60000,radius=0.009",                               # 2-D geometric
+          "gen:geometric:n=200000,radius=0.004",                              # 2-D geometric, 10⁶ edges, thin
+          "gen:geometric:n=40000,radius=0.014",                               # 2-D geometric, deep
+          "gen:delaunay:n=250000",                                            # planar mesh: the k = 4 mesh test
+          "gen:stencil:kind=27pt,nx=48,ny=48,nz=12",                          # lattice slab
+          "gen:stencil:kind=9pt,nx=240",                                      # 2-D mesh with triangles
+          "gen:rmat:scale=14,edge_factor=40,a=0.45,b=0.05,c=0.05,d=0.45")     # communities, dying from k = 5
 QUICK = ("USAir97.mtx", "ca-HepTh.mtx", "gen:rmat:scale=12,edge_factor=8", "gen:geometric:n=20000,radius=0.02")
 VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")
 AUTO = "gpu"
@@ -125,9 +160,11 @@ REPEAT, WARMUP = 7, 1
 #: the simulator runs a thread at a time: a smoke test measures once, on inputs no larger than this
 SIM_MAX_NNZ = 2_000
 RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
-#: the long-list guard at k >= 5 (``kclique_work(long_lists=...)``, off as shipped): ``--plan`` shows
-#: where it would pick otherwise, for --check4 to settle (docs/defaults.md)
-GUARD_CANDIDATE = 48.0
+#: rule (a), the rule the fourth check's ``gpu`` (auto) run ran (``kclique_work`` thresholds; the depth
+#: branches without the long-list guard at k >= 5 or the deep override, both shipped after that check:
+#: rule (d'), docs/defaults.md). ``--plan`` shows its pick in brackets where the shipped rule differs;
+#: benchmarks/diag/kclique_sampled_fit.py and tests/test_auto_params.py replay the fourth check with it
+RULE_A = {"k4_few_cliques": 2.0, "dying": 0.02, "long_lists": math.inf, "deep": math.inf}
 
 
 def load(spec: str):
@@ -222,8 +259,8 @@ def plan(inputs, ks, max_ms: float, sms: int = 132) -> float:
     recorded = _recorded()
     total = 0.0
     say(f"{'input':62s} {'n':>7s} {'edges':>8s} {'d+max':>5s} {'mean':>5s} {'skew':>4s} {'pairs':>6s}  "
-        "per k: pick, subsets, sampled k-cliques per edge, estimated best ms (H100); [the candidate long-list "
-        f"guard at {GUARD_CANDIDATE:g}: its pick where it differs]")
+        "per k: pick, subsets, sampled k-cliques per edge, estimated best ms (H100); [the fourth "
+        "check's rule (a): its pick where it differs]")
     for spec in inputs:
         t0 = time.perf_counter()
         graph = load(spec)
@@ -237,8 +274,8 @@ def plan(inputs, ks, max_ms: float, sms: int = 132) -> float:
             s = dataclasses.replace(CliqueSearch.of(dplus, k, sms), pair_density=density,
                                     cliques_per_edge=depth.per_edge(k))
             pick = kclique_work(s).value
-            guarded = kclique_work(s, long_lists=GUARD_CANDIDATE).value
-            note = f" [{guarded}]" if guarded != pick else ""
+            before = kclique_work(s, **RULE_A).value
+            note = f" [{before}]" if before != pick else ""
             est = _estimate(recorded, k, int(dag.num_edges), s.total_search, s.skew, density)
             if skipped or not est:
                 cells.append(f"k{k} {pick}{note}" + (" (skipped)" if skipped else ""))
@@ -267,6 +304,8 @@ def main() -> int:
                     help="the third check set (for the revised rule: pair density 0.1, k = 4 guard, uniform)")
     ap.add_argument("--check4", action="store_true",
                     help="the fourth check set (for the sampled depth: k-cliques per edge, mesh test first)")
+    ap.add_argument("--check5", action="store_true",
+                    help="the fifth check set (for rule (d'): the long-list guard at k >= 5, the deep override)")
     ap.add_argument("--plan", action="store_true",
                     help="no GPU: generate the inputs, print the features the rule reads, its picks and an "
                          "H100 estimate from the recorded cases, then stop")
@@ -276,11 +315,12 @@ def main() -> int:
     ap.add_argument("--out-dir", default=str(ROOT / "benchmarks" / "results" / "kclique-auto"))
     args = ap.parse_args()
 
-    which = ("check4-" if args.check4 else "check3-" if args.check3 else "check2-" if args.check2
-             else "check-" if args.check else "")
+    which = ("check5-" if args.check5 else "check4-" if args.check4 else "check3-" if args.check3
+             else "check2-" if args.check2 else "check-" if args.check else "")
     # a check set stays the check set under --quick (which then only trims k)
-    default_inputs = (CHECK4 if args.check4 else CHECK3 if args.check3 else CHECK2 if args.check2
-                      else CHECK if args.check else QUICK if args.quick else REAL + GENERATED)
+    default_inputs = (CHECK5 if args.check5 else CHECK4 if args.check4 else CHECK3 if args.check3
+                      else CHECK2 if args.check2 else CHECK if args.check else QUICK if args.quick
+                      else REAL + GENERATED)
     inputs = [i for i in args.inputs.split(";") if i] if args.inputs else list(default_inputs)
     ks = tuple(int(k) for k in args.ks.split(",")) if args.ks else ((4, 5) if args.quick else KS)
     if args.plan:

@@ -116,10 +116,32 @@ def test_kclique_rule_at_k_4_by_the_whole_search():
         assert auto_rules.kclique_work(dataclasses.replace(_search(dplus, 5), pair_density=density)).value == "list"
 
 
+def _bench_kclique_auto():
+    """benchmarks/bench_kclique_auto.py as a module (its check sets and the rules they ran), sys.path as before."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).parents[1]
+    saved = list(sys.path)
+    sys.path.insert(0, str(root / "benchmarks"))
+    try:
+        path = root / "benchmarks" / "bench_kclique_auto.py"
+        spec = importlib.util.spec_from_file_location("bench_kclique_auto", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path[:] = saved
+
+
 def test_the_kclique_rule_replays_the_measured_cases_within_the_goal():
     """The rule against the measurements (benchmarks/results/kclique-auto: the fit, held-out and
-    three check sets on an H100, the fourth check on an H200): a regression guard, not a measurement."""
+    three check sets on an H100, the fourth check on an H200): a regression guard, not a measurement.
+    The shipped rule, (d'), was chosen after the fourth check: its scores here are in sample. The fourth
+    check's ``gpu`` run ran rule (a) (``RULE_A`` in bench_kclique_auto.py), whose replay must pick as it did."""
     import json
+    import math
     from collections import defaultdict
     from pathlib import Path
 
@@ -149,49 +171,63 @@ def test_the_kclique_rule_replays_the_measured_cases_within_the_goal():
     depth_file = files[0].parent / "kclique-sampled-depth.json"
     depth = json.loads(depth_file.read_text()) if depth_file.exists() else {}
     variants = ("gpu-vertex", "gpu-edge", "gpu-list")
+    rule_a = _bench_kclique_auto().RULE_A
+    assert math.isinf(rule_a["long_lists"]) and math.isinf(rule_a["deep"])
 
-    def pick(spec, k):
+    def pick(spec, k, rule=None):
         search = _search(np.repeat(np.arange(len(hist[(spec, k)])), hist[(spec, k)]), k)
         search = dataclasses.replace(search, pair_density=density.get(spec, 1.0),
                                      cliques_per_edge=depth.get(spec, {}).get(str(k)))
-        return auto_rules.kclique_work(search).value
+        return auto_rules.kclique_work(search, **(rule or {})).value
 
-    ratios, replayed = [], []
-    for (spec, k), t in times.items():
-        if all(v in t for v in variants):
-            replayed.append((spec, k))
-            ratios.append(t[f"gpu-{pick(spec, k)}"] / min(t[v] for v in variants))
-    # the state measured, not the goal (docs/defaults.md): on all 326 cases 312 within 10 %, worst 1.88x
-    # (G(n, p) with mean d⁺ 63 at k = 5: list picked, vertex best). The 194 cases before the third check:
-    # 192, worst 1.30x; the third check's 56 (the depth branches were fitted with them): 52, worst 1.73x;
-    # the fourth check's 76 (H200; fixed before the run, the rule unchanged since): 68, worst 1.88x, as
-    # measured. The rule before the depth branches (until 2026-11-28): 292 of 326, worst 3.05x.
-    # The goal, 90 % and never over 1.5x, is not met on the fourth check
-    assert len(ratios) == 326 and len(density) >= 82 and len(depth) >= 82
-    assert sum(r <= 1.10 for r in ratios) >= 312 and max(ratios) < 1.89
+    def ratio(spec, k, rule=None):
+        t = times[(spec, k)]
+        return t[f"gpu-{pick(spec, k, rule)}"] / min(t[v] for v in variants)
+
+    replayed = [key for key, t in times.items() if all(v in t for v in variants)]
+    assert len(replayed) == 326 and len(density) >= 82 and len(depth) >= 82
+    ratios = [ratio(*key) for key in replayed]
+    # The shipped rule (d'), in sample (docs/defaults.md, kclique_sampled_fit.py): on all 326 cases 319
+    # within 10 %, worst 1.38x (check3's G(n, m) at mean d⁺ 20, k = 4: vertex picked, list best). The 194
+    # cases before the third check: 192, worst 1.30x; the third check's 56: 54, worst 1.38x; the fourth
+    # check's 76: 73, worst 1.35x. The goal (90 %, never over 1.5x) is met in sample; --check5 tests it
+    assert sum(r <= 1.10 for r in ratios) >= 319 and max(ratios) < 1.385
     before_check3 = [r for key, r in zip(replayed, ratios, strict=True) if key not in third | fourth]
     assert len(before_check3) == 194
     assert sum(r <= 1.10 for r in before_check3) >= 192 and max(before_check3) < 1.31
     check3 = [r for key, r in zip(replayed, ratios, strict=True) if key in third]
-    assert len(check3) == 56 and sum(r <= 1.10 for r in check3) >= 52 and max(check3) < 1.74
+    assert len(check3) == 56 and sum(r <= 1.10 for r in check3) >= 54 and max(check3) < 1.385
     check4 = [r for key, r in zip(replayed, ratios, strict=True) if key in fourth]
-    assert len(check4) == 76 and sum(r <= 1.10 for r in check4) >= 68 and max(check4) < 1.89
-    # the replay picks what the fourth check's gpu (auto) run picked on the device: the recorded features
-    # (pair density, sampled depth) are those the run computed
+    assert len(check4) == 76 and sum(r <= 1.10 for r in check4) >= 73 and max(check4) < 1.355
+    # rule (a), as the fourth check's gpu (auto) run ran it: the replay picks what the run picked on the
+    # device (the recorded features, pair density and sampled depth, are those the run computed), and so
+    # scores what was measured: 68 of 76, worst 1.88x (all 326: 312, worst 1.88x)
     assert len(measured) == 76
-    assert all(pick(spec, k) == work for (spec, k), work in measured.items())
+    assert all(pick(spec, k, rule_a) == work for (spec, k), work in measured.items())
+    check4_a = [ratio(*key, rule_a) for key in replayed if key in fourth]
+    assert sum(r <= 1.10 for r in check4_a) == 68 and 1.87 < max(check4_a) < 1.89
+    all_a = [ratio(*key, rule_a) for key in replayed]
+    assert sum(r <= 1.10 for r in all_a) == 312
+    # the shipped rule departs from rule (a) on the fourth check only where the guard or the deep override
+    # fire: G(n, p) at mean d⁺ 62.6, k = 5..7 (vertex), Chung-Lu exponent 2.5 at k = 6, 7 (edge)
+    moved = {key for key in measured if pick(*key) != measured[key]}
+    assert moved == {("gen:gnp:n=2500,p=0.05", k) for k in (5, 6, 7)} | {
+        ("gen:chung_lu:n=100000,avg_degree=8,exponent=2.5", k) for k in (6, 7)}
     # and each revised case by name: the lattice, the Chung-Lu graph near the threshold, G(n, p) at k=4;
     # the graphs whose cliques die out (power-law matrices, community R-MATs at k = 6, 7; the fourth
     # check's too), the k = 4 few-cliques branch (Chung-Lu n = 20,000, 200,000 and the fourth check's
-    # n = 40,000 just under the cut) and the large Delaunay graphs (the mesh test first)
+    # n = 40,000 just under the cut), the large Delaunay graphs (the mesh test first); the long-list guard
+    # (G(n, p) at mean d⁺ 60 and 63, k = 5, 6) and the deep override (Chung-Lu 2.5 at k = 6, 7; 2.6 at k = 6)
     for (spec, k), t in times.items():
-        if ("stencil:kind=27pt" in spec and k in (5, 6)) or ("exponent=2.6" in spec and k in (4, 5)) \
+        if ("stencil:kind=27pt" in spec and k in (5, 6)) or ("exponent=2.6" in spec and k in (4, 5, 6)) \
                 or (spec == "gen:gnp:n=4000,p=0.02" and k == 4) or ("powerlaw_matrix" in spec and k in (6, 7)) \
                 or (spec.startswith(("gen:rmat:scale=11,edge_factor=64", "gen:rmat:scale=12,edge_factor=40",
                                      "gen:rmat:scale=13,edge_factor=48")) and k in (6, 7)) \
                 or (spec in ("gen:chung_lu:n=20000", "gen:chung_lu:n=200000,avg_degree=8,exponent=2.4",
                              "gen:chung_lu:n=40000,avg_degree=14,exponent=2.4", "gen:delaunay:n=300000",
-                             "gen:delaunay:n=400000") and k == 4):
+                             "gen:delaunay:n=400000") and k == 4) \
+                or (spec in ("gen:gnp:n=3000,p=0.04", "gen:gnp:n=2500,p=0.05") and k in (5, 6)) \
+                or (spec == "gen:chung_lu:n=100000,avg_degree=8,exponent=2.5" and k in (6, 7)):
             assert t[f"gpu-{pick(spec, k)}"] <= 1.10 * min(t[v] for v in variants), (spec, k)
 
 

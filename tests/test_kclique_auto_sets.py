@@ -1,7 +1,7 @@
-"""The k-clique ``auto`` check sets of ``benchmarks/bench_kclique_auto.py``: the third check is of
-graphs no earlier measurement saw (each generator with its parameters new), and its host-only plan
-(``--plan``: the graph generated, the features ``kclique_work`` reads, its picks, an H100 estimate)
-runs without a GPU."""
+"""The k-clique ``auto`` check sets of ``benchmarks/bench_kclique_auto.py``: the third, fourth and
+fifth checks are of graphs no earlier measurement saw (each generator with its parameters new), and
+the host-only plan (``--plan``: the graph generated, the features ``kclique_work`` reads, its picks,
+an H100 estimate) runs without a GPU."""
 
 from __future__ import annotations
 
@@ -66,11 +66,18 @@ def test_the_fourth_kclique_check_is_of_graphs_not_measured_before(bench):
     assert {"gnm", "gnp", "chung_lu", "rmat", "powerlaw_matrix", "geometric", "delaunay", "stencil"} <= kinds
 
 
+def test_the_fifth_kclique_check_is_of_graphs_not_measured_before(bench):
+    kinds = _unseen(bench, "check5", ("CHECK", "CHECK2", "CHECK3", "CHECK4"))
+    assert len(bench.CHECK5) >= 16
+    assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil"} <= kinds
+
+
 def test_the_check_plan_reads_the_sampled_depth(bench, capsys):
     # a power-law matrix whose cliques die out at k = 6 (a third-check miss at another size): sorted lists,
-    # and G(n, p) with long out-lists, where the candidate long-list guard (off) would pick bitmaps
+    # and G(n, p) with long out-lists (mean d⁺ 60), where the shipped long-list guard picks bitmaps and the
+    # fourth check's rule (a), shown in brackets, sorted lists
     bench.plan(["gen:powerlaw_matrix:n_rows=20000,n_cols=20000,avg_nnz_per_row=10,exponent=2.0",
                 "gen:gnp:n=1200,p=0.1"], (5, 6), 300.0)
     out = capsys.readouterr().out
     assert "c/e" in out and "k6 list S" in out
-    assert "list [vertex]" in out
+    assert "vertex [list]" in out

@@ -1,7 +1,8 @@
 """The depth of the k-clique search, as the ``work`` rule reads it: ``sampled_clique_counts`` (a
 particle filter over the oriented search, a fixed seed, a cap on the work) against exact counts,
-its determinism, its cap and its empty inputs, and the two branches of ``kclique_work`` that read
-it (k-cliques per edge) on crafted searches. The replay on the measured cases is in
+its determinism, its cap and its empty inputs, and the branches of ``kclique_work`` that read it
+(k-cliques per edge: the two depth branches and the deep override), with the long-list guard, on
+crafted searches. The replay on the measured cases is in
 tests/test_auto_params.py."""
 
 from __future__ import annotations
@@ -121,9 +122,34 @@ def test_k5_and_up_take_sorted_lists_where_the_search_dies_out():
     assert kclique_work(_search(uniform, 6, 0.16, 0.0)).value == "list"
     tiny = [12] + [3] * 200                               # launch-bound whatever the depth
     assert kclique_work(_search(tiny, 5, 0.5, 0.0)).value == "vertex"
-    # the long-list guard, off as shipped: from mean d⁺ 48 bitmaps even where pairs are sparse or the search dies
+    # the long-list guard (shipped after the fourth check): from mean d⁺ 48 bitmaps even where pairs are
+    # sparse or the search dies (G(n, p) n = 3,000 at mean d⁺ 60: vertex 1.35-1.73x faster than list)
     gnp3000 = [103] + [60] * 3_000
-    assert math.isinf(auto_rules.KCLIQUE_LONG_LISTS)
-    assert kclique_work(_search(gnp3000, 5, 0.044, 0.0)).value == "list"
-    guarded = kclique_work(_search(gnp3000, 5, 0.044, 0.0), long_lists=48)
-    assert guarded.value == "vertex" and "out-lists of 60.0" in guarded.reason
+    assert auto_rules.KCLIQUE_LONG_LISTS == 48
+    for k in (5, 6, 7):
+        guarded = kclique_work(_search(gnp3000, k, 0.044, 0.0))
+        assert guarded.value == "vertex" and "out-lists of 60.0" in guarded.reason and "(>= 48)" in guarded.reason
+        # rule (a), the fourth check's: no guard
+        assert kclique_work(_search(gnp3000, k, 0.044, 0.0), long_lists=math.inf).value == "list"
+    gnp6000 = [60] + [36] * 6_000                         # G(n, p) at mean d⁺ 36: under the guard, list
+    assert kclique_work(_search(gnp6000, 5, 0.012, 0.0)).value == "list"
+    assert kclique_work(_search(gnp3000, 4, 0.044, 0.0)).value == "vertex"   # k = 4: its own guard at 16
+
+
+def test_a_deep_search_overrides_sparse_pairs_from_k_6():
+    # Chung-Lu n = 100,000, exponent 2.5 (the fourth check): pairs 0.081, yet 0.23-0.24 sampled k-cliques
+    # per edge at k = 5, 6 and 0.17 at 7, on skewed out-degrees; list best at k = 5, edge at 6 and 7
+    skewed = [30] * 300 + [4] * 30_000
+    assert (auto_rules.KCLIQUE_DEEP, auto_rules.KCLIQUE_DEEP_K) == (auto_rules.KCLIQUE_DYING, 6)
+    assert kclique_work(_search(skewed, 5, 0.081, 0.23)).value == "list"       # k = 5: pairs decide
+    for k, cpe in ((6, 0.24), (7, 0.17)):
+        choice = kclique_work(_search(skewed, k, 0.081, cpe))
+        assert choice.value == "edge" and "the cliques persist" in choice.reason
+        assert "(>= 0.02 at k >= 6)" in choice.reason
+        assert kclique_work(_search(skewed, k, 0.081, cpe), deep=math.inf).value == "list"      # rule (a)
+        assert kclique_work(_search(skewed, k, 0.081, None)).value == "list"    # depth unknown: pairs decide
+    # under the deep cut (check2's Chung-Lu 2.6 at k = 7: 0.008 per edge) the sparse pairs still send it to list
+    assert kclique_work(_search(skewed, 7, 0.055, 0.008)).value == "list"
+    assert kclique_work(_search(skewed, 6, 0.055, 0.022)).value == "edge"      # the same graph at k = 6
+    # dense pairs: the override changes nothing
+    assert kclique_work(_search(skewed, 6, 0.5, 0.3)).value == "edge"

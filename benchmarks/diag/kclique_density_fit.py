@@ -19,9 +19,11 @@ Two rules are replayed on the fit, held-out and check files (check, check2, chec
 * ``previous``: as shipped until 2026-11-28: ``list`` under 0.03 (not on meshes), and at k >= 5
   ``list`` on uniform out-degrees (d⁺max < 2x the mean);
 * ``shipped``: ``kclique_work`` itself: ``list`` under ``KCLIQUE_SPARSE_PAIRS`` (0.1) except at
-  k = 4 with long out-lists (mean d⁺ >= ``KCLIQUE_K4_LONG_LISTS``, 16), and uniform out-degrees
-  ``vertex`` (the uniform graphs under 0.1 took ``list`` already); without the depth of the search
-  (``cliques_per_edge`` unknown: its two branches skipped; ``kclique_sampled_fit.py`` replays them).
+  k = 4 with long out-lists (mean d⁺ >= ``KCLIQUE_K4_LONG_LISTS``, 16) and, since the fourth check,
+  at k >= 5 from a mean d⁺ of ``KCLIQUE_LONG_LISTS`` (48), and uniform out-degrees ``vertex`` (the
+  uniform graphs under 0.1 took ``list`` already); without the depth of the search
+  (``cliques_per_edge`` unknown: its two branches and the deep override skipped; the rule as shipped,
+  depth and all, is replayed by ``kclique_sampled_fit.py``).
 
 ``--write`` records every measured input's density, the fourth check's included.
 

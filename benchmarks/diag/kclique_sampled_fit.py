@@ -8,7 +8,9 @@ best, up to 2.63x). The feature added: the k-cliques per edge, from ``sampled_cl
 (a particle filter over the oriented search: uniform triangles from sampled out-neighbour pairs,
 then level by level a sample of the cliques of each size and their candidates; a fixed seed and
 a cap on the work). Used in two branches (``KCLIQUE_K4_FEW_CLIQUES`` at k = 4 on short out-lists,
-``KCLIQUE_DYING`` at k >= 5), and a long-list guard at k >= 5 (``KCLIQUE_LONG_LISTS``).
+``KCLIQUE_DYING`` at k >= 5) and, since the fourth check, in the deep override (``KCLIQUE_DEEP`` at
+k >= ``KCLIQUE_DEEP_K``: a search finding that many k-cliques per edge skips the sparse-pairs branch),
+with the long-list guard at k >= 5 (``KCLIQUE_LONG_LISTS``, 48): rule (d') of docs/defaults.md.
 
 What it prints, on every measured case of ``benchmarks/results/kclique-auto`` (the H100 sets and
 the fourth check, measured on an H200, 132 SMs as the H100; inputs of at least
@@ -18,16 +20,16 @@ does, and oriented as the kernels are):
 1. the estimator against the true counts (the triangles counted here, the k-cliques from the
    records) and its cost per graph;
 2. per measured set: cases within 10 % of the best variant and the worst ratio, for the rule
-   before (``previous``, as shipped until 2026-11-28), the new rule with the true counts (the
-   oracle: could a depth feature do it at all?), with the estimate at the shipped thresholds,
-   refitted on all cases, leaving one graph out (thresholds refitted in each fold), and fitted on
-   the sets before the third (fourth) check and scored on it; each with and without the long-list
-   guard, and with a deep search overriding the sparse-pairs branch (``deep_override``: chosen after
-   seeing the fourth check, so a replay only);
+   before the depth (``previous``, as shipped until 2026-11-28), rule (a), the depth branches alone
+   (``MEASURED``: what the fourth check's ``gpu`` run ran), with the true counts (the oracle: could a
+   depth feature do it at all?) and with the estimate, and the variants after the fourth check: (b)
+   the long-list guard, (c)/(c') the deep override at k >= 5 / 6, (d)/(d') both, (d') as shipped;
+   each at its thresholds, refitted on all cases, leaving one graph out (thresholds refitted in each
+   fold), and fitted on the sets before the third (fourth) check and scored on it;
 3. the thresholds' gaps (the cases nearest each one), the cases still missed, the replay under 10
    other seeds;
-4. the fourth check's picks replayed against those its measured ``gpu`` (auto) run recorded
-   (``resolved``: the run used the shipped rule, so they must agree);
+4. the picks replayed against those the measured ``gpu`` (auto) runs recorded (``resolved``): the
+   fourth check ran rule (a), so rule (a) must agree with it there; the shipped rule's changes;
 5. ``--write``: each input's estimated k-cliques per edge at k = 4..7 into
    ``kclique-sampled-depth.json``, which ``tests/test_auto_params.py`` replays the rule with.
 
@@ -55,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_kclique_auto import load  # noqa: E402
+from bench_kclique_auto import RULE_A, load  # noqa: E402
 
 from kernels.algorithms import auto_rules as ar  # noqa: E402
 from kernels.algorithms.auto_rules import (  # noqa: E402
@@ -149,46 +151,38 @@ def search_of(c: dict, cpe: float | None) -> CliqueSearch:
 
 
 def previous(c: dict, p: dict | None = None) -> str:
-    """The rule shipped until 2026-11-28 (its two thresholds in ``p``): no depth, and at k = 4 the
-    5·10⁵-subset test before the mesh test."""
+    """The rule shipped until 2026-11-28 (its two thresholds in ``p``): no depth, no long-list guard,
+    and at k = 4 the 5·10⁵-subset test before the mesh test."""
     p = p or PREVIOUS
     s = search_of(c, None)
     if s.k <= 4 and s.max_out_degree <= ar.KCLIQUE_SHALLOW and s.total_search >= ar.KCLIQUE_K4_SEARCH:
         return "vertex"
-    return kclique_work(s, **p).value
+    return kclique_work(s, long_lists=math.inf, **p).value
 
 
 PREVIOUS = {"sparse_pairs": ar.KCLIQUE_SPARSE_PAIRS, "k4_long_lists": ar.KCLIQUE_K4_LONG_LISTS}
+#: rule (a), a historical rule: the depth branches without the long-list guard or the deep override,
+#: as shipped 2026-11-28 until (d') and as the fourth check's ``gpu`` (auto) run ran it (its recorded
+#: picks must equal this rule's replay; tests/test_auto_params.py checks that too). Defined with the
+#: checks, in bench_kclique_auto.py (``--plan`` shows its picks where the shipped rule's differ)
+MEASURED = RULE_A
+#: rule (d'), the shipped thresholds (kernels/algorithms/auto_rules.py)
 SHIPPED = {"k4_few_cliques": ar.KCLIQUE_K4_FEW_CLIQUES, "dying": ar.KCLIQUE_DYING,
-           "long_lists": ar.KCLIQUE_LONG_LISTS}
-#: the long-list guard's candidate value (off as shipped: KCLIQUE_LONG_LISTS)
+           "long_lists": ar.KCLIQUE_LONG_LISTS, "deep": ar.KCLIQUE_DEEP, "deep_k": ar.KCLIQUE_DEEP_K}
+#: the long-list guard's value (a candidate fixed before the fourth check; shipped after it)
 GUARD = 48.0
+#: the deep override's cut to start from: the dying threshold
+DEEP = 0.02
 
 
 def new(feature: str):
-    """``kclique_work`` given k-cliques per edge from ``feature`` ("true" or "est"), at thresholds p."""
+    """``kclique_work`` given k-cliques per edge from ``feature`` ("true" or "est"), at thresholds p
+    (those not in p as shipped: pass ``MEASURED`` for rule (a)). The deep override (``deep``, from
+    ``deep_k``; chosen after the fourth check's Chung-Lu exponent 2.5 misses at k = 6, 7, whose pairs
+    are sparse, 0.081, but whose cliques persist): where the pairs are sparse but the search finds at
+    least ``deep`` k-cliques per edge, the sparse-pairs branch does not fire and the rest decides."""
     def rule(c: dict, p: dict) -> str:
         return kclique_work(search_of(c, c[feature]), **p).value
-    return rule
-
-
-#: the deep-search override's value to start from: the dying threshold (a replay variant, not shipped)
-DEEP = ar.KCLIQUE_DYING
-
-
-def deep_override(feature: str):
-    """A variant, not shipped (chosen after the fourth check's Chung-Lu exponent 2.5 misses at k = 6, 7,
-    whose pairs are sparse, 0.081, but whose cliques persist): where the pairs are sparse but the
-    search finds at least ``p["deep"]`` k-cliques per edge, the sparse-pairs branch does not fire and
-    the rest of ``kclique_work`` decides (at k >= ``p["deep_k"]``, default 5)."""
-    def rule(c: dict, p: dict) -> str:
-        q = {n: v for n, v in p.items() if n not in ("deep", "deep_k")}
-        cpe = c[feature]
-        search = search_of(c, cpe)
-        if (c["k"] >= p.get("deep_k", 5) and c["density"] < q.get("sparse_pairs", ar.KCLIQUE_SPARSE_PAIRS)
-                and cpe >= p["deep"]):
-            q["sparse_pairs"] = 0.0
-        return kclique_work(search, **q).value
     return rule
 
 
@@ -352,40 +346,44 @@ def main() -> int:
     prev = protocols("previous (shipped until 2026-11-28)", previous, tuple(PREVIOUS), PREVIOUS)
     picked = {}
     depth_names = ("k4_few_cliques", "dying")
-    for feature, src in (("true", "oracle (true counts)"), ("est", "sampled (as shipped)")):
+    shipped_names = (*depth_names, "deep", "long_lists")
+    for feature, src in (("true", "oracle (true counts)"), ("est", "sampled")):
         for c in cases:
             c["_f"] = c[feature]
-        picked[feature] = protocols(f"{src}", new(feature), depth_names, SHIPPED)
-        picked[feature + "+guard"] = protocols(f"{src} + long-list guard at {GUARD:g}", new(feature),
-                                               (*depth_names, "long_lists"), dict(SHIPPED, long_lists=GUARD))
-    # the variants chosen after seeing the fourth check (replays only): a deep search overrides the
-    # sparse-pairs branch at k >= 5, alone and with the guard
+        picked[f"a/{feature}"] = protocols(f"(a) {src}, as measured on check4", new(feature), depth_names, MEASURED)
+        picked[f"d'/{feature}"] = protocols(f"(d') {src}, as shipped", new(feature), shipped_names, SHIPPED)
+    # the other variants after seeing the fourth check, from rule (a): the guard alone, the deep override
+    # alone at k >= 5 or at k >= 6 only (the Chung-Lu 2.5 graph wants list at k = 5, edge at 6 and 7),
+    # the guard with the deep override at k >= 5 ((d') is the same at k >= 6)
     for c in cases:
         c["_f"] = c["est"]
-    picked["deep"] = protocols(f"sampled + deep overrides pairs (>= {DEEP:g})", deep_override("est"),
-                               (*depth_names, "deep"), dict(SHIPPED, deep=DEEP))
-    picked["deep+guard"] = protocols(f"sampled + deep (>= {DEEP:g}) + guard {GUARD:g}", deep_override("est"),
-                                     (*depth_names, "deep", "long_lists"), dict(SHIPPED, deep=DEEP, long_lists=GUARD))
-    # the same at k >= 6 only (the Chung-Lu 2.5 graph wants list at k = 5, edge at 6 and 7)
-    picked["deep6"] = protocols(f"sampled + deep at k >= 6 (>= {DEEP:g})", deep_override("est"),
-                                (*depth_names, "deep"), dict(SHIPPED, deep=DEEP, deep_k=6))
-    picked["deep6+guard"] = protocols(f"sampled + deep at k >= 6 + guard {GUARD:g}", deep_override("est"),
-                                      (*depth_names, "deep", "long_lists"),
-                                      dict(SHIPPED, deep=DEEP, deep_k=6, long_lists=GUARD))
-    print(f"\n   misses, sampled at the shipped thresholds ({fmt(SHIPPED, SHIPPED)}):")
-    for s in misses(cases, picked["est"]):
+    picked["b"] = protocols(f"(b) sampled + long-list guard at {GUARD:g}", new("est"),
+                            (*depth_names, "long_lists"), dict(MEASURED, long_lists=GUARD))
+    picked["c"] = protocols(f"(c) sampled + deep overrides pairs (>= {DEEP:g})", new("est"),
+                            (*depth_names, "deep"), dict(MEASURED, deep=DEEP, deep_k=5))
+    picked["c'"] = protocols(f"(c') sampled + deep at k >= 6 (>= {DEEP:g})", new("est"),
+                             (*depth_names, "deep"), dict(MEASURED, deep=DEEP, deep_k=6))
+    picked["d"] = protocols(f"(d) sampled + deep (>= {DEEP:g}) + guard {GUARD:g}", new("est"),
+                            shipped_names, dict(MEASURED, deep=DEEP, deep_k=5, long_lists=GUARD))
+    shipped, measured = picked["d'/est"], picked["a/est"]
+    print(f"\n   misses, sampled, as shipped ({fmt(SHIPPED, SHIPPED)}):")
+    for s in misses(cases, shipped):
+        print(s)
+    print("   misses of rule (a), as measured on check4:")
+    for s in misses(cases, measured):
         print(s)
     print("   misses of the rule before:")
     for s in misses(cases, prev):
         print(s)
-    changed = [(c, p, q) for c, p, q in zip(cases, prev, picked["est"], strict=True) if p != q]
-    print(f"   {len(changed)} cases change pick: {sum(ratio(c, q) < ratio(c, p) for c, p, q in changed)} better, "
+    changed = [(c, p, q) for c, p, q in zip(cases, prev, measured, strict=True) if p != q]
+    print(f"   the rule before -> (a): {len(changed)} cases change pick: "
+          f"{sum(ratio(c, q) < ratio(c, p) for c, p, q in changed)} better, "
           f"{sum(ratio(c, q) > ratio(c, p) for c, p, q in changed)} worse")
     for c, p, q in changed:
         print(f"     {c['set']:7s} {c['input'][:50]:50s} k={c['k']} {p}->{q} x{ratio(c, p):.2f}->x{ratio(c, q):.2f}")
-    for variant in ("est+guard", "deep", "deep+guard", "deep6", "deep6+guard"):
-        moved = [(c, p, q) for c, p, q in zip(cases, picked["est"], picked[variant], strict=True) if p != q]
-        print(f"   {variant}: {len(moved)} cases change pick against the shipped rule "
+    for variant in ("b", "c", "c'", "d", "d'/est"):
+        moved = [(c, p, q) for c, p, q in zip(cases, measured, picked[variant], strict=True) if p != q]
+        print(f"   ({variant.split('/')[0]}): {len(moved)} cases change pick against rule (a) "
               f"({sum(ratio(c, q) < ratio(c, p) for c, p, q in moved)} better, "
               f"{sum(ratio(c, q) > ratio(c, p) for c, p, q in moved)} worse)")
         for c, p, q in moved:
@@ -410,8 +408,8 @@ def main() -> int:
             mark = "*" if ratio(c, "list") <= 1.10 else " "
             print(f"     {mark} {c['est']:9.3g} (true {c['true']:9.3g}) {c['input'][:50]:50s} k={c['k']} "
                   f"list x{ratio(c, 'list'):.2f}, best {min(c['t'], key=c['t'].get)}")
-    print(f"   long_lists (candidate {GUARD:g}): the graphs with mean d⁺ >= 20 where pairs are sparse or the "
-          "search dies:")
+    print(f"   long_lists (shipped {SHIPPED['long_lists']:g}): the graphs with mean d⁺ >= 20 where pairs are "
+          "sparse or the search dies:")
     for c in sorted(cases, key=lambda c: c["mean"]):
         if c["k"] >= 5 and c["mean"] >= 20 and (c["density"] < ar.KCLIQUE_SPARSE_PAIRS or c["est"] < ar.KCLIQUE_DYING):
             print(f"       mean {c['mean']:5.1f} {c['input'][:50]:50s} k={c['k']} list x{ratio(c, 'list'):.2f} "
@@ -428,7 +426,7 @@ def main() -> int:
                 w, _, x, _ = score([c for c in cases if c["set"] == name],
                                    [p for c, p in zip(cases, picks, strict=True) if c["set"] == name])
                 row += [w, x]
-            row.append(sum(p != q for p, q in zip(picks, picked["est"], strict=True)))
+            row.append(sum(p != q for p, q in zip(picks, shipped, strict=True)))
             scores.append(row)
         lo, hi = np.min(scores, axis=0), np.max(scores, axis=0)
         n3, n4 = (sum(c["set"] == name for c in cases) for name in ("check3", "check4"))
@@ -437,27 +435,29 @@ def main() -> int:
               f"check4 {lo[4]:.0f}..{hi[4]:.0f}/{n4}, worst x{lo[5]:.2f}..x{hi[5]:.2f}; "
               f"picks differing from seed 0: {lo[6]:.0f}..{hi[6]:.0f}")
 
-    # 4. the replay against the measured auto run (the fourth check ran the shipped rule)
-    print("\n4. replayed picks (shipped rule, sampled) against the picks the measured gpu (auto) run recorded")
-    for name in SETS:
-        pairs = [(c, p, measured_picks.get((name, c["input"], c["k"])))
-                 for c, p in zip(cases, picked["est"], strict=True) if c["set"] == name]
-        pairs = [x for x in pairs if x[2] is not None]
-        if not pairs:
-            continue
-        differ = [x for x in pairs if x[1] != x[2]]
-        note = "" if name == "check4" else " (measured with an earlier rule)"
-        print(f"   {name:7s} {len(pairs) - len(differ)}/{len(pairs)} agree{note}")
-        if name == "check4":
-            for c, p, m in differ:
-                print(f"     {c['input'][:58]:58s} k={c['k']} replayed {p}, measured {m}")
+    # 4. the replay against the measured auto runs (the fourth check ran rule (a))
+    print("\n4. replayed picks (sampled) against the picks the measured gpu (auto) runs recorded")
+    for label, picks in (("rule (a)", measured), ("(d'), shipped", shipped)):
+        for name in SETS:
+            pairs = [(c, p, measured_picks.get((name, c["input"], c["k"])))
+                     for c, p in zip(cases, picks, strict=True) if c["set"] == name]
+            pairs = [x for x in pairs if x[2] is not None]
+            if not pairs:
+                continue
+            differ = [x for x in pairs if x[1] != x[2]]
+            note = " (ran rule (a))" if name == "check4" else " (measured with an earlier rule)"
+            print(f"   {label:14s} {name:7s} {len(pairs) - len(differ)}/{len(pairs)} agree{note}")
+            if name == "check4":
+                for c, p, m in differ:
+                    print(f"     {c['input'][:58]:58s} k={c['k']} replayed {p}, measured {m}")
 
     if args.cases:
         print("\n   every case:")
-        for c, p, q in zip(cases, prev, picked["est"], strict=True):
+        for c, p, a, q in zip(cases, prev, measured, shipped, strict=True):
             print(f"     {c['set']:7s} {c['input'][:48]:48s} k={c['k']} mean {c['mean']:5.1f} pairs {c['density']:.3f} "
                   f"cliques/edge true {c['true']:9.3g} est {c['est']:9.3g}  before {p:6s} x{ratio(c, p):.2f}  "
-                  f"new {q:6s} x{ratio(c, q):.2f}  " + " ".join(f"{v[0]}{ratio(c, v):.2f}" for v in VARIANTS))
+                  f"(a) {a:6s} x{ratio(c, a):.2f}  (d') {q:6s} x{ratio(c, q):.2f}  "
+                  + " ".join(f"{v[0]}{ratio(c, v):.2f}" for v in VARIANTS))
     if args.write:
         depth = {s: {str(k): feats[s]["est"][0].per_edge(k) for k in KS} for s in specs}
         DEPTH.write_text(json.dumps(depth, indent=1, sort_keys=True) + "\n")

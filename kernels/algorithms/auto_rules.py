@@ -61,12 +61,27 @@ KCLIQUE_K4_FEW_CLIQUES = 2.0
 #: faster than vertex; the power-law matrix at k = 6, list 2.4x faster than edge, reads 0) to 0.09
 #: (the same R-MAT at k = 5, vertex 1.18x faster); leave-one-graph-out refits 0.019..0.059
 KCLIQUE_DYING = 0.02
-#: k-clique at k >= 5: a candidate guard, OFF (infinite): from this mean out-degree bitmaps would win
-#: even where pairs are sparse or the search dies (G(n, p) at mean d⁺ 60: vertex 1.35-1.73x faster
-#: than list at k = 5, 6; at mean d⁺ 40 list still 1.07-1.44x faster). One graph on each side: left
-#: out, each moves the threshold past the other (leave-one-graph-out 242 of 250 with it at 48, 244
-#: without), so it waits for --check4, whose plan prints the picks it would change
-KCLIQUE_LONG_LISTS = math.inf
+#: k-clique at k >= 5: from this mean out-degree bitmaps win even where pairs are sparse or the search
+#: dies (a merge of two 50-entry lists costs tens of steps, a bitmap AND two words): no ``list`` there.
+#: Fixed as a candidate before the fourth check (G(n, p) at mean d⁺ 60: vertex 1.35-1.73x faster than
+#: list at k = 5, 6; at 40 list 1.07-1.44x faster), shipped 2026-11-28 after it: the check's G(n, p) at
+#: mean d⁺ 63 went list and lost 1.24-1.88x, at 36 list and won. Now two G(n, p) graphs each side (36, 40
+#: list; 60, 63 vertex); leave-one-graph-out folds 46.5..50.1 (kclique_sampled_fit.py, docs/defaults.md)
+KCLIQUE_LONG_LISTS = 48.0
+#: k-clique at k >= KCLIQUE_DEEP_K: a sampled search that finds at least this many k-cliques per edge
+#: is deep whatever the pair density says, and the sparse-pairs branch does not send it to ``list``
+#: (the rest of the rule decides). Chosen 2026-11-28 after the fourth check's Chung-Lu n = 100,000,
+#: exponent 2.5 (pairs 0.081, yet 0.24 and 0.17 sampled 6- and 7-cliques per edge on skewed out-degrees:
+#: list picked, edge 1.19x and 1.79x faster); the dying cut, so that nothing falls between the two.
+#: With KCLIQUE_LONG_LISTS at 48 (rule (d') of docs/defaults.md), replayed on all 326 measured cases:
+#: 319 within 10 %, worst 1.38x (the rule measured on the fourth check: 312, 1.88x); on the fourth
+#: check 73 of 76, worst 1.35x (68, 1.88x); leaving one graph out 318, 1.38x (deep folds 0.011..0.083).
+#: In sample: the fifth check (``bench_kclique_auto.py --check5``) is its test on unseen graphs
+KCLIQUE_DEEP = KCLIQUE_DYING
+#: ... from this k only: at k = 5 the same Chung-Lu graph (0.23 per edge) wants list, as Chung-Lu 2.5
+#: and 2.6 of the second check (an override at k >= 5 costs them 1.33x and 1.47x: 317 of 326, worst
+#: 1.47x); at k >= 6 the check2 Chung-Lu 2.6 graph (0.022 per edge, edge 1.03x faster) supports it too
+KCLIQUE_DEEP_K = 6
 #: out-neighbour pairs sampled for that share (a fixed seed: ``auto`` depends on the input only)
 KCLIQUE_PAIR_SAMPLES = 4096
 #: k-clique: the sampled search (``sampled_clique_counts``): cliques followed per level, out-neighbour
@@ -409,14 +424,17 @@ def _spans(starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_PAIRS,
                  k4_long_lists: float = KCLIQUE_K4_LONG_LISTS, k4_few_cliques: float = KCLIQUE_K4_FEW_CLIQUES,
-                 dying: float = KCLIQUE_DYING, long_lists: float = KCLIQUE_LONG_LISTS) -> AutoChoice:
+                 dying: float = KCLIQUE_DYING, long_lists: float = KCLIQUE_LONG_LISTS,
+                 deep: float = KCLIQUE_DEEP, deep_k: int = KCLIQUE_DEEP_K) -> AutoChoice:
     """``vertex`` (a block per vertex, binary-encoded), ``edge`` (a block per oriented edge) or
     ``list`` (a block per vertex, sorted-list intersections), from the search the input implies
     at this k (:class:`CliqueSearch`). Fitted on an H100 over 29 real and generated graphs of at
     least 2,000 edges at k = 4..7 (``benchmarks/bench_kclique_auto.py``), revised on two checks of
     unseen graphs (``benchmarks/diag/kclique_density_fit.py``), then given the depth of the search
     after a third (all 250 cases measured; ``benchmarks/diag/kclique_sampled_fit.py``; the numbers
-    are in docs/defaults.md). The keyword arguments are the thresholds, for those scripts' refits:
+    are in docs/defaults.md), then given the long-list guard and the deep override after a fourth
+    (rule (d'): 319 of the 326 measured cases within 10 %, worst 1.38x, in sample; a fifth check,
+    ``--check5``, is its test). The keyword arguments are the thresholds, for those scripts' refits:
 
     * meshes (d⁺max <= 8) at k = 4: ``list`` from 5·10⁴ subsets in all (merging short sorted lists
       beats bitmaps and three times as many edge blocks), else ``edge``;
@@ -424,8 +442,10 @@ def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_P
       :func:`out_pair_density`) on a graph that is not a mesh: a sparse random-like graph has few
       cliques, and sorted lists prune at the first intersection -- except at k = 4 where the
       out-lists are long (mean d⁺ >= 16: one level of bitmap AND + popc costs less than merging
-      them, and the k = 4 rules below decide), and at k >= 5 from a mean d⁺ of ``long_lists``
-      (``KCLIQUE_LONG_LISTS``: a candidate, off);
+      them, and the k = 4 rules below decide), at k >= 5 from a mean d⁺ of 48 (``long_lists``: the
+      same at deeper levels, and the rules below decide), and at k >= 6 (``deep_k``) where the search
+      finds at least 0.02 k-cliques per edge (``deep``: the cliques persist on skewed out-degrees,
+      Chung-Lu exponent 2.5, whatever the share of adjacent pairs; the rules below decide);
     * k = 4 (one level of AND + popc): ``vertex`` from 5·10⁵ subsets in all (a vertex's bitmap is
       encoded once and shared by its d⁺ edges) -- but ``list`` where the out-lists are short (mean
       d⁺ < 16) and the search finds under 2 4-cliques per edge (``cliques_per_edge``,
@@ -433,7 +453,7 @@ def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_P
       (a small search is launch-bound, and edge blocks have the least setup);
     * k >= 5: ``list`` on meshes; ``vertex`` below 7·10³ subsets in all (launch-bound: the fewest,
       cheapest blocks); ``list`` where the search dies out, under 0.02 k-cliques per edge
-      (``cliques_per_edge``; not from a mean d⁺ of ``long_lists``): the list kernel pushes a level
+      (``cliques_per_edge``; not from a mean d⁺ of 48): the list kernel pushes a level
       only when enough candidates are left to finish a clique, the bitmap kernels push every
       prefix, a block barrier each;
       ``vertex`` on uniform out-degrees (d⁺max < 2x the mean: no block waits for a larger one, and
@@ -442,7 +462,7 @@ def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_P
       edge keeps more groups busy) and at k = 5 where the largest vertex's longest subtree is >= 0.3
       of an SM's share (a block per vertex would leave the GPU waiting for it); else ``vertex``.
 
-    Without ``cliques_per_edge`` (None) the two depth branches are skipped."""
+    Without ``cliques_per_edge`` (None) the depth branches (and the deep override) are skipped."""
     s = search
     facts = (f"k={s.k}, d⁺max {s.max_out_degree}, mean out-degree {s.mean_out_degree:.1f}, "
              f"{s.total_search:.3g} subsets of k-1 out-neighbours in all")
@@ -452,16 +472,22 @@ def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_P
             return AutoChoice("list", f"{facts}: k <= 4 on a large mesh (d⁺max <= {KCLIQUE_SHALLOW}) "
                                       "→ sorted lists (gpu-list)")
         return AutoChoice("edge", f"{facts}: k <= 4 on a small mesh: edge blocks have the least setup → edge-centric")
-    sparse = bool(not shallow and s.pair_density < sparse_pairs)     # a Python bool: it multiplies a list below
+    cpe = s.cliques_per_edge
+    depth = f"{cpe:.3g} sampled {s.k}-cliques per edge" if cpe is not None else ""
     pairs = f"{s.pair_density:.3f} of out-neighbour pairs adjacent"
+    # the deep override: sparse pairs, but a search that keeps finding cliques (Python bools: they
+    # multiply a list below)
+    persists = bool(not shallow and s.pair_density < sparse_pairs and s.k >= deep_k
+                    and cpe is not None and cpe >= deep)
+    sparse = bool(not shallow and s.pair_density < sparse_pairs and not persists)
+    deep_said = (f"{pairs} (< {sparse_pairs:g}) but {depth} (>= {deep:g} at k >= {deep_k}): the cliques "
+                 "persist, so not sorted lists for sparse pairs; " if persists else "")
     long_k = s.k >= 5 and s.mean_out_degree >= long_lists
     lists = (f"out-lists of {s.mean_out_degree:.1f} on average (>= {k4_long_lists if s.k <= 4 else long_lists:g}): "
              "merging them costs more than bitmaps")
     if sparse and not (s.k <= 4 and s.mean_out_degree >= k4_long_lists) and not long_k:
         return AutoChoice("list", f"{facts}: {pairs} (< {sparse_pairs:g}): few cliques, sorted lists prune at "
                                   "the first intersection → sorted lists (gpu-list)")
-    cpe = s.cliques_per_edge
-    depth = f"{cpe:.3g} sampled {s.k}-cliques per edge" if cpe is not None else ""
     if s.k <= 4:
         # a sparse graph here has long out-lists: said, then the k = 4 rules
         long = f"{pairs} (< {sparse_pairs:g}) but {lists}; " if sparse else ""
@@ -480,7 +506,7 @@ def kclique_work(search: CliqueSearch, *, sparse_pairs: float = KCLIQUE_SPARSE_P
     dies = bool(cpe is not None and cpe < dying)
     # what would have sent it to sorted lists, overruled by long out-lists (here only where long_k)
     overruled = [f"{pairs} (< {sparse_pairs:g})"] * sparse + [f"the search dies out ({depth} < {dying:g})"] * dies
-    long = f"{' and '.join(overruled)}, but {lists}; " if overruled and long_k else ""
+    long = deep_said + (f"{' and '.join(overruled)}, but {lists}; " if overruled and long_k else "")
     if s.total_search < KCLIQUE_TINY_SEARCH:
         return AutoChoice("vertex", f"{facts}: {long}a search this small is launch-bound: the fewest blocks "
                                     "→ vertex-centric")
