@@ -314,10 +314,14 @@ def test_a_fused_batch_too_large_for_its_buffers_is_finished_by_the_split_launch
     assert edge_dict(g) == edge_dict(twin)
 
 
-def test_the_fused_launch_searches_long_lists_with_a_block(device_path, monkeypatch):
+@pytest.mark.parametrize("split", [0, 3, 7])
+def test_the_fused_launch_searches_long_lists_by_the_grid(device_path, monkeypatch, split):
+    # lists of several lengths, a page-chunk each 10 entries (page size 16), the chunks divided
+    # among 1, 3 and 7 warps' ranges (each range's first entry found by a search)
     if device_path != "compact":
         pytest.skip("the fused launch's long-list phase")
     monkeypatch.setattr(device_updates, "LONG_LIST", 3)      # read as the simulated kernel runs
+    monkeypatch.setattr(device_updates, "LONG_SPLIT", split)
     g, mirror, updater = _pair(random_graph(30, 200, 12), page_size=16)
     twin = g.copy()
     rng = np.random.default_rng(12)
@@ -331,13 +335,14 @@ def test_the_fused_launch_searches_long_lists_with_a_block(device_path, monkeypa
 
 
 def test_the_fused_launch_finds_entries_far_down_a_long_list(device_path, monkeypatch):
-    # the block-wide search of a long list ends for every thread in the same round: a hub of 150
-    # entries (several rounds of the simulator's 32 threads), deletions past position 40
+    # a hub of 150 entries (15 page-chunks, divided among 4 warps' ranges), deletions past
+    # position 40, insertions found nowhere
     if device_path != "compact":
         pytest.skip("the fused launch's long-list phase")
     from kernels.graph.csr import CSRGraph
 
     monkeypatch.setattr(device_updates, "LONG_LIST", 3)
+    monkeypatch.setattr(device_updates, "LONG_SPLIT", 4)
     monkeypatch.setattr(device_updates, "FUSED_PAGES_READ", 1)    # the pages past the first: a second read-back
     csr = CSRGraph.from_edges(200, np.zeros(150, dtype=np.int64), np.arange(1, 151), None, directed=True,
                               both_directions=False)

@@ -62,11 +62,20 @@ VERDICT = 10
 FUSED_PHASES = ("front", "long lists", "sort", "check", "scan", "copy", "write", "directory clear", "end")
 STAMPS = VERDICT + 1
 END = len(FUSED_PHASES)
-LONG_ENTRIES = STAMPS + 1 + len(FUSED_PHASES)      # entries searched by a block (``expand_long``)
+LONG_ENTRIES = STAMPS + 1 + len(FUSED_PHASES)      # entries left to ``expand_long``
 INFO_WORDS = LONG_ENTRIES + 1
-#: in the fused launch, an entry whose source list is longer than this is searched by a block
-#: (``expand_long``) instead of a warp
+#: in the fused launch, an entry whose source list is longer than this is not searched by its warp
+#: in the front phase but by the grid after it (``expand_long``)
 LONG_LIST = 1024
+#: ``long_list``'s words for each such entry: the entry, its source's column and slot, the list's
+#: length, and its first page-chunk's number among all deferred entries' chunks
+LONG_WORDS = 5
+#: ``long_count[0]`` packs the deferred entries (above this bit) and their page-chunks (below), so
+#: one atomic add gives an entry both its place and a contiguous run of chunk numbers, in order
+LONG_SHIFT = 40
+#: the warps ``expand_long`` divides the chunks among (0: the grid's own); a test sets more than
+#: the simulator's one warp, so that the ranges and their entry search are exercised there
+LONG_SPLIT = 0
 #: the compact path as one cooperative launch (``False``: the split launches, for a side-by-side
 #: comparison; the simulator runs the cooperative kernel as one block)
 COMPACT_FUSED = True
@@ -431,9 +440,11 @@ def _kernels():
     def expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex, long_cut,
                  long_list, long_count):
         """One warp per entry (``find_warp``); lane 0 writes. With ``long_cut`` > 0, an entry whose
-        source list is longer is left to ``expand_long`` (appended to ``long_list``, counted in
-        ``long_count[0]``): one warp scanning a hub's list of 10^4-10^5 entries held a whole
-        R-MAT batch's front phase for 0.5-0.9 ms."""
+        source list is longer is left to ``expand_long``: appended to ``long_list`` (``LONG_WORDS``
+        each) with its place and chunk numbers from one packed atomic add on ``long_count[0]``, and
+        its result written as "not found" (the one lane that finds it overwrites that): one warp
+        scanning a hub's list of 10^4-10^5 entries held a whole R-MAT batch's front phase for
+        0.5-0.9 ms."""
         lane = cuda.threadIdx.x % WARP
         total = S[3 * t]
         for k in range(cuda.grid(1) // WARP, total, cuda.gridsize(1) // WARP):
@@ -448,46 +459,84 @@ def _kernels():
                     epos[k] = -1
                     skey[k] = int64(0x7FFFFFFFFFFFFFFF)
                 continue
-            if long_cut > 0 and degree(pool, index[3], P, a, s) > long_cut:
-                if lane == 0:
-                    long_list[cuda.atomic.add(long_count, 0, 1)] = k
-                continue
+            if long_cut > 0:
+                d = degree(pool, index[3], P, a, s)
+                if d > long_cut:
+                    if lane == 0:
+                        # a large list: a chunk a page (P - 6 entries); one within a page: one chunk
+                        chunks = (d + P - 7) // (P - 6) if index[2, a] > 0 else 1
+                        old = cuda.atomic.add(long_count, 0, (int64(1) << LONG_SHIFT) + chunks)
+                        at = (old >> LONG_SHIFT) * LONG_WORDS
+                        long_list[at] = k
+                        long_list[at + 1] = a
+                        long_list[at + 2] = s
+                        long_list[at + 3] = d
+                        long_list[at + 4] = old & ((int64(1) << LONG_SHIFT) - 1)
+                        perm[k] = k
+                        epos[k] = -1
+                        skey[k] = int64(v)          # (pos + 1) * n1 + v at pos -1; v for an insertion
+                    continue
             pos = find_warp(pool, index[3], index[2], P, a, s, v, lane, ex)
             if lane == 0:
                 perm[k] = k
                 epos[k] = pos
                 skey[k] = (int64(pos) + 1) * n1 + v if k < S[t] else int64(v)
 
-    def expand_long(src, dst, S, t, pool, index, n_pages, P, n1, epos, skey, perm, long_list, long_count, found):
-        """The entries ``expand_c`` left: a block per entry, its threads over the source's list
-        (a list holds an id once: at most one thread matches); thread 0 writes. ``found``: the
-        block's shared int64[1]."""
-        for i in range(cuda.blockIdx.x, long_count[0], cuda.gridDim.x):
-            k = long_list[i]
-            v = dst[k]
-            a, s = locate(pool, index, n_pages, P, src[k])
-            d = degree(pool, index[3], P, a, s)
-            if cuda.threadIdx.x == 0:
-                found[0] = -1
-            cuda.syncthreads()
-            j0 = 0
-            while j0 < d:
-                j = j0 + cuda.threadIdx.x
-                hit = 0
-                if j < d and pool[entry_word(pool, index[3], index[2], P, a, s, j)] == v:
-                    found[0] = j
-                    hit = 1
-                # the barrier and the decision in one: every thread gets the same answer (reading
-                # ``found`` after a plain barrier raced with a faster warp's write in the next round)
-                if cuda.syncthreads_or(hit):
-                    break
-                j0 += cuda.blockDim.x
-            if cuda.threadIdx.x == 0:
-                pos = found[0]
-                perm[k] = k
-                epos[k] = pos
-                skey[k] = (int64(pos) + 1) * n1 + v if k < S[t] else int64(v)
-            cuda.syncthreads()                   # before the next entry resets ``found``
+    def expand_long(dst, S, t, pool, index, P, n1, epos, skey, long_list, long_count):
+        """The entries ``expand_c`` left, searched by the whole grid a page at a time: their lists'
+        pages are numbered in one sequence (each entry's run contiguous, in ``long_list`` order),
+        each warp takes a contiguous range of it (one search for its first entry, then forward),
+        and a page is one index read and its entries read by the lanes, coalesced. A list holds
+        an id once: the one lane that matches writes. (A block per entry, 256 positions a round
+        and a block-wide vote after each, took 94-127 µs of an R-MAT 20 batch of 10^3 edges on an
+        H200; chunks of 2,048 positions a warp, each position's page looked up, 162 µs.)"""
+        lane = cuda.threadIdx.x % WARP
+        packed = long_count[0]
+        entries = packed >> LONG_SHIFT
+        total = packed & ((int64(1) << LONG_SHIFT) - 1)
+        warps = cuda.gridsize(1) // WARP
+        split = max(warps, LONG_SPLIT)
+        per_page = P - 6
+        for w in range(cuda.grid(1) // WARP, split, warps):
+            q0 = w * ((total + split - 1) // split)
+            q1 = min(total, q0 + (total + split - 1) // split)
+            if q0 >= q1:
+                continue
+            lo = int64(0)                        # the last entry whose run starts at or before q0
+            hi = entries - 1
+            while lo < hi:
+                mid = (lo + hi + 1) >> 1
+                if long_list[mid * LONG_WORDS + 4] <= q0:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            i = lo
+            q = q0
+            while q < q1:
+                at = i * LONG_WORDS
+                a = long_list[at + 1]
+                d = long_list[at + 3]
+                large = index[2, a] > 0
+                r = q - long_list[at + 4]
+                if r >= ((d + per_page - 1) // per_page if large else 1):
+                    i += 1                           # past this entry's run: the next entry's
+                    continue
+                k = long_list[at]
+                v = dst[k]
+                if large:
+                    first = r * per_page
+                    last = min(d, first + per_page)
+                    word = int64(index[3, a + r]) * P + 4 - first
+                else:
+                    first = int64(0)
+                    last = d
+                    base = int64(index[3, a]) * P
+                    word = base + pool[base + P - 2 - 2 * long_list[at + 2]] + 1
+                for j in range(first + lane, last, WARP):
+                    if pool[word + j] == v:
+                        epos[k] = j
+                        skey[k] = (int64(j) + 1) * n1 + v if k < S[t] else int64(v)
+                q += 1
 
     def check_c(S, t, n1, T, perm, tag, epos, W, weighted, skey, ssrc, stag, spos, sw, fail):
         total = S[3 * t]
@@ -771,13 +820,12 @@ def _kernels():
             tag = longs[at:at + M]
             at += M
             fail = longs[at:at + 5]
-            long_count = longs[at + 5:at + 6]
+            long_count = longs[at + 5:at + 6]           # LONG_SHIFT-packed
             limits = longs[at + 6:at + 6 + LIMIT_WORDS]
             free_top = longs[at + 6 + LIMIT_WORDS:at + 6 + LIMIT_WORDS + free_up]
             grid = cuda.cg.this_grid()
             ex = cuda.shared.array(ex_size, int64)
             sh = cuda.shared.array((4, block), int64)
-            found = cuda.shared.array(1, int64)
             first = cuda.blockIdx.x == 0 and cuda.threadIdx.x == 0
             if first:
                 info[STAMPS] = globaltimer()
@@ -790,12 +838,11 @@ def _kernels():
             if first:
                 info[STAMPS + 1] = globaltimer()
             if long_count[0] > 0:                        # read after the sync: every thread alike
-                expand_long(src, dst, S, t, pool, index, n_pages, P, n1, epos, skey, perm, long_list, long_count,
-                            found)
+                expand_long(dst, S, t, pool, index, P, n1, epos, skey, long_list, long_count)
                 grid.sync()
             if first:
                 info[STAMPS + 2] = globaltimer()
-                info[LONG_ENTRIES] = long_count[0]
+                info[LONG_ENTRIES] = long_count[0] >> LONG_SHIFT
             sort_dev(S, 3 * t, skey, perm, gaps)
             grid.sync()
             if first:
@@ -1254,7 +1301,7 @@ class DeviceUpdater:
         at += 3 * t + 1
         c.tag = span(d_longs, at, M)
         c.fail = span(d_longs, at + M, 5)
-        c.long_list = ws.get("c.long", np.int64, M)
+        c.long_list = ws.get("c.long", np.int64, LONG_WORDS * M)
         c.W = ws.upload("W", w, dtype=c.wdtype, asynchronous=True) if c.weighted else ws.get("W", c.wdtype, M)
         c.wdummy = ws.get("wdummy", c.wdtype, 1)
         c.epos = ws.get("epos", np.int64, M)
