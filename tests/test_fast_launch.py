@@ -490,7 +490,7 @@ def test_a_known_launch_rewrites_only_what_the_caller_names(default_stream):
     """launch_known: the caller that launched last names what changed; only those words are
     written, and the buffer ends as a full write of the arguments would leave it."""
     d, k = _known_kernel()
-    me = object()
+    me = fast_launch.LaunchOwner()
     base = FakeBase((64,), np.int64, 0x9000)
     a1, a2 = FakeDeviceArray((10,), np.int32, 0x100), FakeDeviceArray((12,), np.int32, 0x200)
     b = FakeDeviceArray((5,), np.int64, 0x300)
@@ -517,7 +517,7 @@ def test_a_known_launch_after_another_callers_launch_writes_everything(default_s
     """Words another caller wrote since are never taken for the caller's own: its launch_known
     then compares and rewrites like any launch."""
     d, k = _known_kernel()
-    me, other = object(), object()
+    me, other = fast_launch.LaunchOwner(), fast_launch.LaunchOwner()
     a1, a2 = FakeDeviceArray((10,), np.int32, 0x100), FakeDeviceArray((12,), np.int32, 0x200)
     b1, b2 = FakeDeviceArray((5,), np.int64, 0x300), FakeDeviceArray((5,), np.int64, 0x400)
     base = FakeBase((64,), np.int64, 0x9000)
@@ -538,7 +538,7 @@ def test_a_known_launch_after_another_callers_launch_writes_everything(default_s
 
 def test_a_known_launch_of_another_kind_goes_to_its_own_plan(default_stream):
     d, k = _known_kernel()
-    me = object()
+    me = fast_launch.LaunchOwner()
     b = FakeDeviceArray((5,), np.int64, 0x300)
     base = FakeBase((64,), np.int64, 0x9000)
     args = (FakeDeviceArray((10,), np.int32, 0x100), 1, b, fast_launch.Span(base, 0, (2, 3)))
@@ -549,5 +549,38 @@ def test_a_known_launch_of_another_kind_goes_to_its_own_plan(default_stream):
     k.launch_known(1, 32, other, [0], me)
     assert len(k._plans) == 2 and len(d.numba_launches) == 2         # numba's launch, a new plan
     assert np.array_equal(plan.words, _packed(plan, args))           # the first plan untouched
-    k.launch_known(1, 32, args, [0], me)                             # after numba's launch: no plan
-    assert np.array_equal(plan.words, _packed(plan, args)) and plan.owner is me   # holds its words
+    # the next launch names only what changed since numba's launch: the first plan must not take
+    # it for its own words (its third argument is another object now)
+    b2 = FakeDeviceArray((5,), np.int64, 0x700)
+    again = (args[0], 1, b2, args[3])
+    calls = len(default_stream)
+    k.launch_known(1, 32, again, [0, 2], me)
+    assert len(default_stream) == calls + 1
+    assert np.array_equal(plan.words, _packed(plan, again)) and plan.owner is me
+
+
+def test_a_known_launch_is_not_fooled_by_another_threads_late_bookkeeping(default_stream):
+    """A review's race: thread B's launch of plan X stores the kernel's "last plan" late, after
+    updater A moved to another kind through numba; A's next known launch must not repack X as if
+    X held A's last arguments."""
+    d, k = _known_kernel()
+    a_tok, b_tok = fast_launch.LaunchOwner(), fast_launch.LaunchOwner()
+    base1, base2 = FakeBase((64,), np.int64, 0x9000), FakeBase((64,), np.int64, 0xA000)
+    idx1, idx2 = FakeDeviceArray((10,), np.int32, 0x100), FakeDeviceArray((12,), np.int32, 0x200)
+    b = FakeDeviceArray((5,), np.int64, 0x300)
+    args1 = (idx1, 1, b, fast_launch.Span(base1, 0, (4, 1)))          # a (4, 1) buffer while t == 1
+    k.launch(1, 32, 0, 0, args1, owner=a_tok)
+    k.launch(1, 32, 0, 0, args1, owner=a_tok)                           # plan X
+    k.launch(1, 32, 0, 0, (idx2, 7, b, fast_launch.Span(base1, 0, (4, 1))), owner=b_tok)   # thread B
+    stale = k._recent                                                   # B not yet past its store
+    k.launch_known(1, 32, args1, [0, 1], a_tok)                         # thread A: X holds args1
+    args2 = (idx2, 1, b, fast_launch.Span(base2, 0, (4, 8)))            # grown: another kind
+    k.launch_known(1, 32, args2, [0, 3], a_tok)                         # numba's launch
+    k._recent = stale                                                   # B's store lands now
+    args3 = (idx1, 1, b, args2[3])
+    calls = len(default_stream)
+    k.launch_known(1, 32, args3, [0], a_tok)
+    used = a_tok.plans[k]                                               # the plan this launch went through
+    assert len(default_stream) == calls + 1 and used is not None and used is not stale[1]
+    assert np.array_equal(used.words, _packed(used, args3))
+    assert default_stream[-1]["words"] == _packed(used, args3)[:7].tolist()   # the words launched

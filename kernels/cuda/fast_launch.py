@@ -348,6 +348,19 @@ def _mark(value):
     return None
 
 
+class LaunchOwner:
+    """A caller of :meth:`FastKernel.launch_known`: the plan of each kernel that its last launch
+    of that kernel went through (None: through numba), written by the caller's own launches only.
+    With the plan's ``owner`` (who wrote its words last, set under the plan's lock) it proves the
+    plan's words are the caller's last arguments; a kernel-wide "last plan" would not, where
+    another thread's launch stores it late (a review found that race)."""
+
+    __slots__ = ("plans",)
+
+    def __init__(self):
+        self.plans: dict = {}
+
+
 class _Plan:
     """One overload's parameter buffer and the pointers to its words."""
 
@@ -554,15 +567,18 @@ class FastKernel:
         return _Configured(self, *config)
 
     def launch(self, griddim, blockdim, stream, sharedmem, args, owner=None) -> None:
+        if owner is not None:
+            owner.plans[self] = None             # until a plan holds this launch's words
         dims = _dims(griddim, blockdim)
         if dims is None:
-            self._recent = None              # (launch_known: no plan holds this launch's words)
             return self.dispatcher[griddim, blockdim, stream, sharedmem](*materialized(args))   # numba says
             # what is wrong
         context = _current_context()
         recent = self._recent                # the plan of the last planned launch: most launches repeat it
         if (recent is not None and recent[0] == context
                 and recent[1].relaunch(dims[0], dims[1], _stream_handle(stream, context), sharedmem, args, owner)):
+            if owner is not None:
+                owner.plans[self] = recent[1]
             return
         kinds = []                           # arg_kind of each, inlined for the common cases (a
         for value in args:                   # launch's host cost is per argument)
@@ -576,8 +592,6 @@ class FastKernel:
                 kinds.append(cached if cached is not None else arg_kind(value))
         key = (context, tuple(kinds))
         plan = self._plans.get(key)
-        if plan is None or plan is _NUMBA:
-            self._recent = None
         if plan is None:
             args = materialized(args)
             self.dispatcher[griddim, blockdim, stream, sharedmem](*args)          # compiles, launches
@@ -587,22 +601,25 @@ class FastKernel:
             return self.dispatcher[griddim, blockdim, stream, sharedmem](*materialized(args))
         plan.launch(dims[0], dims[1], _stream_handle(stream, context), sharedmem, args, kinds, owner)
         self._recent = (context, plan)
+        if owner is not None and plan.owner is owner:
+            owner.plans[self] = plan
 
-    def launch_known(self, griddim, blockdim, args, changed, owner) -> None:
-        """Launch on the default stream, where the caller knows what changed: ``owner`` (a token
-        of the caller's, held by the plan, not the caller itself) made this kernel's last launch
-        with ``owner`` given, and every argument not in ``changed`` (indices) is the object it
-        passed then. Only the changed arguments' words are rewritten, nothing else compared (a
-        48-argument kernel's comparison cost 60-85 µs of host time on an H200 host). Where
-        another caller launched the kernel since, or a changed argument's kind differs, this is
-        :meth:`launch`. The caller must hold its last arguments itself (an object's identity is
-        only safe while it lives)."""
+    def launch_known(self, griddim, blockdim, args, changed, owner: LaunchOwner) -> None:
+        """Launch on the default stream, where the caller knows what changed: ``owner`` (the
+        caller's :class:`LaunchOwner`, used by one caller, one launch at a time) made this
+        kernel's last launch with ``owner`` given, and every argument not in ``changed``
+        (indices) is the object it passed then. Only the changed arguments' words are rewritten,
+        nothing else compared (a 48-argument kernel's comparison cost 60-85 µs of host time on an
+        H200 host). Where that launch went through numba, another caller launched through the
+        plan since, or a changed argument's kind differs, this is :meth:`launch`. The caller must
+        hold its last arguments itself (an object's identity is only safe while it lives)."""
         dims = _dims(griddim, blockdim)
-        recent = self._recent
-        if dims is not None and recent is not None:
+        plan = owner.plans.get(self)
+        if dims is not None and plan is not None:
             context = _current_context()
-            if recent[0] == context and recent[1].repack(dims[0], dims[1], _stream_handle(0, context), 0, args,
-                                                         changed, owner):
+            if plan.context == context and plan.repack(dims[0], dims[1], _stream_handle(0, context), 0, args,
+                                                       changed, owner):
+                self._recent = (context, plan)
                 return
         self.launch(griddim, blockdim, 0, 0, args, owner=owner)
 

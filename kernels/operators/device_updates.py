@@ -47,7 +47,7 @@ from operator import is_not
 
 import numpy as np
 
-from kernels.cuda.fast_launch import FastKernel
+from kernels.cuda.fast_launch import FastKernel, LaunchOwner
 from kernels.cuda.warp import WARP as WARP_LANES
 from kernels.graph.slotted import batch_host, batch_rules
 from kernels.graph.slotted.batch_core import DESC_ROWS
@@ -1130,7 +1130,7 @@ class DeviceUpdater:
         self.last_flow = ""
         self._fused_info = None                             # the last written fused launch's read-back
         self._fused_last = None                             # (kernel, arguments) of the last fused launch
-        self._launch_token = object()                       # what the planned launches know this updater by
+        self._launch_token = LaunchOwner()                  # what the planned launches know this updater by
         #: the fused kernel's resident-block limit (what a cooperative launch may hold), per kernel
         self.fused_grid_limits: dict = {}
         self.history: deque[DeviceBatchResult] = deque(maxlen=HISTORY)   # the latest batches only
