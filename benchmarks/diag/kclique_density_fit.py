@@ -1,5 +1,5 @@
 """Does the k-clique ``work`` rule read the out-neighbourhoods' density right? A replay on every
-case measured (no GPU): the H100 sets and the fourth check, measured on an H200.
+case measured (no GPU): the H100 sets and the fourth and fifth checks, measured on an H200.
 
 The rule (``kclique_work`` in ``kernels/algorithms/auto_rules.py``) sizes the search by
 ``total_search`` = sum of C(d⁺, k-1), as if every subset of out-neighbours were a clique. On sparse
@@ -14,7 +14,7 @@ share of out-neighbour pairs that are themselves an (oriented) edge, estimated b
 ``out_pair_density`` from ``--samples`` pairs (default 4096) with a fixed seed (O(n) for the pair
 weights plus O(samples x log d⁺max), no pass over the edges).
 
-Two rules are replayed on the fit, held-out and check files (check, check2, check3, check4):
+Two rules are replayed on the fit, held-out and check files (check, check2 ... check5):
 
 * ``previous``: as shipped until 2026-11-28: ``list`` under 0.03 (not on meshes), and at k >= 5
   ``list`` on uniform out-degrees (d⁺max < 2x the mean);
@@ -25,7 +25,7 @@ Two rules are replayed on the fit, held-out and check files (check, check2, chec
   (``cliques_per_edge`` unknown: its two branches and the deep override skipped; the rule as shipped,
   depth and all, is replayed by ``kclique_sampled_fit.py``).
 
-``--write`` records every measured input's density, the fourth check's included.
+``--write`` records every measured input's density, the fourth and fifth checks' included.
 
 Per set: cases within 10 % of the best variant, the worst ratio (inputs of at least ``--min-nnz``
 stored entries, as ``kclique_auto_fit.py``). Then the two thresholds refitted (a grid over every
@@ -80,7 +80,8 @@ SETS = {"fit": RESULTS / "kclique-auto-fit-nvidia-h100-80gb-hbm3.jsonl",
         "check2": RESULTS / "kclique-auto-check2-nvidia-h100-80gb-hbm3.jsonl",
         "check3": RESULTS / "kclique-auto-check3-nvidia-h100-80gb-hbm3.jsonl",
         # measured on an H200 (132 SMs, as the H100: the rule's features read the same)
-        "check4": RESULTS / "kclique-auto-check4-nvidia-h200.jsonl"}
+        "check4": RESULTS / "kclique-auto-check4-nvidia-h200.jsonl",
+        "check5": RESULTS / "kclique-auto-check5-nvidia-h200.jsonl"}
 VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")
 SAMPLES = KCLIQUE_PAIR_SAMPLES
 #: ``--write``: each input's pair density, which tests/test_auto_params.py replays the rule with

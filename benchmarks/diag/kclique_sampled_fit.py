@@ -12,32 +12,41 @@ a cap on the work). Used in two branches (``KCLIQUE_K4_FEW_CLIQUES`` at k = 4 on
 k >= ``KCLIQUE_DEEP_K``: a search finding that many k-cliques per edge skips the sparse-pairs branch),
 with the long-list guard at k >= 5 (``KCLIQUE_LONG_LISTS``, 48): rule (d') of docs/defaults.md.
 
-What it prints, on every measured case of ``benchmarks/results/kclique-auto`` (the H100 sets and
-the fourth check, measured on an H200, 132 SMs as the H100; inputs of at least
-``--min-nnz`` stored entries; each input generated or loaded again as ``bench_kclique_auto.py``
+What it prints, on every measured case of ``benchmarks/results/kclique-auto`` (the H100 sets, 250
+cases, and the fourth and fifth checks, 172, measured on an H200, 132 SMs as the H100; inputs of at
+least ``--min-nnz`` stored entries; each input generated or loaded again as ``bench_kclique_auto.py``
 does, and oriented as the kernels are):
 
 1. the estimator against the true counts (the triangles counted here, the k-cliques from the
    records) and its cost per graph;
-2. per measured set: cases within 10 % of the best variant and the worst ratio, for the rule
-   before the depth (``previous``, as shipped until 2026-11-28), rule (a), the depth branches alone
-   (``MEASURED``: what the fourth check's ``gpu`` run ran), with the true counts (the oracle: could a
-   depth feature do it at all?) and with the estimate, and the variants after the fourth check: (b)
-   the long-list guard, (c)/(c') the deep override at k >= 5 / 6, (d)/(d') both, (d') as shipped;
+2. per measured set and per device (H100: fit ... check3; H200: check4, check5): cases within 10 %
+   of the best variant and the worst ratio, for the rule before the depth (``previous``, as shipped
+   until 2026-11-28), rule (a), the depth branches alone (``MEASURED``: what the fourth check's ``gpu``
+   run ran), with the true counts (the oracle: could a depth feature do it at all?) and with the
+   estimate, and the variants after the fourth check: (b) the long-list guard, (c)/(c') the deep
+   override at k >= 5 / 6, (d)/(d') both, (d') as shipped (what the fifth check's ``gpu`` run ran);
    each at its thresholds, refitted on all cases, leaving one graph out (thresholds refitted in each
-   fold), and fitted on the sets before the third (fourth) check and scored on it;
+   fold), and fitted on the sets before the third (fourth, fifth) check and scored on it; for the
+   rule before, (a) and (d') also refitted on the H200 cases only (in sample there, and leaving one
+   H200 graph out) and on the H100 cases only (scored on the H200 ones);
 3. the thresholds' gaps (the cases nearest each one), the cases still missed, the replay under 10
    other seeds;
 4. the picks replayed against those the measured ``gpu`` (auto) runs recorded (``resolved``): the
-   fourth check ran rule (a), so rule (a) must agree with it there; the shipped rule's changes;
-5. ``--write``: each input's estimated k-cliques per edge at k = 4..7 into
+   fourth check ran rule (a), so rule (a) must agree with it there, and the fifth ran (d'), the
+   shipped rule; the shipped rule's changes;
+   then the fifth check, unseen for both (a) and (d'): per graph the cases only one of them gets
+   within 10 %, and a bootstrap over its graphs of the differences;
+5. the two devices side by side on like shapes (no graph was measured on both): each H200 case
+   against the most alike H100 case of its family at the same k (``--near``), the time ratios between
+   the variants and each variant's time per oriented edge, H200 over H100;
+6. ``--write``: each input's estimated k-cliques per edge at k = 4..7 into
    ``kclique-sampled-depth.json``, which ``tests/test_auto_params.py`` replays the rule with.
 
 Thresholds are fitted as ``kclique_density_fit.py`` does: a grid over every distinct feature value;
 most cases within 10 %, then the lowest worst ratio, then the lowest sum of log ratios; the
 geometric middle of the best span; each threshold in turn, twice.
 
-    .venv/bin/python benchmarks/diag/kclique_sampled_fit.py [--cases] [--write] [--seeds 10]
+    .venv/bin/python benchmarks/diag/kclique_sampled_fit.py [--cases] [--write] [--seeds 10] [--near 0.5]
 """
 
 from __future__ import annotations
@@ -69,14 +78,21 @@ from kernels.algorithms.auto_rules import (  # noqa: E402
 from kernels.algorithms.kclique.prepare import orient, simple_undirected  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
-#: each measured set's file (the fourth check on an H200: the rule's features do not depend on it)
+#: each measured set's file (the fourth and fifth checks on an H200: the rule's features do not depend
+#: on the device, its thresholds were fitted on H100 times)
 FILES = {"fit": "kclique-auto-fit-nvidia-h100-80gb-hbm3.jsonl",
          "heldout": "kclique-auto-heldout-nvidia-h100-80gb-hbm3.jsonl",
          "check": "kclique-auto-check-nvidia-h100-80gb-hbm3.jsonl",
          "check2": "kclique-auto-check2-nvidia-h100-80gb-hbm3.jsonl",
          "check3": "kclique-auto-check3-nvidia-h100-80gb-hbm3.jsonl",
-         "check4": "kclique-auto-check4-nvidia-h200.jsonl"}
+         "check4": "kclique-auto-check4-nvidia-h200.jsonl",
+         "check5": "kclique-auto-check5-nvidia-h200.jsonl"}
 SETS = tuple(FILES)
+#: the device each set was measured on
+DEVICE = {name: "H200" if "h200" in f else "H100" for name, f in FILES.items()}
+DEVICES = ("H100", "H200")
+#: which rule each check's ``gpu`` (auto) run ran (the earlier sets ran earlier rules)
+RAN = {"check4": "a", "check5": "d'"}
 VARIANTS = ("vertex", "edge", "list")
 #: ``--write``: each input's estimated k-cliques per edge, which tests/test_auto_params.py replays with
 DEPTH = RESULTS / "kclique-sampled-depth.json"
@@ -250,11 +266,12 @@ def logo(cases, rule, names, base: dict) -> tuple[list[str], list[dict]]:
 # ---- reports ---------------------------------------------------------------------------------
 
 def line(label: str, cases, picks) -> str:
+    """Per set, per device and in all: within 10 % / cases, worst ratio (cases without a pick left out)."""
     out = f"{label:46s}"
-    for s in (*SETS, "all"):
-        idx = [i for i, c in enumerate(cases) if s in ("all", c["set"])]
+    for s in (*SETS, *DEVICES, "all"):
+        idx = [i for i, c in enumerate(cases) if s in ("all", c["set"], DEVICE[c["set"]]) and picks[i] is not None]
         w, n, x, _ = score([cases[i] for i in idx], [picks[i] for i in idx])
-        out += f" {w:3d}/{n:<3d} x{x:.2f}"
+        out += f" {w:3d}/{n:<3d} x{x:.2f}" if n else f" {'-':>13s}"
     return out
 
 
@@ -262,6 +279,105 @@ def misses(cases, picks) -> list[str]:
     return [f"    {c['set']:7s} {c['input'][:58]:58s} k={c['k']} picked {p:6s} x{ratio(c, p):.2f} "
             f"(best {min(c['t'], key=c['t'].get)}; {c['k']}-cliques/edge true {c['true']:.3g} est {c['est']:.3g}, "
             f"mean d⁺ {c['mean']:.1f})" for c, p in zip(cases, picks, strict=True) if ratio(c, p) > 1.10]
+
+
+def family(spec: str) -> str:
+    """The generator family a graph belongs to, for comparing the devices on like shapes (G(n, m) and
+    G(n, p) together, geometric graphs by dimension, stencils by kind; real graphs each their own)."""
+    if not spec.startswith("gen:"):
+        return spec
+    kind, params = spec.split(":")[1], dict(kv.split("=") for kv in spec.split(":", 2)[2].split(",") if "=" in kv)
+    if kind in ("gnm", "gnp"):
+        return "random"
+    if kind == "geometric":
+        return f"geometric-{params.get('dim', '2')}d"
+    if kind == "stencil":
+        return f"stencil-{params['kind']}"
+    return kind
+
+
+def shape_distance(a: dict, b: dict) -> float:
+    """How unlike two cases at the same k are, from what the rule reads: mean d⁺ (log), pair density
+    (per 0.05), the sampled k-cliques per edge (log10, offset 0.01) and the size (log10 edges, half weight)."""
+    return (abs(math.log(a["mean"] / b["mean"])) + abs(a["density"] - b["density"]) / 0.05
+            + abs(math.log10((a["est"] + 0.01) / (b["est"] + 0.01)))
+            + 0.5 * abs(math.log10(a["m"] / b["m"])))
+
+
+def devices_side_by_side(cases, near: float) -> None:
+    """Each H200 case against the most alike H100 case of its family at the same k (distance <= near):
+    the ratios between the variants' times and each variant's time per oriented edge, H200 over H100."""
+    h100 = [c for c in cases if DEVICE[c["set"]] == "H100"]
+    pairs = []
+    for c in cases:
+        if DEVICE[c["set"]] != "H200":
+            continue
+        like = [(shape_distance(c, o), o) for o in h100
+                if o["k"] == c["k"] and family(o["input"]) == family(c["input"])]
+        if like:
+            d, o = min(like, key=lambda x: x[0])
+            if d <= near:
+                pairs.append((c, o, d))
+    print(f"   {len(pairs)} H200 cases with an H100 case of the same family and k within distance {near:g} "
+          f"(of {sum(DEVICE[c['set']] == 'H200' for c in cases)}; the distance: shape_distance)")
+    print(f"     {'H200 case':44s} {'H100 case':44s}  k  dist   list/vertex   list/edge   edge/vertex  "
+          "ns/edge H200 (H100) v, e, l")
+    for c, o, d in sorted(pairs, key=lambda x: (family(x[0]["input"]), x[0]["k"], x[0]["mean"])):
+        r = [(c["t"][x] / c["t"][y], o["t"][x] / o["t"][y]) for x, y in (("list", "vertex"), ("list", "edge"),
+                                                                         ("edge", "vertex"))]
+        ns = " ".join(f"{c['t'][v] / c['m'] * 1e9:5.2f}({o['t'][v] / o['m'] * 1e9:5.2f})" for v in VARIANTS)
+        print(f"     {c['input'][4:48]:44s} {o['input'][4:48]:44s} {c['k']:2d} {d:5.2f}  "
+              + "  ".join(f"{a:4.2f}({b:4.2f})" for a, b in r) + f"  {ns}")
+    if not pairs:
+        return
+    print("   H200 over H100 on these pairs, median [quartiles] (1 = the same; < 1 for list/x: list ranks "
+          "higher on the H200):")
+    measures = [("list/vertex", "list", "vertex"), ("list/edge", "list", "edge"), ("edge/vertex", "edge", "vertex"),
+                *((f"{v} time per edge", v, None) for v in VARIANTS)]
+    for label, x, y in measures:
+        def of(c, x=x, y=y):
+            return c["t"][x] / (c["t"][y] if y else c["m"])
+        q = np.exp(np.percentile([math.log(of(c) / of(o)) for c, o, _ in pairs], (50, 25, 75)))
+        print(f"     {label:20s} {q[0]:.3f} [{q[1]:.3f}..{q[2]:.3f}]")
+    same = sum(min(c["t"], key=c["t"].get) == min(o["t"], key=o["t"].get) for c, o, _ in pairs)
+    print(f"   the same best variant in {same} of {len(pairs)} pairs; list best: H200 "
+          f"{sum(min(c['t'], key=c['t'].get) == 'list' for c, _, _ in pairs)}, H100 "
+          f"{sum(min(o['t'], key=o['t'].get) == 'list' for _, o, _ in pairs)}")
+
+
+def unseen_duel(cases, picks_a, picks_b, name: str, draws: int = 10000) -> None:
+    """Two rules on one check set: per graph the cases only one of them gets within 10 % and the sum of
+    log ratios; then a bootstrap over the set's graphs of the differences (within-10 % count, worst
+    ratio, sum of log ratios)."""
+    rows = [(c, ratio(c, a), ratio(c, b)) for c, a, b in zip(cases, picks_a, picks_b, strict=True)
+            if c["set"] == name]
+    graphs = sorted({c["input"] for c, _, _ in rows})
+    per = {g: [(ra, rb) for c, ra, rb in rows if c["input"] == g] for g in graphs}
+    print(f"   {name} ({len(rows)} cases, {len(graphs)} graphs): (a) {sum(ra <= 1.10 for _, ra, _ in rows)}, "
+          f"worst x{max(ra for _, ra, _ in rows):.2f}, sum log {sum(math.log(ra) for _, ra, _ in rows):.3f}; "
+          f"(d') {sum(rb <= 1.10 for _, _, rb in rows)}, worst x{max(rb for _, _, rb in rows):.2f}, "
+          f"sum log {sum(math.log(rb) for _, _, rb in rows):.3f}; cases over 1.5x: (a) "
+          f"{sum(ra > 1.5 for _, ra, _ in rows)}, (d') {sum(rb > 1.5 for _, _, rb in rows)}")
+    for g in graphs:
+        wa = sum(ra <= 1.10 < rb for ra, rb in per[g])
+        wb = sum(rb <= 1.10 < ra for ra, rb in per[g])
+        if any(abs(ra - rb) > 1e-12 for ra, rb in per[g]):
+            print(f"     {g[4:60]:56s} within 10 % only with (a): {wa}, only with (d'): {wb}; ratios (a) "
+                  + " ".join(f"{ra:.2f}" for ra, _ in per[g]) + "  (d') " + " ".join(f"{rb:.2f}" for _, rb in per[g]))
+    rng = np.random.default_rng(0)
+    diff = []
+    for _ in range(draws):
+        pick = rng.integers(0, len(graphs), len(graphs))
+        sample = [x for i in pick for x in per[graphs[i]]]
+        diff.append((sum(ra <= 1.10 for ra, _ in sample) - sum(rb <= 1.10 for _, rb in sample),
+                     max(ra for ra, _ in sample) - max(rb for _, rb in sample),
+                     sum(math.log(ra) - math.log(rb) for ra, rb in sample)))
+    diff = np.array(diff)
+    for i, label in enumerate(("within-10 % count, (a) - (d')", "worst ratio, (a) - (d')",
+                               "sum of log ratios, (a) - (d')")):
+        lo, mid, hi = np.percentile(diff[:, i], (2.5, 50, 97.5))
+        print(f"     bootstrap over the graphs ({draws}): {label:32s} median {mid:+.3f}, 95 % {lo:+.3f}..{hi:+.3f}, "
+              f"share > 0: {(diff[:, i] > 0).mean():.2f}, < 0: {(diff[:, i] < 0).mean():.2f}")
 
 
 def fmt(p: dict, names) -> str:
@@ -274,6 +390,8 @@ def main() -> int:
     ap.add_argument("--cases", action="store_true", help="every case: features, estimate, truth, pick")
     ap.add_argument("--seeds", type=int, default=10, help="replay the estimate under this many other seeds")
     ap.add_argument("--write", action="store_true", help=f"write {DEPTH.name} (the replay test's input)")
+    ap.add_argument("--near", type=float, default=0.5,
+                    help="section 5: the largest shape distance at which an H100 case stands for an H200 one")
     args = ap.parse_args()
 
     cases = read_cases(args.min_nnz)
@@ -324,12 +442,13 @@ def main() -> int:
         c["mean"] = float(np.dot(np.arange(len(c["hist"])), c["hist"]) / max(sum(c["hist"]), 1))
 
     # 2. the replays
-    print(f"\n2. the replays (within 10 % of the best / cases, worst ratio)\n{'rule':46s}"
-          + "".join(f" {s:>13s}" for s in (*SETS, "all")))
-    pre3 = [c for c in cases if c["set"] in SETS[:SETS.index("check3")]]
-    pre4 = [c for c in cases if c["set"] != "check4"]
+    print(f"\n2. the replays (within 10 % of the best / cases, worst ratio; H100: fit..check3, H200: check4, "
+          f"check5)\n{'rule':46s}" + "".join(f" {s:>13s}" for s in (*SETS, *DEVICES, "all")))
+    before = {last: [c for c in cases if SETS.index(c["set"]) < SETS.index(last)]
+              for last in ("check3", "check4", "check5")}
+    on = {d: [c for c in cases if DEVICE[c["set"]] == d] for d in DEVICES}
 
-    def protocols(label, rule, names, base):
+    def protocols(label, rule, names, base, devices=False):
         picks = [rule(c, base) for c in cases]
         print(line(label, cases, picks))
         fitted = fit(cases, rule, names, base)
@@ -338,20 +457,32 @@ def main() -> int:
         print(line("  leave one graph out", cases, lp))
         print(f"{'':46s} fold thresholds: " + "; ".join(
             f"{n} {min(p[n] for p in folds):.3g}..{max(p[n] for p in folds):.3g}" for n in names))
-        for before, last in ((pre3, "check3"), (pre4, "check4")):
-            pb = fit(before, rule, names, base)
+        for last, earlier in before.items():
+            pb = fit(earlier, rule, names, base)
             print(line(f"  fitted before {last}: {fmt(pb, names)}", cases, [rule(c, pb) for c in cases]))
+        if devices:
+            # the thresholds of one device's cases, scored on both; and leaving one H200 graph out, H200 only
+            for d in DEVICES:
+                pd = fit(on[d], rule, names, base)
+                print(line(f"  fitted on {d} only: {fmt(pd, names)}", cases, [rule(c, pd) for c in cases]))
+            lp, folds = logo(on["H200"], rule, names, base)
+            at = {id(c): p for c, p in zip(on["H200"], lp, strict=True)}
+            print(line("  leave one H200 graph out (H200 only)", cases, [at.get(id(c)) for c in cases]))
+            print(f"{'':46s} fold thresholds: " + "; ".join(
+                f"{n} {min(p[n] for p in folds):.3g}..{max(p[n] for p in folds):.3g}" for n in names))
         return picks
 
-    prev = protocols("previous (shipped until 2026-11-28)", previous, tuple(PREVIOUS), PREVIOUS)
+    prev = protocols("previous (shipped until 2026-11-28)", previous, tuple(PREVIOUS), PREVIOUS, devices=True)
     picked = {}
     depth_names = ("k4_few_cliques", "dying")
     shipped_names = (*depth_names, "deep", "long_lists")
     for feature, src in (("true", "oracle (true counts)"), ("est", "sampled")):
         for c in cases:
             c["_f"] = c[feature]
-        picked[f"a/{feature}"] = protocols(f"(a) {src}, as measured on check4", new(feature), depth_names, MEASURED)
-        picked[f"d'/{feature}"] = protocols(f"(d') {src}, as shipped", new(feature), shipped_names, SHIPPED)
+        picked[f"a/{feature}"] = protocols(f"(a) {src}, as measured on check4", new(feature), depth_names, MEASURED,
+                                           devices=feature == "est")
+        picked[f"d'/{feature}"] = protocols(f"(d') {src}, as shipped, measured on check5", new(feature),
+                                            shipped_names, SHIPPED, devices=feature == "est")
     # the other variants after seeing the fourth check, from rule (a): the guard alone, the deep override
     # alone at k >= 5 or at k >= 6 only (the Chung-Lu 2.5 graph wants list at k = 5, edge at 6 and 7),
     # the guard with the deep override at k >= 5 ((d') is the same at k >= 6)
@@ -422,22 +553,23 @@ def main() -> int:
             picks = [kclique_work(search_of(c, c["_seed"]), **SHIPPED).value for c in cases]
             w, _, x, _ = score(cases, picks)
             row = [w, x]
-            for name in ("check3", "check4"):
+            for name in ("check3", "check4", "check5"):
                 w, _, x, _ = score([c for c in cases if c["set"] == name],
                                    [p for c, p in zip(cases, picks, strict=True) if c["set"] == name])
                 row += [w, x]
             row.append(sum(p != q for p, q in zip(picks, shipped, strict=True)))
             scores.append(row)
         lo, hi = np.min(scores, axis=0), np.max(scores, axis=0)
-        n3, n4 = (sum(c["set"] == name for c in cases) for name in ("check3", "check4"))
+        n3, n4, n5 = (sum(c["set"] == name for c in cases) for name in ("check3", "check4", "check5"))
         print(f"\n   seeds 1..{args.seeds} (shipped thresholds): all {lo[0]:.0f}..{hi[0]:.0f}/{len(cases)}, worst "
               f"x{lo[1]:.2f}..x{hi[1]:.2f}; check3 {lo[2]:.0f}..{hi[2]:.0f}/{n3}, worst x{lo[3]:.2f}..x{hi[3]:.2f}; "
               f"check4 {lo[4]:.0f}..{hi[4]:.0f}/{n4}, worst x{lo[5]:.2f}..x{hi[5]:.2f}; "
-              f"picks differing from seed 0: {lo[6]:.0f}..{hi[6]:.0f}")
+              f"check5 {lo[6]:.0f}..{hi[6]:.0f}/{n5}, worst x{lo[7]:.2f}..x{hi[7]:.2f}; "
+              f"picks differing from seed 0: {lo[8]:.0f}..{hi[8]:.0f}")
 
-    # 4. the replay against the measured auto runs (the fourth check ran rule (a))
+    # 4. the replay against the measured auto runs (the fourth check ran rule (a), the fifth (d'))
     print("\n4. replayed picks (sampled) against the picks the measured gpu (auto) runs recorded")
-    for label, picks in (("rule (a)", measured), ("(d'), shipped", shipped)):
+    for rule_name, label, picks in (("a", "rule (a)", measured), ("d'", "(d'), shipped", shipped)):
         for name in SETS:
             pairs = [(c, p, measured_picks.get((name, c["input"], c["k"])))
                      for c, p in zip(cases, picks, strict=True) if c["set"] == name]
@@ -445,11 +577,27 @@ def main() -> int:
             if not pairs:
                 continue
             differ = [x for x in pairs if x[1] != x[2]]
-            note = " (ran rule (a))" if name == "check4" else " (measured with an earlier rule)"
+            ran = RAN.get(name)
+            note = (f" (ran rule ({ran}))" if ran else " (measured with an earlier rule)")
             print(f"   {label:14s} {name:7s} {len(pairs) - len(differ)}/{len(pairs)} agree{note}")
-            if name == "check4":
+            if ran:
                 for c, p, m in differ:
-                    print(f"     {c['input'][:58]:58s} k={c['k']} replayed {p}, measured {m}")
+                    print(f"     {c['input'][:58]:58s} k={c['k']} replayed {p}, measured {m}"
+                          + (" <- the rule that ran: a mismatch" if ran == rule_name else ""))
+            if ran == rule_name:
+                # the measured pick's own ratio (the gpu run's time is its own; the replay scores the variant)
+                w, n, x, _ = score([c for c, _, _ in pairs], [m for _, _, m in pairs])
+                print(f"     the measured picks, scored by the variants' times: {w}/{n}, worst x{x:.2f}")
+
+    # the fifth check is unseen for both rule (a) (fixed before the fourth) and (d') (fixed before the fifth)
+    print("\n   the fifth check, unseen for both rule (a) and the shipped (d') (replayed picks, variants' times):")
+    unseen_duel(cases, measured, shipped, "check5")
+
+    # 5. the devices side by side: no graph was measured on both, so like shapes of one family
+    print("\n5. the H200 sets against the H100 sets on like shapes (same family and k; no graph was measured on both)")
+    for c in cases:
+        c["m"] = feats[c["input"]]["m"]
+    devices_side_by_side(cases, args.near)
 
     if args.cases:
         print("\n   every case:")
