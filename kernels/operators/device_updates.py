@@ -1350,8 +1350,11 @@ class DeviceUpdater:
         c.out = ws.held_span("c.out", c.out_base, INFO_WORDS, c.out_base.size - INFO_WORDS)
         c.new_index = self._index_buffer(c.n_pages + c.M)
         c.scrmap = ws.get("scrmap", np.int32, c.n_pages)
-        return np.array([mirror.capacity_pages, scratch_pages, described, c.out.size, c.new_index.shape[1],
-                         c.free_up], dtype=np.int64)
+        limits = np.array([mirror.capacity_pages, scratch_pages, described, c.out.size, c.new_index.shape[1],
+                           c.free_up], dtype=np.int64)
+        if len(limits) != LIMIT_WORDS:       # the kernel slices LIMIT_WORDS of them; the free stack follows
+            raise RuntimeError(f"the fused launch's limits are {len(limits)} words, its kernel reads {LIMIT_WORDS}")
+        return limits
 
     def _compact_fused(self, c, refresh_directory: bool):
         """One cooperative launch and one wait. Returns (pages written, info); pages is None
