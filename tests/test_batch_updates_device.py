@@ -355,3 +355,65 @@ def test_the_fused_launch_finds_entries_far_down_a_long_list(device_path, monkey
                     insert=(np.zeros(2, dtype=np.int64), np.array(new)))
         assert updater.last_flow == "fused" and updater.last_phases["long entries"] == 4
     assert edge_dict(g) == edge_dict(twin)
+
+
+def test_the_fused_launch_passes_the_same_objects_batch_after_batch(device_path, monkeypatch):
+    # what changes every batch travels in the upload's header: a new per-batch argument would
+    # make every planned launch repack it (FastKernel.launch_known), so between two batches'
+    # fused launches only the index and the buffer it is written to may differ (they swap, and
+    # grow)
+    if device_path != "compact":
+        pytest.skip("the fused launch")
+    g, mirror, updater = _pair(random_graph(40, 160, 21), page_size=16)
+    twin = g.copy()
+    seen = []
+    launch = DeviceUpdater._launch_fused
+
+    def recording(self, kernel, grid, block, args):
+        seen.append((args, self.mirror.index))
+        return launch(self, kernel, grid, block, args)
+
+    monkeypatch.setattr(DeviceUpdater, "_launch_fused", recording)
+    rng = np.random.default_rng(4)
+    written = []
+    for size in (12, 5, 7, 6, 4, 6):        # the first batch sizes the buffers: no later one grows them
+        _apply_both(g, updater, twin, **random_batch(g, size, size, rng))
+        assert updater.last_flow == "fused"
+        written.append(mirror.index)
+    index_at = {next(i for i, a in enumerate(args) if a is index) for args, index in seen}
+    index_at |= {next(i for i, a in enumerate(args) if a is new) for (args, _), new in zip(seen, written, strict=True)}
+    assert len(index_at) == 2
+    for (before, _), (after, _) in zip(seen[1:], seen[2:], strict=False):
+        changed = {i for i, (a, b) in enumerate(zip(before, after, strict=True)) if a is not b}
+        assert changed == index_at, changed
+
+
+def test_the_fused_launch_names_exactly_the_arguments_that_are_not_its_last_ones(device_path):
+    if device_path != "compact":
+        pytest.skip("the fused launch")
+    from kernels.cuda.fast_launch import FastKernel
+
+    class Recording(FastKernel):
+        def __init__(self):
+            self.calls = []
+
+        def launch(self, griddim, blockdim, stream, sharedmem, args, owner=None):
+            self.calls.append(("launch", args, owner))
+
+        def launch_known(self, griddim, blockdim, args, changed, owner):
+            self.calls.append(("known", args, changed, owner))
+
+    g, mirror, updater = _pair(random_graph(20, 40, 2))
+    k, other = Recording(), Recording()
+    a, b, b2, c = object(), object(), object(), object()
+    updater._launch_fused(k, 1, 32, (a, b, 5, c))
+    updater._launch_fused(k, 1, 32, (a, b2, 5, c))
+    updater._launch_fused(k, 1, 32, (a, b2, 5, c))
+    updater._launch_fused(k, 1, 32, (c, b, 5, a))
+    updater._launch_fused(other, 1, 32, (c, b, 5, a))                  # another kernel: a full launch
+    updater._launch_fused(other, 1, 32, (c, b, 5))                     # other arguments: a full launch
+    token = k.calls[0][2]
+    assert token is not None and all(call[-1] is token for call in k.calls + other.calls)
+    assert [call[0] for call in k.calls] == ["launch", "known", "known", "known"]
+    assert [call[2] for call in k.calls[1:]] == [[1], [], [0, 1, 3]]
+    assert [call[0] for call in other.calls] == ["launch", "launch"]

@@ -139,3 +139,34 @@ def test_real_gpu_fused_batches_search_hubs_long_lists_by_the_grid(directed):
         assert not directory_problems(mirror)
         assert edge_dict(g) == model
     assert flows.count("fused") >= 4 and long_entries >= 400 * flows.count("fused")
+
+
+def test_real_gpu_two_updaters_on_two_threads_share_the_fused_kernel():
+    """Two graphs' updaters, the same fused kernel and plan, batches on two threads at once: a
+    launch must never take another updater's parameter words for its own
+    (``FastKernel.launch_known``'s owner records); every batch checked page for page."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pairs = []
+    for seed in (1, 2):
+        csr = random_graph(4000, 30000, seed, directed=False, weighted=False)
+        g = SlottedGraph.from_csr(csr, page_size=64)
+        mirror = DeviceMirror(g)
+        pairs.append((g, mirror, DeviceUpdater(mirror), g.copy()))
+
+    def run(i):
+        g, mirror, updater, twin = pairs[i]
+        rng = np.random.default_rng(10 + i)
+        flows = []
+        for size in (300, 40, 200, 5, 500, 60, 300, 20, 100, 250):
+            batch = random_batch(g, size, size, rng)
+            result = updater.apply(**batch)
+            twin.apply_updates(**batch)
+            flows.append(updater.last_flow)
+            assert result.verified and not mirror.differences() and same_state(g, twin)
+            assert not directory_problems(mirror)
+        return flows
+
+    with ThreadPoolExecutor(2) as pool:
+        flows = [f.result() for f in [pool.submit(run, 0), pool.submit(run, 1)]]
+    assert all(flow.count("fused") >= 5 for flow in flows)
