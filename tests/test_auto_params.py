@@ -20,6 +20,7 @@ from kernels.results import plain
 from kernels.results.schema import check_record
 from kernels.run.runner import run_variant
 from kernels.run.sim_estimate import estimate
+from tests.bench_modules import load_benchmark
 from tests.conftest import data_path
 
 KARATE = str(data_path("karate.mtx"))
@@ -117,25 +118,6 @@ def test_kclique_rule_at_k_4_by_the_whole_search():
         assert auto_rules.kclique_work(dataclasses.replace(_search(dplus, 5), pair_density=density)).value == "list"
 
 
-def _bench_kclique_auto():
-    """benchmarks/bench_kclique_auto.py as a module (its check sets and the rules they ran), sys.path as before."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).parents[1]
-    saved = list(sys.path)
-    sys.path.insert(0, str(root / "benchmarks"))
-    try:
-        path = root / "benchmarks" / "bench_kclique_auto.py"
-        spec = importlib.util.spec_from_file_location("bench_kclique_auto", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path[:] = saved
-
-
 def test_the_kclique_rule_replays_the_measured_cases_within_the_goal():
     """The rule against the measurements (benchmarks/results/kclique-auto: the fit, held-out and
     three check sets on an H100, the fourth and fifth checks on an H200): a regression guard, not a
@@ -173,7 +155,7 @@ def test_the_kclique_rule_replays_the_measured_cases_within_the_goal():
     depth_file = files[0].parent / "kclique-sampled-depth.json"
     depth = json.loads(depth_file.read_text()) if depth_file.exists() else {}
     variants = ("gpu-vertex", "gpu-edge", "gpu-list")
-    rule_a = _bench_kclique_auto().RULE_A
+    rule_a = load_benchmark("bench_kclique_auto").RULE_A
     assert math.isinf(rule_a["long_lists"]) and math.isinf(rule_a["deep"])
 
     def pick(spec, k, rule=None):

@@ -5,12 +5,12 @@ an H100 estimate) runs without a GPU."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.bench_modules import load_benchmark
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
@@ -18,15 +18,7 @@ RESULTS = ROOT / "benchmarks" / "results" / "kclique-auto"
 
 @pytest.fixture(scope="module")
 def bench():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        path = ROOT / "benchmarks" / "bench_kclique_auto.py"
-        spec = importlib.util.spec_from_file_location("bench_kclique_auto", path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        yield module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    return load_benchmark("bench_kclique_auto")
 
 
 def _unseen(bench, name: str, before: tuple[str, ...]) -> set[str]:
