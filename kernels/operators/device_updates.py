@@ -1251,8 +1251,10 @@ class DeviceUpdater:
             if pages is not None:
                 return pages
             self.last_flow = "fused, then split"
+            self._split_parts(c)
         else:
             self.last_flow = "split"
+            self._split_parts(c)
             info = self._compact_front(c)
         return self._compact_write(c, info, refresh_directory)
 
@@ -1287,20 +1289,8 @@ class DeviceUpdater:
         free_top = c.free[c.n_free - c.free_up:]
         header = np.array([t, M, c.n_pages, c.n1, c.free_up - 1, c.n_free, g.physical_pages_used, c.free_up],
                           dtype=np.int64)
-        c.longs = d_longs = ws.upload("c.longs", header, T, src, dst, S, tag,
-                                      np.full(5, batch_rules.NO_FAILURE, dtype=np.int64), _ZERO, c.limits, free_top,
-                                      dtype=np.int64, asynchronous=True)
-        # the parts as spans of the buffer for the split launches (kernels.cuda.fast_launch.Span:
-        # numba's slicing cost 20-90 µs of host time a view, more than all of a small batch's GPU
-        # work); the fused kernel finds them itself from the sizes
-        span = ws.span
-        at = HEADER_WORDS
-        c.T, c.src, c.dst = span(d_longs, at, t), span(d_longs, at + t, M), span(d_longs, at + t + M, M)
-        at += t + 2 * M
-        c.d_S = span(d_longs, at, 3 * t + 1)
-        at += 3 * t + 1
-        c.tag = span(d_longs, at, M)
-        c.fail = span(d_longs, at + M, 5)
+        c.longs = ws.upload("c.longs", header, T, src, dst, S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64),
+                            _ZERO, c.limits, free_top, dtype=np.int64, asynchronous=True)
         c.long_list = ws.get("c.long", np.int64, LONG_WORDS * M)
         c.W = ws.upload("W", w, dtype=c.wdtype, asynchronous=True) if c.weighted else ws.get("W", c.wdtype, M)
         c.wdummy = ws.get("wdummy", c.wdtype, 1)
@@ -1439,6 +1429,19 @@ class DeviceUpdater:
         room = self.compact_room
         room["scratch"] = max(room["scratch"], int(int(info[9]) * ROOM_GROWTH))
         room["described"] = max(room["described"], int(int(info[6]) * ROOM_GROWTH))
+
+    def _split_parts(self, c) -> None:
+        """The uploaded parts as spans of ``c.longs`` for the split launches (the fused kernel
+        finds them itself from the header, so a fused batch makes none: 25 µs of host time on an
+        H200 host). Spans (kernels.cuda.fast_launch.Span): numba's slicing cost 20-90 µs a view."""
+        span, d_longs, t, M = self.workspace.span, c.longs, c.t, c.M
+        at = HEADER_WORDS
+        c.T, c.src, c.dst = span(d_longs, at, t), span(d_longs, at + t, M), span(d_longs, at + t + M, M)
+        at += t + 2 * M
+        c.d_S = span(d_longs, at, 3 * t + 1)
+        at += 3 * t + 1
+        c.tag = span(d_longs, at, M)
+        c.fail = span(d_longs, at + M, 5)
 
     def _compact_front(self, c) -> np.ndarray:
         """The split flow's first launches, up to the read-back of the failures and totals."""
