@@ -71,3 +71,18 @@ def test_a_gpu_variant_without_kernels_for_the_check_is_named():
 
 def no_kernels(variant):
     return []
+
+
+def test_a_kernel_given_the_wrong_number_of_argument_types_is_named():
+    """The fused batch kernel's list kept 49 argument types after the kernel went to 35: only the
+    GPU machine's compile said so. ``--list`` (run above, everywhere) now checks the counts."""
+    from types import SimpleNamespace
+
+    from kernels.run.ptx_check import arity_problem
+
+    def kernel(a, b, c):
+        pass
+
+    fake = SimpleNamespace(py_func=kernel)
+    assert arity_problem("k", fake, [("i", "i", "i")]) is None
+    assert arity_problem("k", fake, [("i", "i")]) == "k: 2 argument types given for a kernel of 3 parameters"

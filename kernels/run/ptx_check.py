@@ -25,6 +25,7 @@ Must run without ``NUMBA_ENABLE_CUDASIM`` (the simulator has no compiler).
 from __future__ import annotations
 
 import argparse
+import inspect
 import importlib
 import os
 import sys
@@ -183,9 +184,11 @@ def batch_update_kernels(t: dict):
                                                               i32, i64, i64, i32_2d, i32, i32, n, n, n, n, i64,
                                                               i32_2d)),
                 (f"updates compact fused[{wname}]", k.fused_c(WARP_BLOCK["cuda"], FUSED_MAX_REGISTERS),
-                 (i64, i64, i64, i64, n, i32, i32_2d, n, n, n, i64, i64, i64, i64, i64, i64, i64, i64, u8, i64, i64_2d,
-                  i32_2d, i32, i64, w, n, i32, i64, i64, w, i64_2d, i64, i64, n, n, n, i64, w, i32, w, i32, i32_2d,
-                  i64, i32_2d, i64, i32, n, i64, i64)),
+                 # (longs, pool, index, P, epos, skey, perm, dfull, ifull, cpos, utouched, um, vals, desc_dummy,
+                 #  newoff, gaps, W, weighted, ssrc, stag, spos, sw, pre, info, wpool, scratch, wscratch, scrmap,
+                 #  desc, out, new_index, loc, degree, refresh, long_list): the batch's sizes ride in `longs`
+                 (i64, i32, i32_2d, n, i64, i64, i64, i64, i64, i64, u8, i64, i64_2d, i32_2d, i32, i64, w, n, i32, i64,
+                  i64, w, i64_2d, i64, w, i32, w, i32, i32_2d, i64, i32_2d, i64, i32, n, i64)),
                 (f"updates compact write[{wname}]", k.write_c, (n, n, n, i64, i64_2d, i64_2d, i32_2d, i64, i32, w, i32,
                                                                 i32_2d, n, i64, i64, n, i64, w, i32, n, i32, w, n, u8,
                                                                 i64, i32_2d))]
@@ -224,7 +227,26 @@ def _enumerate() -> tuple[dict[str, list], list[str]]:
                 problems.append(f"{label}: its kernels could not be built ({var.launch.ptx}: {type(exc).__name__}: "
                                 f"{str(exc).splitlines()[0] if str(exc) else ''})")
         found["operators"] = [(name, dispatcher, [tuple(args)]) for name, dispatcher, args in operator_kernels()]
+    for kernels in found.values():
+        for name, dispatcher, sigs in kernels:
+            wrong = arity_problem(name, dispatcher, sigs)
+            if wrong:
+                problems.append(wrong)
     return found, problems
+
+
+def arity_problem(name: str, dispatcher, sigs) -> str | None:
+    """A list of argument types that does not match the kernel's parameters (a kernel whose
+    arguments changed while this list did not): said here, without a compiler, so that
+    ``--list`` (run by the tests everywhere) catches it, not only the GPU machine."""
+    py_func = getattr(dispatcher, "py_func", None)
+    if py_func is None:
+        return None
+    wanted = len(inspect.signature(py_func).parameters)
+    given = sorted({len(sig) for sig in sigs if len(sig) != wanted})
+    if not given:
+        return None
+    return f"{name}: {', '.join(map(str, given))} argument types given for a kernel of {wanted} parameters"
 
 
 def main(argv=None) -> int:
@@ -246,7 +268,7 @@ def main(argv=None) -> int:
             for name, _, sigs in kernels:
                 print(f"    {name} ({len(sigs)} signature{'s' if len(sigs) != 1 else ''})")
         for problem in problems:
-            print(f"MISSING  {problem}")
+            print(f"PROBLEM  {problem}")
         return 1 if problems else 0
     _answer_for_the_device(cc)
     try:

@@ -1,0 +1,86 @@
+"""Near-far SSSP with block-local hops (``gpu-nearfar --param hops=H``): time, levels and
+relaxations per edge against ``hops`` and ``delta``, beside frontier Bellman-Ford (``gpu-csr``),
+on the frontier suite's SSSP graphs (weighted: uniform in [1, 10)), one Graph500 root each,
+every run verified against SciPy by the runner.
+
+    python3 benchmarks/diag/nearfar_hops.py [--quick] [--graphs delaunay_w:1048576,...]
+        [--hops 0,4,16,64,256] [--delta-factors 0.125,0.25,0.5,1,2] [--slotted] [--out OUT.json]
+
+``--delta-factors`` multiplies the ``auto`` delta (the rule for ``hops=0``) for each ``hops``;
+without it only ``auto`` is run. Times are the runner's median kernel time (CUDA events).
+"""
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_traversal import make_graph  # noqa: E402
+from traversal_frontier import graph500_roots, live_pages, run_one  # noqa: E402
+
+from kernels.measure.environment import environment  # noqa: E402
+
+
+def auto_delta(graph, root: int, target: str) -> float:
+    from kernels.algorithms.registry import get_variant
+    from kernels.algorithms.traversal.common import prepare_traversal
+
+    fam, var = get_variant("sssp", "gpu-nearfar")
+    params = fam.resolve_params(var, {"source": root})
+    problem = prepare_traversal(graph, params, weighted=True, what="SSSP")
+    return next(p for p in var.params if p.name == "delta").auto(problem, params, target).value
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--graphs", default=None)
+    ap.add_argument("--hops", default="0,4,16,64,256,1024")
+    ap.add_argument("--delta-factors", default="")
+    ap.add_argument("--slotted", action="store_true", help="also gpu-nearfar-slotted at each hops")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--target", default="cuda")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    graphs = args.graphs or ("delaunay_w:4096,grid_w:40" if args.quick else
+                             "delaunay_w:1048576,grid_w:1000,rmat_w:20")
+    hops_values = [int(h) for h in args.hops.split(",")]
+    factors = [float(f) for f in args.delta_factors.split(",") if f]
+    rows: list = []
+    for spec in graphs.split(","):
+        kind, size = spec.split(":")
+        t = time.perf_counter()
+        g = make_graph(kind, int(size))
+        root = graph500_roots(g, 1)[0]
+        delta = auto_delta(g, root, args.target)
+        print(f"== {g.name}: {g.n_rows:,} vertices, {g.nnz:,} entries, root {root}, auto delta {delta:.4g} "
+              f"({time.perf_counter() - t:.1f} s)", flush=True)
+        section = f"hops-{kind}"
+        run_one(rows, g, "sssp", "gpu-csr", {"source": root}, target=args.target, repeat=args.repeat,
+                section=section)
+        live = live_pages(g, weighted=True) if args.slotted else None
+        deltas = ["auto"] + [float(f"{delta * f:.4g}") for f in factors if f != 1.0]
+        for hops in hops_values:
+            for d in deltas:
+                row = run_one(rows, g, "sssp", "gpu-nearfar", {"source": root, "hops": hops, "delta": d},
+                              target=args.target, repeat=args.repeat, section=section)
+                last = row.get("last", {})
+                print(f"      hops {hops:>5} delta {d!s:>8}: levels {last.get('iterations')} local rounds "
+                      f"{last.get('local_rounds')} local vertices {last.get('local_vertices')} "
+                      f"relax/edge {last.get('relaxations_per_edge', 0):.2f}", flush=True)
+            if live is not None:
+                run_one(rows, g, "sssp", "gpu-nearfar-slotted", {"source": root, "hops": hops}, target=args.target,
+                        repeat=args.repeat, live=live, section=section)
+        del live
+    if args.out:
+        Path(args.out).write_text(json.dumps({"environment": environment(args.target), "rows": rows}, indent=1,
+                                             default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
