@@ -20,8 +20,10 @@ from kernels.algorithms.auto_rules import (
     DO_ALPHA,
     DO_ALPHA_SHALLOW_WORK,
     DO_BETA,
+    HOPS_WIDE,
     bfs_direction_thresholds,
     sssp_delta,
+    sssp_hops,
 )
 from kernels.errors import ParameterError
 from kernels.graph.csr import CSRGraph
@@ -166,17 +168,80 @@ def test_an_isolated_source_and_a_directed_graph(variant, extra):
 
 @pytest.mark.parametrize("variant,extra", SSSP_VARIANTS, ids=IDS)
 @pytest.mark.parametrize("delta", [0.5, 1e15])
-def test_on_a_tree_every_reached_vertex_is_relaxed_once(variant, extra, delta):
+@pytest.mark.parametrize("hops", [0, 4])
+def test_on_a_tree_every_reached_vertex_is_relaxed_once(variant, extra, delta, hops):
     """Unique shortest paths and near-far's buckets: every reached vertex is in exactly one
-    frontier, so the relaxations are exactly the degrees of the reached vertices."""
+    frontier (or, with block-local hops, its edges are queued once), so the relaxations are
+    exactly the degrees of the reached vertices."""
     rng = np.random.default_rng(11)
     n = 25
     parent = np.array([rng.integers(0, v) for v in range(1, n)])
     g = undirected(n + 3, parent, np.arange(1, n), rng.uniform(1, 4, n - 1), name="tree")   # 3 isolated
-    rec = run(g, "sssp", variant, source=0, delta=delta, **extra)
+    rec = run(g, "sssp", variant, source=0, delta=delta, hops=hops, **extra)
     degrees = np.diff(g.indptr)[:n]
     assert rec["input"]["last_relaxations"] == int(degrees.sum())
     assert rec["input"]["last_relaxations_per_edge"] == pytest.approx(degrees.sum() / g.nnz)
+
+
+# ---- near-far's block-local hops ------------------------------------------------------------
+
+def weighted_grid(k: int = 7, seed: int = 3):
+    """A k x k grid with weights in [1, 10), one long shortcut (0 to the far corner, weight 500)
+    and two isolated vertices: every vertex has at most 5 neighbours, so the block-local rounds
+    take them all (their buffers, 12 items on the simulator, overflow)."""
+    rng = np.random.default_rng(seed)
+    idx = np.arange(k * k).reshape(k, k)
+    src = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel(), [0]])
+    dst = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel(), [k * k - 1]])
+    w = rng.uniform(1, 10, len(src))
+    w[-1] = 500.0
+    return undirected(k * k + 2, src, dst, w, name="grid")
+
+
+@pytest.mark.parametrize("variant,extra", SSSP_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("hops", [0, 1, 3, 1000])
+@pytest.mark.parametrize("delta", [2.0, 20.0, 1e15])
+def test_block_local_hops_are_exact_and_counted(variant, extra, hops, delta):
+    rec = run(weighted_grid(), "sssp", variant, source=24, hops=hops, delta=delta, **extra)
+    last = rec["input"]
+    assert rec["result"]["reached"] == 49 and last["last_hops"] == hops
+    assert last["last_relaxations"] >= last["last_local_relaxations"] >= 0
+    if hops == 0:
+        assert last["last_local_rounds"] == last["last_local_relaxations"] == 0
+    elif delta == 1e15:                     # one bucket: the rounds follow the wave
+        assert last["last_local_rounds"] > 0 and last["last_local_relaxations"] > 0
+
+
+def test_block_local_hops_take_fewer_grid_levels():
+    g = weighted_grid(9)
+    flat = run(g, "sssp", "gpu-nearfar", source=40, hops=0, delta=1e15)["input"]["last_iterations"]
+    hopped = run(g, "sssp", "gpu-nearfar", source=40, hops=1000, delta=1e15)["input"]["last_iterations"]
+    assert hopped < flat
+
+
+@pytest.mark.parametrize("variant,extra", SSSP_VARIANTS, ids=IDS)
+def test_block_local_hops_on_a_directed_and_a_disconnected_graph(variant, extra):
+    rec = run(two_components_and_isolated(), "sssp", variant, source=5, hops=5, delta=3.0, **extra)
+    assert rec["result"]["reached"] == 19
+    g = read_graph(data_path("rMatGraph_J_5_100.mtx"))
+    rng = np.random.default_rng(4)
+    run(g.with_(weights=rng.uniform(0, 3, g.nnz)), "sssp", variant, source=0, delta=0.7, hops=3, **extra)
+
+
+@pytest.mark.parametrize("bad", [-1, "many", 1.5])
+def test_a_bad_hops_is_refused_naming_it(bad):
+    with pytest.raises(ParameterError) as err:
+        run_variant(weighted_grid(), "sssp", "gpu-nearfar", {"hops": bad}, repeat=1, warmup=0)
+    assert "hops" in str(err.value)
+
+
+def test_the_hops_rule_follows_the_work_per_level():
+    mesh = sssp_hops(entries=6_000_000, hop_eccentricity=1000)              # 6,000 entries a level
+    power_law = sssp_hops(entries=30_000_000, hop_eccentricity=6)           # 5 M entries a level
+    assert mesh.value == HOPS_WIDE == 16 and "levels dominate" in mesh.reason
+    assert power_law.value == 0 and "heavy levels" in power_law.reason
+    rec = run(weighted_grid(), "sssp", "gpu-nearfar", source=0)
+    assert rec["resolved_params"]["hops"] == HOPS_WIDE
 
 
 # ---- parameters and auto rules ----------------------------------------------------------

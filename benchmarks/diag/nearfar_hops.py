@@ -45,7 +45,18 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--target", default="cuda")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--block", type=int, default=256)
+    ap.add_argument("--keep-stale", action="store_true",
+                    help="relax every item, also those whose source improved since (frontier_loop.LOCAL_SKIP_STALE "
+                         "off; the disk kernel cache is switched off for this process)")
     args = ap.parse_args()
+    if args.keep_stale:
+        import os
+
+        os.environ["GRAPH_KERNELS_KERNEL_CACHE"] = "off"   # a module constant is not in the cache's key
+        from kernels.algorithms.traversal import frontier_loop
+
+        frontier_loop.LOCAL_SKIP_STALE = False
     graphs = args.graphs or ("delaunay_w:4096,grid_w:40" if args.quick else
                              "delaunay_w:1048576,grid_w:1000,rmat_w:20")
     hops_values = [int(h) for h in args.hops.split(",")]
@@ -60,17 +71,18 @@ def main() -> int:
         print(f"== {g.name}: {g.n_rows:,} vertices, {g.nnz:,} entries, root {root}, auto delta {delta:.4g} "
               f"({time.perf_counter() - t:.1f} s)", flush=True)
         section = f"hops-{kind}"
-        run_one(rows, g, "sssp", "gpu-csr", {"source": root}, target=args.target, repeat=args.repeat,
-                section=section)
+        run_one(rows, g, "sssp", "gpu-csr", {"source": root, "block": args.block}, target=args.target,
+                repeat=args.repeat, section=section)
         live = live_pages(g, weighted=True) if args.slotted else None
         deltas = ["auto"] + [float(f"{delta * f:.4g}") for f in factors if f != 1.0]
         for hops in hops_values:
             for d in deltas:
-                row = run_one(rows, g, "sssp", "gpu-nearfar", {"source": root, "hops": hops, "delta": d},
-                              target=args.target, repeat=args.repeat, section=section)
+                params = {"source": root, "hops": hops, "delta": d, "block": args.block}
+                row = run_one(rows, g, "sssp", "gpu-nearfar", params, target=args.target, repeat=args.repeat,
+                              section=section)
                 last = row.get("last", {})
                 print(f"      hops {hops:>5} delta {d!s:>8}: levels {last.get('iterations')} local rounds "
-                      f"{last.get('local_rounds')} local vertices {last.get('local_vertices')} "
+                      f"{last.get('local_rounds')} local relaxations {last.get('local_relaxations')} "
                       f"relax/edge {last.get('relaxations_per_edge', 0):.2f}", flush=True)
             if live is not None:
                 run_one(rows, g, "sssp", "gpu-nearfar-slotted", {"source": root, "hops": hops}, target=args.target,

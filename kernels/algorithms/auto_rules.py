@@ -686,3 +686,28 @@ def sssp_delta(weights: np.ndarray, entries: int, hop_eccentricity: int) -> Auto
 
 def sssp_delta_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
     return sssp_delta(problem.data["weights"], int(problem.data["graph"].nnz), problem.data["hop_eccentricity"])
+
+
+# ---- sssp gpu-nearfar: block-local hops ------------------------------------------------------
+
+#: rounds a block relaxes its own improvements before the grid's next level, where levels
+#: dominate (the same feature as delta's rule); elsewhere 0: a level is work, not latency
+HOPS_WIDE = 16
+
+
+def sssp_hops(entries: int, hop_eccentricity: int) -> AutoChoice:
+    """``hops``: block-local rounds a level. On a graph whose BFS levels from the source hold few
+    entries (meshes, road-like graphs: a level's grid syncs cost more than its relaxations) a
+    block follows its own improvements for up to :data:`HOPS_WIDE` rounds with block barriers
+    only; elsewhere (a handful of heavy levels) 0, the level-synchronous near-far."""
+    per_level = entries / max(int(hop_eccentricity), 1)
+    if per_level < LEVEL_WORK:
+        return AutoChoice(HOPS_WIDE, f"{per_level:,.0f} stored entries per level of the source's BFS "
+                                     f"({entries:,} / depth {hop_eccentricity}), under {LEVEL_WORK:,}: levels "
+                                     f"dominate, so a block follows its own improvements up to {HOPS_WIDE} rounds")
+    return AutoChoice(0, f"{per_level:,.0f} stored entries per level of the source's BFS, over {LEVEL_WORK:,}: "
+                         "a few heavy levels, each hop a grid-wide level")
+
+
+def sssp_hops_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    return sssp_hops(int(problem.data["graph"].nnz), problem.data["hop_eccentricity"])

@@ -1,4 +1,5 @@
-"""``float_bits(x)``: a float64's IEEE bit pattern as an int64, inside a kernel.
+"""``float_bits(x)``: a float64's IEEE bit pattern as an int64, inside a kernel; ``bits_float(b)``
+the way back (to read a distance through an atomic on its int64 view, which L1 cannot serve stale).
 
 For non-negative doubles (and +inf) the order of the bit patterns, read as signed int64, is the
 order of the values, so an ``atomicMin`` on the int64 view of a distance array is a float64
@@ -18,6 +19,9 @@ from kernels.measure.targets import simulator_enabled
 if simulator_enabled():
     def float_bits(x):
         return np.float64(x).view(np.int64)
+
+    def bits_float(b):
+        return np.int64(b).view(np.float64)
 else:
     from llvmlite import ir
     from numba.cuda import types
@@ -31,5 +35,16 @@ else:
 
         def codegen(context, builder, sig, args):
             return builder.bitcast(args[0], ir.IntType(64))
+
+        return sig, codegen
+
+    @intrinsic
+    def bits_float(typingctx, b):
+        if b != types.int64:
+            return None
+        sig = types.float64(types.int64)
+
+        def codegen(context, builder, sig, args):
+            return builder.bitcast(args[0], ir.DoubleType())
 
         return sig, codegen

@@ -77,7 +77,7 @@ from kernels.cuda.device import facts as device_facts
 from kernels.cuda.jit import jit as kernel_jit
 from kernels.cuda.warp import WARP, exchange_size, lowest_lane, warp_ops
 from kernels.errors import DeviceLoopError
-from kernels.operators.device_bits import float_bits
+from kernels.operators.device_bits import bits_float, float_bits
 from kernels.operators.device_clock import globaltimer
 from kernels.operators.launch import Workspace, for_target, on_simulator
 from kernels.operators.views import DeviceGraphView, functions
@@ -90,8 +90,10 @@ MIN_BUCKET = FAR + 2           # counters[MIN_BUCKET + e % 2]: smallest pending 
 COUNTERS = FAR + 4
 NO_BUCKET = np.iinfo(np.int64).max
 BUCKET_CAP = 4.0e18            # bucket numbers are clamped below int64's range (a tiny delta)
-RESULT = 8                     # levels, top-down, bottom-up, frontier entries, converged, relaxations,
-                               # bucket advances, which of the first 62 levels went bottom-up (bit L)
+RESULT = 10                    # levels, top-down, bottom-up, frontier entries, converged, relaxations,
+                               # bucket advances, which of the first 62 levels went bottom-up (bit L);
+                               # near-far's block-local hops: relaxations, rounds (summed over blocks)
+LOCAL_RELAXED, LOCAL_ROUNDS = 8, 9
 TRACED_LEVELS = 62
 #: registers per thread the kernels are compiled for on a GPU: ``None`` = what lets
 #: ``THREADS_PER_SM`` threads (two blocks of 256) stay resident in an SM's registers (128 on an
@@ -102,6 +104,20 @@ MAX_REGISTERS = None
 TRACE_STAMPS = 3               # traced runs: per level and block, the start, after a direction switch's
                                # conversion, and before the closing grid sync (see level_trace)
 ALGORITHMS = ("bfs", "sssp")
+#: near-far's block-local hops (``hops`` > 0): a block's items (an edge to relax, the distance
+#: of its source) in shared memory, two buffers of this many (tiny on the simulator, so that
+#: tests overflow them)
+LOCAL_CAP = 1024
+SIM_LOCAL_CAP = 12
+#: skip an item whose source has improved since it was made (benchmarks/diag/nearfar_hops.py)
+LOCAL_SKIP_STALE = True
+#: vertices the local rounds send to the next frontier or the far pile, held in shared memory
+#: until the rounds end (each of the two buffers); past it they are published at once
+LOCAL_DEFER = 512
+SIM_LOCAL_DEFER = 3
+#: vertices with more neighbours than this go to the grid's next frontier, not a block's queue
+#: (its edges would take too many items of a block's buffer)
+LOCAL_DEGREE = PER_LANE
 
 
 @cuda.jit(device=True)
@@ -114,12 +130,15 @@ def bucket_of(d, delta):
 
 def nearfar_relax_functor(kind: str, weighted: bool):
     """``state = (dist, dist_bits, stamp, level, pending, far, counters, far_counter, far_offset, delta,
-    bucket)`` (the far entries are the caller's: ``far`` ... ``far_offset`` ride along unused).
+    bucket, local)`` (the far entries are the caller's: ``far`` ... ``far_offset`` ride along
+    unused).
 
     An improvement (one native ``atomicMin`` on the bit patterns, as the device loop's SSSP) in
     the current bucket or below joins the next near frontier (once a level: the stamp): returns
     1; beyond it, the vertex joins the far pile unless it is pending there already: returns 2
-    (the caller appends it, block-aggregated); otherwise 0."""
+    (the caller appends it, block-aggregated); otherwise 0. With ``local`` (block-local hops) a
+    near improvement returns 3 instead, unstamped: the caller queues its edges in the block (or
+    stamps it into the next frontier)."""
     weight = functions(kind).weight
 
     @cuda.jit(device=True)
@@ -132,6 +151,8 @@ def nearfar_relax_functor(kind: str, weighted: bool):
             if bucket_of(d, state[9]) <= state[10]:
                 if pending[dst] != 0:
                     pending[dst] = 0          # its far entry is stale now
+                if state[11]:
+                    return int64(3)
                 return int64(1) if cuda.atomic.max(state[2], dst, state[3]) < state[3] else int64(0)
             if cuda.atomic.cas(pending, dst, 0, 1) == 0:
                 return int64(2)
@@ -141,13 +162,13 @@ def nearfar_relax_functor(kind: str, weighted: bool):
 
 
 @cuda.jit(device=True)
-def _bfs_state(a, bits, stamp, level, pending, far, counters, far_counter, far_offset, delta, bucket):
+def _bfs_state(a, bits, stamp, level, pending, far, counters, far_counter, far_offset, delta, bucket, local):
     return (a, level + 1)
 
 
 @cuda.jit(device=True)
-def _sssp_state(a, bits, stamp, level, pending, far, counters, far_counter, far_offset, delta, bucket):
-    return (a, bits, stamp, level, pending, far, counters, far_counter, far_offset, delta, bucket)
+def _sssp_state(a, bits, stamp, level, pending, far, counters, far_counter, far_offset, delta, bucket, local):
+    return (a, bits, stamp, level, pending, far, counters, far_counter, far_offset, delta, bucket, local)
 
 
 @functools.cache
@@ -160,13 +181,17 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
     int32[n] (SSSP); ``small`` int64[2, 3, cap], ``chunks`` int64[2, 4, cap] (the queues);
     ``counters`` int64[COUNTERS]; ``result`` int64[RESULT]; ``fb`` uint32[4, words] (BFS bitmaps:
     three frontiers and the settled vertices); ``far`` int32[2 n], ``pending`` and ``fstamp``
-    int32[n] (near-far); ``tune`` float64[3] = (alpha, beta, delta). Unused arrays may be
+    int32[n] (near-far); ``tune`` float64[4] = (alpha, beta, delta, hops). Unused arrays may be
     one-element stand-ins of the same type. With ``traced`` (diagnostics), thread 0 of every
     block writes ``globaltimer`` stamps into ``trace`` int64[levels, blocks, TRACE_STAMPS];
     otherwise ``trace`` is not touched."""
     f = functions(kind)
-    locate, edge_at, target = f.locate, f.edge_at, f.target
+    locate, edge_at, target, weight = f.locate, f.edge_at, f.target, f.weight
     bfs = algorithm == "bfs"
+    sssp = not bfs
+    local_cap = 1 if bfs else (LOCAL_CAP if hardware else SIM_LOCAL_CAP)
+    skip_stale = LOCAL_SKIP_STALE
+    defer_cap = 1 if bfs else (LOCAL_DEFER if hardware else SIM_LOCAL_DEFER)
     functor = visit if bfs else nearfar_relax_functor(kind, weighted)
     make_state = _bfs_state if bfs else _sssp_state
     chunk = group * PER_LANE
@@ -253,6 +278,44 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                     chunks[parity, 3, c0] = d
                     c0 += 1
         return True
+
+    @cuda.jit(device=True)
+    def keep_local(g, u, d, lqe, lqd, lqs, lqn, side, stamp, level):
+        where, degree = locate(g, u)
+        return keep_local_at(g, u, where, degree, d, lqe, lqd, lqs, lqn, side, stamp, level)
+
+    @cuda.jit(device=True)
+    def keep_local_at(g, u, where, degree, d, lqe, lqd, lqs, lqn, side, stamp, level):
+        """``u`` was just improved to ``d`` inside the bucket: its edges become items ``(edge, d)``
+        of the block's buffer ``side`` (0 returned). A list longer than
+        :data:`LOCAL_DEGREE`, or one the buffer has no room for, stamps ``u`` into the next
+        frontier instead: 1 if this call stamped it (the caller publishes it), else 0. An item
+        carries the distance it was made with, so nobody reads ``u``'s distance again (a later
+        improvement makes its own).
+        ``keep_local_at`` takes ``u``'s list as the caller located it."""
+        if degree == 0:
+            return 0
+        if degree <= LOCAL_DEGREE:
+            k = cuda.atomic.add(lqn, side, int32(degree))
+            if k + degree <= local_cap:
+                for q in range(degree):
+                    lqe[side, k + q] = edge_at(g, where, q)
+                    lqd[side, k + q] = d
+                    lqs[side, k + q] = u
+                return 0
+            for q in range(k, local_cap):        # this call's share of the full buffer: empty items
+                lqe[side, q] = -1
+        return 1 if cuda.atomic.max(stamp, u, level) < level else 0
+
+    @cuda.jit(device=True)
+    def defer(u, buf, lqn, slot):
+        """Hold ``u`` in the block's shared ``buf`` (count ``lqn[slot]``) for one publish after the
+        local rounds; False when it is full."""
+        k = cuda.atomic.add(lqn, slot, 1)
+        if k < defer_cap:
+            buf[k] = u
+            return True
+        return False
 
     @cuda.jit(device=True)
     def in_frontier(fb, cur, u):
@@ -385,9 +448,18 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
         fl = cuda.local.array(PER_LANE, int64)
         fd = cuda.local.array(PER_LANE, int64)
         ff = cuda.local.array(PER_LANE, int32)  # far-pile entries of this virtual thread (near-far)
+        lqe = cuda.shared.array((2, local_cap), int64)   # block-local hops: items (edge, distance) of this
+        lqd = cuda.shared.array((2, local_cap), float64)  # round and of the next, and the edge's source
+        lqs = cuda.shared.array((2, local_cap), int32)
+        lqn = cuda.shared.array(4, int32)       # items of each buffer; vertices deferred to the next frontier, far
+        lgv = cuda.shared.array(defer_cap, int32)   # deferred: vertices for the next frontier
+        lgf = cuda.shared.array(defer_cap, int32)   # and for the far pile
         alpha = tune[0]
         beta = tune[1]
         delta = tune[2]
+        hops = int64(tune[3])
+        local = (not bfs) and hops > 0
+        local_relaxed = int64(0)
         if t < 8:
             sh[t] = 0
         if t < 8:
@@ -405,6 +477,8 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                 counters[k] = 0
             counters[MIN_BUCKET] = NO_BUCKET
             counters[MIN_BUCKET + 1] = NO_BUCKET
+            for k in range(LOCAL_RELAXED, RESULT):
+                result[k] = 0
             loc, degree = locate(g, source)
             c = chunks_of(degree)
             if c == 0:
@@ -564,7 +638,11 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                     top_steps += 1
                     relaxed += grown_edges
                     state = make_state(a, bits, stamp, level, pending, far, counters, FAR + far_side, far_side * n,
-                                       delta, bucket)
+                                       delta, bucket, local)
+                    if sssp and local:
+                        if t < 4:
+                            lqn[t] = 0
+                        cuda.syncthreads()
                     lanes = int64(PER_LANE)
                     shift = LOG_PER_LANE
                     while lanes > 1 and ((n_small * lanes + group - 1) // group + n_chunks) * group > nthreads:
@@ -602,6 +680,10 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                             e = edge_at(g, loc, j)
                             u = target(g, e)
                             outcome = functor(src, u, e, g, state)
+                            if outcome == 3:
+                                # the distance now (an atomic reads it at L2: L1 may hold an older one)
+                                now = bits_float(cuda.atomic.add(bits, u, 0))
+                                outcome = keep_local(g, u, now, lqe, lqd, lqs, lqn, 0, stamp, level)
                             if outcome == 1:
                                 fv[mine] = u
                                 mine += 1
@@ -615,6 +697,95 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                         if publish(mine, fv, fl, fd, nfar, ff, sh, sd, rnd & 1, counters, nxt, small, chunks,
                                    1 - parity, far, FAR + far_side, far_side * n):
                             rnd += 1
+                    if sssp and local:
+                        # block-local hops: the edges of the vertices this block improved into the bucket
+                        # are relaxed by the block, a round per hop, with block barriers only, up to
+                        # `hops` rounds; what is left goes to the next frontier. Vertices for the next
+                        # frontier or the far pile wait in shared buffers, published once at the end
+                        # (a publish costs barriers and global atomics: not in every round)
+                        cuda.syncthreads()
+                        side = 0
+                        rounds = int64(0)
+                        last = False
+                        while True:
+                            count = min(lqn[side], local_cap)
+                            if count == 0:
+                                break
+                            last = rounds >= hops      # out of rounds: these items once more, no new ones
+                            for base in range(0, count, block):
+                                i = base + t
+                                mine = 0
+                                nfar = 0
+                                e = lqe[side, i] if i < count else int64(-1)
+                                d0 = float64(0.0)
+                                u = int32(0)
+                                w = float64(0.0)
+                                if e >= 0:
+                                    # every read an item needs is issued before the first use, so that
+                                    # the round waits for memory twice, not five times
+                                    d0 = lqd[side, i]
+                                    now = a[lqs[side, i]] if skip_stale else d0
+                                    u = target(g, e)
+                                    w = float64(weight(g, e)) if weighted else float64(1.0)
+                                    if now < d0:
+                                        e = int64(-1)   # its source improved since: a newer item exists
+                                if e >= 0:
+                                    d = d0 + w
+                                    candidate = float_bits(d)
+                                    local_relaxed += 1
+                                    was_pending = pending[u]
+                                    where, degree = locate(g, u)
+                                    if cuda.atomic.min(bits, u, candidate) > candidate:
+                                        if bucket_of(d, delta) <= bucket:
+                                            if was_pending != 0:
+                                                pending[u] = 0
+                                            if last:
+                                                queue_it = cuda.atomic.max(stamp, u, level) < level
+                                            else:
+                                                queue_it = keep_local_at(g, u, where, degree, d, lqe, lqd, lqs, lqn,
+                                                                         1 - side, stamp, level) == 1
+                                            if queue_it and not defer(u, lgv, lqn, 2):
+                                                fv[0] = u
+                                                fl[0] = where
+                                                fd[0] = degree
+                                                mine = 1
+                                        elif cuda.atomic.cas(pending, u, 0, 1) == 0 and not defer(u, lgf, lqn, 3):
+                                            ff[0] = u
+                                            nfar = 1
+                                # the shared buffers were full for these (rare): published now
+                                if cuda.syncthreads_or(mine + nfar) and publish(
+                                        mine, fv, fl, fd, nfar, ff, sh, sd, rnd & 1, counters, nxt, small, chunks,
+                                        1 - parity, far, FAR + far_side, far_side * n):
+                                    rnd += 1
+                            # every thread read the count before the pass's barrier: this buffer is
+                            # the next round's output
+                            if t == 0:
+                                lqn[side] = 0
+                            cuda.syncthreads()
+                            if last:
+                                break
+                            side = 1 - side
+                            rounds += 1
+                        n_next = min(lqn[2], defer_cap)
+                        n_far = min(lqn[3], defer_cap)
+                        for base in range(0, max(n_next, n_far), block):
+                            i = base + t
+                            mine = 0
+                            nfar = 0
+                            if i < n_next:
+                                where, degree = locate(g, lgv[i])
+                                fv[0] = lgv[i]
+                                fl[0] = where
+                                fd[0] = degree
+                                mine = 1
+                            if i < n_far:
+                                ff[0] = lgf[i]
+                                nfar = 1
+                            if publish(mine, fv, fl, fd, nfar, ff, sh, sd, rnd & 1, counters, nxt, small, chunks,
+                                       1 - parity, far, FAR + far_side, far_side * n):
+                                rnd += 1
+                        if t == 0 and rounds > 0:
+                            cuda.atomic.add(result, LOCAL_ROUNDS, rounds)
                 was_bottom_up = bottom_up
             mark(trace, level, 2)
             grid.sync()
@@ -628,6 +799,8 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
             result[5] = relaxed
             result[6] = advances
             result[7] = directions
+        if local_relaxed > 0:
+            cuda.atomic.add(result, LOCAL_RELAXED, local_relaxed)
 
     if max_registers is None:
         max_registers = device_facts().registers_per_sm // THREADS_PER_SM
@@ -648,14 +821,16 @@ class FrontierLoopTraversal:
 
     def __init__(self, algorithm: str, kind: str, *, weighted: bool = False, balance: str = "lb",
                  block: int = 256, alpha: float = 14.0, beta: float = 24.0, delta: float = 1.0,
-                 workspace: Workspace | None = None, trace_levels: int = 0,
+                 hops: int = 0, workspace: Workspace | None = None, trace_levels: int = 0,
                  max_registers: int | None = MAX_REGISTERS):
         if algorithm not in ALGORITHMS:
             raise ValueError(f"algorithm must be one of {ALGORITHMS}, not {algorithm!r}")
         self.algorithm, self.kind = algorithm, kind
         self.weighted = bool(weighted and algorithm == "sssp")
         self.balance, self.block = balance, int(block)
-        self.tune_values = np.array([alpha, beta, delta], dtype=np.float64)
+        if int(hops) < 0:
+            raise ValueError(f"hops must be 0 or more, not {hops!r}")
+        self.tune_values = np.array([alpha, beta, delta, int(hops)], dtype=np.float64)
         self.workspace = workspace or Workspace()
         self.grid = 0
         self.hardware = not on_simulator()
@@ -757,7 +932,7 @@ class FrontierLoopTraversal:
     def last_run(self) -> dict:
         if self._result is None:
             return {}
-        levels, top, bottom, entries, converged, relaxed, advances, directions = (
+        (levels, top, bottom, entries, converged, relaxed, advances, directions, local_relaxed, local_rounds) = (
             int(x) for x in self._result.copy_to_host()[:RESULT])
         if not converged:
             raise RuntimeError(f"the frontier-loop {self.algorithm} ran more levels than its bound: a kernel bug")
@@ -768,9 +943,11 @@ class FrontierLoopTraversal:
             out.update(top_down_steps=top, bottom_up_steps=bottom, visited=entries, alpha=alpha, beta=beta,
                        optimizing=self._optimizing, steps=steps)
         else:
+            relaxed += local_relaxed
             out.update(iterations=levels, relax_levels=top, bucket_advances=advances, frontier_entries=entries,
                        relaxations=relaxed, relaxations_per_edge=relaxed / max(self._entries, 1),
-                       delta=float(self.tune_values[2]))
+                       delta=float(self.tune_values[2]), hops=int(self.tune_values[3]),
+                       local_relaxations=local_relaxed, local_rounds=local_rounds)
         return out
 
 

@@ -47,7 +47,7 @@ def traversal(algorithm: str, kind: str, params: dict, *, weighted: bool, worksp
         return FrontierLoopTraversal(algorithm, kind, weighted=weighted, balance=params["balance"],
                                      block=params["block"], alpha=params.get("alpha", BEAMER_ALPHA),
                                      beta=params.get("beta", BEAMER_BETA), delta=params.get("delta", 1.0),
-                                     workspace=workspace)
+                                     hops=params.get("hops", 0), workspace=workspace)
     if params.get("loop", "host") == "device":
         return DeviceLoopTraversal(algorithm, kind, weighted=weighted, balance=params["balance"],
                                    direction=params.get("direction", "push"), block=params["block"],

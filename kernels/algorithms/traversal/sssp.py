@@ -33,6 +33,7 @@ from kernels.algorithms.traversal.variants import (
     BALANCE,
     BLOCK,
     DELTA,
+    HOPS,
     LOOP,
     PAGE_SIZE,
     frontier_launch,
@@ -135,10 +136,10 @@ FAMILY.add(Variant(
     "gpu-nearfar", "gpu", "near-far SSSP (Davidson et al.; delta-stepping's GPU form) in one cooperative launch on a "
     "CSR snapshot: the current bucket's vertices relaxed level by level, later ones parked in a far pile; delta a "
     "run-time argument; the record counts relaxations per edge",
-    gpu_maker("sssp", "csr"), params=(DELTA, BALANCE, BLOCK), launch=frontier_launch(False)))
+    gpu_maker("sssp", "csr"), params=(DELTA, HOPS, BALANCE, BLOCK), launch=frontier_launch(False)))
 FAMILY.add(Variant(
     "gpu-nearfar-slotted", "gpu", "gpu-nearfar on the device page pool of a slotted graph (weights in the parallel "
-    "weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, DELTA, BALANCE, BLOCK), live_pages=True,
+    "weight pool)", gpu_maker("sssp", "slotted"), params=(PAGE_SIZE, DELTA, HOPS, BALANCE, BLOCK), live_pages=True,
     launch=frontier_launch(True)))
 FAMILY.add(Variant(
     "graphblas", "library", "SuiteSparse:GraphBLAS through python-graphblas, the CPU baseline: frontier Bellman-Ford "
