@@ -446,6 +446,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-dynamic", action="store_true",
                     help="the earlier suite (--thesis) without its dynamic experiment")
     ap.add_argument("--loop-only", action="store_true", help="only the device loop vs host loop section")
+    ap.add_argument("--sssp-only", action="store_true", help="the frontier suite's SSSP sections only (SSSP old vs "
+                    "new, the delta sweeps): its BFS sections skipped")
     ap.add_argument("--thesis", action="store_true", help="the earlier suite (gpu-csr vs gpu-slotted page sizes, "
                     "device vs host loop, the dynamic experiment) instead of the frontier suite")
     ap.add_argument("--out-dir", default=None, help="where results go (default: benchmarks/results/traversal for "
@@ -455,7 +457,8 @@ def main(argv=None) -> int:
     if not (args.thesis or args.loop_only or args.no_dynamic):
         from traversal_frontier import run_suite
 
-        return run_suite(mode, make_graph, Path(args.out_dir or ROOT / "benchmarks" / "results" / "traversal"))
+        return run_suite(mode, make_graph, Path(args.out_dir or ROOT / "benchmarks" / "results" / "traversal"),
+                         sssp_only=args.sssp_only)
     args.out_dir = args.out_dir or str(ROOT / "benchmarks" / "results")
     cfg = SIMULATE if args.simulate else QUICK if args.quick else FULL
     gpu_target = "sim" if args.simulate else "cuda"

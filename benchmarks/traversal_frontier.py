@@ -260,8 +260,8 @@ def best_time(result: dict) -> float | None:
 
 # ---- the suite ---------------------------------------------------------------------------------
 
-def run_suite(mode: str, make_graph, out_dir: Path) -> int:
-    cfg = CONFIGS[mode]
+def run_suite(mode: str, make_graph, out_dir: Path, sssp_only: bool = False) -> int:
+    cfg = dict(CONFIGS[mode], sssp_only=sssp_only)
     target = "sim" if mode == "simulate" else "cuda"
     started = time.perf_counter()
 
@@ -272,6 +272,8 @@ def run_suite(mode: str, make_graph, out_dir: Path) -> int:
     env = environment(target)
     device = env["device"].get("name") or ("simulator" if target == "sim" else "gpu")
     suffix = "" if mode == "full" else f"-{mode}"
+    if sssp_only:
+        suffix += "-sssp"
     out_dir.mkdir(parents=True, exist_ok=True)
     tag = f"{slug(device)}{suffix}"
     rows: list[dict] = []
@@ -308,55 +310,60 @@ def _run_sections(cfg, mode, target, env, device, tag, out_dir, rows, skipped, s
         say(f"  built {g.name}: {g.n_rows:,} vertices, {g.nnz:,} entries ({time.perf_counter() - t:.1f} s)")
         return g
 
-    # 1. BFS on R-MAT, Graph500 roots
-    say(f"[1/5] BFS, R-MAT scale {cfg['rmat']}, {cfg['roots']} Graph500 roots: old vs new variants")
-    rmat = build("rmat", cfg["rmat"])
-    roots = graph500_roots(rmat, cfg["roots"])
-    bfs_live = live_pages(rmat, weighted=False)
-    bfs_variants = [("gpu-csr", {}), ("gpu-do", {}), ("gpu-slotted", {}), ("gpu-do-slotted", {})]
-    for root in roots:
-        if over_budget(f"BFS R-MAT root {root}"):
-            break
-        for variant, extra in bfs_variants:
-            run_one(rows, rmat, "bfs", variant, {"source": root, "block": block, **extra}, target=target,
-                    repeat=cfg["repeat"], live=bfs_live, section="bfs-rmat")
-    del bfs_live
-
-    # 3 (while the R-MAT is here). alpha x beta sweep
-    ab = None
-    if not over_budget("alpha/beta sweep"):
-        say(f"[3/5] gpu-do alpha x beta sweep ({len(cfg['alphas'])} x {len(cfg['betas'])}) on {rmat.name}, "
-            f"root {roots[0]}")
-        try:
-            ab = sweeper(rmat, "bfs", "gpu-do", {"alpha": cfg["alphas"], "beta": cfg["betas"]},
-                         {"source": roots[0], "block": block}, repeat=cfg["sweep_repeat"],
-                         out_base=out_dir / f"alpha-beta-{tag}", title="alpha x beta")
-        except Exception as exc:  # noqa: BLE001 - reported, the benchmark goes on
-            say(f"    alpha/beta sweep FAILED: {type(exc).__name__}: {exc}")
-    auto_row = next((r for r in rows if r["section"] == "bfs-rmat" and r["variant"] == "gpu-do"
-                     and r.get("verified") and r["params"]["source"] == roots[0]), None)
-    if ab is not None:
-        chosen = auto_row["resolved"] if auto_row else {"alpha": 14.0, "beta": 24.0}
-        at_auto = cell_time(ab, alpha=chosen.get("alpha"), beta=chosen.get("beta"))
-        best = best_time(ab)
-        sweeps["alpha_beta"] = {"file": shown_path(out_dir / f"alpha-beta-{tag}.json"), "best": ab["best"],
-                                "auto_chose": {"alpha": chosen.get("alpha"), "beta": chosen.get("beta")},
-                                "auto_cell_ms": at_auto * 1e3 if at_auto else None,
-                                "best_ms": best * 1e3 if best else None,
-                                "auto_over_best": at_auto / best if at_auto and best else None,
-                                "within_5pct": ab.get("within_5pct"), "wall_s": ab["wall_s"]}
-    del rmat
-
-    # 2. BFS on Delaunay
-    if not over_budget("BFS Delaunay"):
-        say(f"[2/5] BFS, Delaunay {cfg['delaunay']:,} points, {cfg['delaunay_roots']} roots")
-        dl = build("delaunay", cfg["delaunay"])
-        dl_live = live_pages(dl, weighted=False)
-        for root in graph500_roots(dl, cfg["delaunay_roots"]):
+    roots: list[int] = []
+    if cfg.get("sssp_only"):
+        say("  BFS sections skipped (--sssp-only)")
+        skipped.append("BFS (--sssp-only)")
+    else:
+        # 1. BFS on R-MAT, Graph500 roots
+        say(f"[1/5] BFS, R-MAT scale {cfg['rmat']}, {cfg['roots']} Graph500 roots: old vs new variants")
+        rmat = build("rmat", cfg["rmat"])
+        roots = graph500_roots(rmat, cfg["roots"])
+        bfs_live = live_pages(rmat, weighted=False)
+        bfs_variants = [("gpu-csr", {}), ("gpu-do", {}), ("gpu-slotted", {}), ("gpu-do-slotted", {})]
+        for root in roots:
+            if over_budget(f"BFS R-MAT root {root}"):
+                break
             for variant, extra in bfs_variants:
-                run_one(rows, dl, "bfs", variant, {"source": root, "block": block, **extra}, target=target,
-                        repeat=cfg["repeat"], live=dl_live, section="bfs-delaunay")
-        del dl, dl_live
+                run_one(rows, rmat, "bfs", variant, {"source": root, "block": block, **extra}, target=target,
+                        repeat=cfg["repeat"], live=bfs_live, section="bfs-rmat")
+        del bfs_live
+
+        # 3 (while the R-MAT is here). alpha x beta sweep
+        ab = None
+        if not over_budget("alpha/beta sweep"):
+            say(f"[3/5] gpu-do alpha x beta sweep ({len(cfg['alphas'])} x {len(cfg['betas'])}) on {rmat.name}, "
+                f"root {roots[0]}")
+            try:
+                ab = sweeper(rmat, "bfs", "gpu-do", {"alpha": cfg["alphas"], "beta": cfg["betas"]},
+                             {"source": roots[0], "block": block}, repeat=cfg["sweep_repeat"],
+                             out_base=out_dir / f"alpha-beta-{tag}", title="alpha x beta")
+            except Exception as exc:  # noqa: BLE001 - reported, the benchmark goes on
+                say(f"    alpha/beta sweep FAILED: {type(exc).__name__}: {exc}")
+        auto_row = next((r for r in rows if r["section"] == "bfs-rmat" and r["variant"] == "gpu-do"
+                         and r.get("verified") and r["params"]["source"] == roots[0]), None)
+        if ab is not None:
+            chosen = auto_row["resolved"] if auto_row else {"alpha": 14.0, "beta": 24.0}
+            at_auto = cell_time(ab, alpha=chosen.get("alpha"), beta=chosen.get("beta"))
+            best = best_time(ab)
+            sweeps["alpha_beta"] = {"file": shown_path(out_dir / f"alpha-beta-{tag}.json"), "best": ab["best"],
+                                    "auto_chose": {"alpha": chosen.get("alpha"), "beta": chosen.get("beta")},
+                                    "auto_cell_ms": at_auto * 1e3 if at_auto else None,
+                                    "best_ms": best * 1e3 if best else None,
+                                    "auto_over_best": at_auto / best if at_auto and best else None,
+                                    "within_5pct": ab.get("within_5pct"), "wall_s": ab["wall_s"]}
+        del rmat
+
+        # 2. BFS on Delaunay
+        if not over_budget("BFS Delaunay"):
+            say(f"[2/5] BFS, Delaunay {cfg['delaunay']:,} points, {cfg['delaunay_roots']} roots")
+            dl = build("delaunay", cfg["delaunay"])
+            dl_live = live_pages(dl, weighted=False)
+            for root in graph500_roots(dl, cfg["delaunay_roots"]):
+                for variant, extra in bfs_variants:
+                    run_one(rows, dl, "bfs", variant, {"source": root, "block": block, **extra}, target=target,
+                            repeat=cfg["repeat"], live=dl_live, section="bfs-delaunay")
+            del dl, dl_live
 
     # 4. SSSP old vs new
     sssp_variants = [("gpu-csr", {}), ("gpu-nearfar", {}), ("gpu-slotted", {}), ("gpu-nearfar-slotted", {})]
