@@ -25,8 +25,8 @@ Must run without ``NUMBA_ENABLE_CUDASIM`` (the simulator has no compiler).
 from __future__ import annotations
 
 import argparse
-import inspect
 import importlib
+import inspect
 import os
 import sys
 import traceback
