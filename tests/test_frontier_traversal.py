@@ -20,7 +20,8 @@ from kernels.algorithms.auto_rules import (
     DO_ALPHA,
     DO_ALPHA_SHALLOW_WORK,
     DO_BETA,
-    HOPS_WIDE,
+    HOPS_DEEP,
+    HOPS_MID,
     bfs_direction_thresholds,
     sssp_delta,
     sssp_hops,
@@ -235,13 +236,30 @@ def test_a_bad_hops_is_refused_naming_it(bad):
     assert "hops" in str(err.value)
 
 
-def test_the_hops_rule_follows_the_work_per_level():
-    mesh = sssp_hops(entries=6_000_000, hop_eccentricity=1000)              # 6,000 entries a level
-    power_law = sssp_hops(entries=30_000_000, hop_eccentricity=6)           # 5 M entries a level
-    assert mesh.value == HOPS_WIDE == 16 and "levels dominate" in mesh.reason
-    assert power_law.value == 0 and "heavy levels" in power_law.reason
-    rec = run(weighted_grid(), "sssp", "gpu-nearfar", source=0)
-    assert rec["resolved_params"]["hops"] == HOPS_WIDE
+def test_the_hops_rule_follows_the_depth_of_the_search():
+    assert sssp_hops(entries=6_000_000, hop_eccentricity=1250).value == HOPS_DEEP == 16   # a 2^20 mesh
+    mid = sssp_hops(entries=200_000, hop_eccentricity=80)                                   # a 2^15 mesh
+    assert mid.value == HOPS_MID == 4 and "80 levels deep" in mid.reason
+    shallow = sssp_hops(entries=100_000, hop_eccentricity=13)                               # as-caida
+    assert shallow.value == 0 and "under 20" in shallow.reason
+    heavy = sssp_hops(entries=30_000_000, hop_eccentricity=600)                             # 50,000 entries a level
+    assert heavy.value == HOPS_DEEP
+    assert sssp_hops(entries=30_000_000, hop_eccentricity=6).value == 0                     # R-MAT: heavy levels
+    assert sssp_hops(entries=10, hop_eccentricity=0).value == 0                             # the source alone
+
+
+def test_the_hops_rule_reads_the_prepared_problem():
+    from kernels.algorithms.auto_rules import sssp_hops_rule
+    from kernels.algorithms.registry import get_variant
+    from kernels.algorithms.traversal.common import prepare_traversal
+    from kernels.graph.generators import grid2d
+
+    fam, var = get_variant("sssp", "gpu-nearfar")
+    params = fam.resolve_params(var, {"source": 0})
+    for side, hops in ((30, HOPS_MID), (8, 0)):          # corner to corner: 58 and 14 levels
+        g = grid2d(side, side, seed=1, weights="uniform", weight_range=(1.0, 10.0))
+        problem = prepare_traversal(g, params, weighted=True, what="SSSP")
+        assert sssp_hops_rule(problem, params, "sim").value == hops
 
 
 # ---- parameters and auto rules ----------------------------------------------------------

@@ -3,7 +3,7 @@ relaxations per edge against ``hops`` and ``delta``, beside frontier Bellman-For
 on the frontier suite's SSSP graphs (weighted: uniform in [1, 10)), one Graph500 root each,
 every run verified against SciPy by the runner.
 
-    python3 benchmarks/diag/nearfar_hops.py [--quick] [--graphs delaunay_w:1048576,...]
+    python3 benchmarks/diag/nearfar_hops.py [--quick] [--graphs delaunay_w:1048576,file_w:power.mtx,...]
         [--hops 0,4,16,64,256] [--delta-factors 0.125,0.25,0.5,1,2] [--slotted] [--out OUT.json]
 
 ``--delta-factors`` multiplies the ``auto`` delta (the rule for ``hops=0``) for each ``hops``;
@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_traversal import make_graph  # noqa: E402
-from traversal_frontier import graph500_roots, live_pages, run_one  # noqa: E402
+from traversal_frontier import graph500_roots, live_pages, run_one, with_weights  # noqa: E402
 
 from kernels.measure.environment import environment  # noqa: E402
 
@@ -59,13 +59,15 @@ def main() -> int:
         frontier_loop.LOCAL_SKIP_STALE = False
     graphs = args.graphs or ("delaunay_w:4096,grid_w:40" if args.quick else
                              "delaunay_w:1048576,grid_w:1000,rmat_w:20")
-    hops_values = [int(h) for h in args.hops.split(",")]
+    hops_values = [h if h == "auto" else int(h) for h in args.hops.split(",")]
     factors = [float(f) for f in args.delta_factors.split(",") if f]
     rows: list = []
     for spec in graphs.split(","):
         kind, size = spec.split(":")
         t = time.perf_counter()
-        g = make_graph(kind, int(size))
+        # file_w:NAME: a real graph of tests/data with weights uniform in [1, 10)
+        g = (with_weights(make_graph("file", size).with_(weights=None)) if kind == "file_w"
+             else make_graph(kind, int(size)))
         root = graph500_roots(g, 1)[0]
         delta = auto_delta(g, root, args.target)
         print(f"== {g.name}: {g.n_rows:,} vertices, {g.nnz:,} entries, root {root}, auto delta {delta:.4g} "
@@ -81,7 +83,8 @@ def main() -> int:
                 row = run_one(rows, g, "sssp", "gpu-nearfar", params, target=args.target, repeat=args.repeat,
                               section=section)
                 last = row.get("last", {})
-                print(f"      hops {hops:>5} delta {d!s:>8}: levels {last.get('iterations')} local rounds "
+                chosen = row.get("resolved", {}).get("hops", hops)
+                print(f"      hops {chosen!s:>5} delta {d!s:>8}: levels {last.get('iterations')} local rounds "
                       f"{last.get('local_rounds')} local relaxations {last.get('local_relaxations')} "
                       f"relax/edge {last.get('relaxations_per_edge', 0):.2f}", flush=True)
             if live is not None:

@@ -690,23 +690,34 @@ def sssp_delta_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
 
 # ---- sssp gpu-nearfar: block-local hops ------------------------------------------------------
 
-#: rounds a block relaxes its own improvements before the grid's next level, where levels
-#: dominate (the same feature as delta's rule); elsewhere 0: a level is work, not latency
-HOPS_WIDE = 16
+#: rounds a block relaxes its own improvements before the grid's next level, by the hop depth of
+#: the source's BFS (H200 sweeps of 10 graphs, docs/defaults.md): under HOPS_SHALLOW_DEPTH levels
+#: 0 (a handful of levels: the rounds only add work), from HOPS_DEEP_DEPTH on HOPS_DEEP, between
+#: them HOPS_MID
+HOPS_SHALLOW_DEPTH = 20
+HOPS_DEEP_DEPTH = 400
+HOPS_MID = 4
+HOPS_DEEP = 16
 
 
 def sssp_hops(entries: int, hop_eccentricity: int) -> AutoChoice:
-    """``hops``: block-local rounds a level. On a graph whose BFS levels from the source hold few
-    entries (meshes, road-like graphs: a level's grid syncs cost more than its relaxations) a
-    block follows its own improvements for up to :data:`HOPS_WIDE` rounds with block barriers
-    only; elsewhere (a handful of heavy levels) 0, the level-synchronous near-far."""
-    per_level = entries / max(int(hop_eccentricity), 1)
-    if per_level < LEVEL_WORK:
-        return AutoChoice(HOPS_WIDE, f"{per_level:,.0f} stored entries per level of the source's BFS "
-                                     f"({entries:,} / depth {hop_eccentricity}), under {LEVEL_WORK:,}: levels "
-                                     f"dominate, so a block follows its own improvements up to {HOPS_WIDE} rounds")
-    return AutoChoice(0, f"{per_level:,.0f} stored entries per level of the source's BFS, over {LEVEL_WORK:,}: "
-                         "a few heavy levels, each hop a grid-wide level")
+    """``hops``: block-local rounds a level, by how many levels the traversal will take (the hop
+    depth of the source's BFS). Shallow graphs (under :data:`HOPS_SHALLOW_DEPTH` levels: social,
+    power-law, dense finite-element matrices) and graphs whose levels hold at least
+    :data:`LEVEL_WORK` entries get 0, the level-synchronous near-far; meshes and road-like graphs
+    :data:`HOPS_MID`, and :data:`HOPS_DEEP` from :data:`HOPS_DEEP_DEPTH` levels on, where a
+    level's latency is paid over a thousand times."""
+    depth = max(int(hop_eccentricity), 1)
+    per_level = entries / depth
+    if per_level >= LEVEL_WORK:
+        return AutoChoice(0, f"{per_level:,.0f} stored entries per level of the source's BFS, over "
+                             f"{LEVEL_WORK:,}: a few heavy levels, each hop a grid-wide level")
+    if depth < HOPS_SHALLOW_DEPTH:
+        return AutoChoice(0, f"the source's BFS is {depth} levels deep, under {HOPS_SHALLOW_DEPTH}: block-local "
+                             "rounds would only add work")
+    hops = HOPS_DEEP if depth >= HOPS_DEEP_DEPTH else HOPS_MID
+    return AutoChoice(hops, f"the source's BFS is {depth} levels deep ({per_level:,.0f} stored entries a level): "
+                            f"a block follows its own improvements up to {hops} rounds a level")
 
 
 def sssp_hops_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
