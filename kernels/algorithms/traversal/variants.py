@@ -43,9 +43,10 @@ DELTA = Param("delta", float, AUTO, "near-far bucket width (delta-stepping's del
               "the current bucket are relaxed level by level, the others wait in the far pile (large: Bellman-Ford; "
               "small: Dijkstra-like, more buckets)", minimum=1e-9, maximum=1e15,
               sweep_values=(1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0), auto=sssp_delta_rule)
-HOPS = Param("hops", int, AUTO, "near-far's block-local hops: a block relaxes the vertices it improved into the "
-             "current bucket again, up to this many rounds a level with only block barriers between them, before the "
-             "grid's next level (0: off, every hop a grid-wide level; lists longer than 8 always go to the grid)",
+HOPS = Param("hops", int, AUTO, "near-far's block-local hops: a block relaxes the edges of the vertices it improved "
+             "into the current bucket itself, up to this many rounds a level with only block barriers between them, "
+             "before the grid's next level (0: off, every hop a grid-wide level; lists longer than 8 always go to the "
+             "grid)",
              minimum=0, maximum=1 << 20, sweep_values=(0, 1, 4, 16, 64, 256, 1024), auto=sssp_hops_rule)
 
 
