@@ -213,6 +213,35 @@ def test_block_local_hops_are_exact_and_counted(variant, extra, hops, delta):
         assert last["last_local_rounds"] > 0 and last["last_local_relaxations"] > 0
 
 
+@pytest.fixture
+def wide_local_buffers(monkeypatch):
+    """Buffers wider than the simulator's one warp: a round of items and the deferred publish take
+    several passes, as on a GPU (1,024 items and 512 deferred vertices for 256 threads)."""
+    from kernels.algorithms.traversal import frontier_loop
+
+    monkeypatch.setattr(frontier_loop, "SIM_LOCAL_CAP", 70)
+    monkeypatch.setattr(frontier_loop, "SIM_LOCAL_DEFER", 40)
+    frontier_loop.frontier_loop_kernel.cache_clear()
+    yield
+    frontier_loop.frontier_loop_kernel.cache_clear()
+
+
+@pytest.mark.parametrize("variant,extra", SSSP_VARIANTS, ids=IDS)
+@pytest.mark.parametrize("hops,delta", [(3, 20.0), (1000, 1e15)])
+def test_block_local_hops_with_rounds_of_several_passes(wide_local_buffers, variant, extra, hops, delta):
+    rec = run(weighted_grid(9), "sssp", variant, source=40, hops=hops, delta=delta, **extra)
+    assert rec["result"]["reached"] == 81 and rec["input"]["last_local_rounds"] > 0
+
+
+def test_the_local_rounds_counted_include_the_last():
+    """A path from one end, one bucket, hops 1, one block: each level's frontier vertex improves
+    the next vertex (items), round 1 improves the one after, the last round the third, stamped
+    for the next level: 2 rounds a level over 4 levels."""
+    path = undirected(12, np.arange(11), np.arange(1, 12), np.ones(11), name="path")
+    rec = run(path, "sssp", "gpu-nearfar", source=0, hops=1, delta=1e15)
+    assert rec["input"]["last_local_rounds"] == 8
+
+
 def test_block_local_hops_take_fewer_grid_levels():
     g = weighted_grid(9)
     flat = run(g, "sssp", "gpu-nearfar", source=40, hops=0, delta=1e15)["input"]["last_iterations"]

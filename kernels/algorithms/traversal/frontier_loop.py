@@ -295,7 +295,8 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
         ``keep_local_at`` takes ``u``'s list as the caller located it."""
         if degree == 0:
             return 0
-        if degree <= LOCAL_DEGREE:
+        # a plain read first: a full buffer costs no atomic, and its counter cannot run on and wrap
+        if degree <= LOCAL_DEGREE and lqn[side] < local_cap:
             k = cuda.atomic.add(lqn, side, int32(degree))
             if k + degree <= local_cap:
                 for q in range(degree):
@@ -711,7 +712,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                             count = min(lqn[side], local_cap)
                             if count == 0:
                                 break
-                            last = rounds >= hops      # out of rounds: these items once more, no new ones
+                            last = rounds >= hops      # hops rounds done: these items once more, no new ones
                             for base in range(0, count, block):
                                 i = base + t
                                 mine = 0
@@ -733,6 +734,9 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                                     d = d0 + w
                                     candidate = float_bits(d)
                                     local_relaxed += 1
+                                    # read beside the atomic; a far push between the two leaves the
+                                    # flag set: the vertex comes back at the next advance (work, not
+                                    # a lost improvement), as it could before
                                     was_pending = pending[u]
                                     where, degree = locate(g, u)
                                     if cuda.atomic.min(bits, u, candidate) > candidate:
@@ -762,10 +766,10 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                             if t == 0:
                                 lqn[side] = 0
                             cuda.syncthreads()
+                            rounds += 1                # the last round too: it relaxed items
                             if last:
                                 break
                             side = 1 - side
-                            rounds += 1
                         n_next = min(lqn[2], defer_cap)
                         n_far = min(lqn[3], defer_cap)
                         for base in range(0, max(n_next, n_far), block):
