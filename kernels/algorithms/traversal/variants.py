@@ -47,7 +47,7 @@ HOPS = Param("hops", int, AUTO, "near-far's block-local hops: a block relaxes th
              "into the current bucket itself, up to this many rounds a level with only block barriers between them, "
              "before the grid's next level (0: off, every hop a grid-wide level; lists longer than 8 always go to the "
              "grid)",
-             minimum=0, maximum=1 << 20, sweep_values=(0, 1, 4, 16, 64, 256, 1024), auto=sssp_hops_rule)
+             minimum=0, maximum=1 << 20, sweep_values=(0, 1, 2, 4, 8, 16, 32), auto=sssp_hops_rule)
 
 
 def gpu_maker(algorithm: str, kind: str):
