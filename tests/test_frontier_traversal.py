@@ -242,6 +242,27 @@ def test_the_local_rounds_counted_include_the_last():
     assert rec["input"]["last_local_rounds"] == 8
 
 
+def test_the_level_synchronous_kernel_is_compiled_without_the_local_hops():
+    """hops 0 runs a kernel without the rounds' shared buffers (as before they existed); any
+    hops > 0 one other kernel, the same for every value (a sweep over hops compiles two)."""
+    from numba import cuda
+
+    from kernels.algorithms.traversal.frontier_loop import FrontierLoopTraversal
+    from kernels.operators.views import upload_csr
+
+    g = weighted_grid()
+    view = upload_csr(g, weights=True)
+    kernels = {}
+    for hops in (0, 2, 9):
+        runner = FrontierLoopTraversal("sssp", "csr", weighted=True, hops=hops, delta=20.0)
+        out = cuda.device_array(view.n_vertices, np.float64)
+        runner.run(view, 24, out)
+        kernels[hops] = runner.last_kernel
+        assert runner.last_run["hops"] == hops
+        assert (runner.last_run["local_rounds"] > 0) == (hops > 0)
+    assert kernels[0] is not kernels[2] and kernels[2] is kernels[9]
+
+
 def test_block_local_hops_take_fewer_grid_levels():
     g = weighted_grid(9)
     flat = run(g, "sssp", "gpu-nearfar", source=40, hops=0, delta=1e15)["input"]["last_iterations"]

@@ -173,7 +173,8 @@ def _sssp_state(a, bits, stamp, level, pending, far, counters, far_counter, far_
 
 @functools.cache
 def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, group: int, optimizing: bool,
-                         hardware: bool, traced: bool = False, max_registers: int | None = MAX_REGISTERS):
+                         hardware: bool, traced: bool = False, max_registers: int | None = MAX_REGISTERS,
+                         local_hops: bool = False):
     """The persistent kernel: ``kernel(g, n, m, source, a, bits, stamp, small, chunks, counters,
     result, fb, far, pending, fstamp, tune, trace)``.
 
@@ -182,16 +183,19 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
     ``counters`` int64[COUNTERS]; ``result`` int64[RESULT]; ``fb`` uint32[4, words] (BFS bitmaps:
     three frontiers and the settled vertices); ``far`` int32[2 n], ``pending`` and ``fstamp``
     int32[n] (near-far); ``tune`` float64[4] = (alpha, beta, delta, hops). Unused arrays may be
-    one-element stand-ins of the same type. With ``traced`` (diagnostics), thread 0 of every
+    one-element stand-ins of the same type. ``local_hops``: compile in near-far's block-local hops
+    (SSSP; the kernel of runs with ``hops`` > 0). With ``traced`` (diagnostics), thread 0 of every
     block writes ``globaltimer`` stamps into ``trace`` int64[levels, blocks, TRACE_STAMPS];
     otherwise ``trace`` is not touched."""
     f = functions(kind)
     locate, edge_at, target, weight = f.locate, f.edge_at, f.target, f.weight
     bfs = algorithm == "bfs"
-    sssp = not bfs
-    local_cap = 1 if bfs else (LOCAL_CAP if hardware else SIM_LOCAL_CAP)
+    # block-local hops are compiled in only for runs with hops > 0 (SSSP): the level-synchronous
+    # kernel keeps its shared memory and registers as they were without them
+    with_hops = bool(local_hops) and not bfs
+    local_cap = (LOCAL_CAP if hardware else SIM_LOCAL_CAP) if with_hops else 1
     skip_stale = LOCAL_SKIP_STALE
-    defer_cap = 1 if bfs else (LOCAL_DEFER if hardware else SIM_LOCAL_DEFER)
+    defer_cap = (LOCAL_DEFER if hardware else SIM_LOCAL_DEFER) if with_hops else 1
     functor = visit if bfs else nearfar_relax_functor(kind, weighted)
     make_state = _bfs_state if bfs else _sssp_state
     chunk = group * PER_LANE
@@ -459,7 +463,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
         beta = tune[1]
         delta = tune[2]
         hops = int64(tune[3])
-        local = (not bfs) and hops > 0
+        local = with_hops and hops > 0
         local_relaxed = int64(0)
         if t < 8:
             sh[t] = 0
@@ -640,7 +644,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                     relaxed += grown_edges
                     state = make_state(a, bits, stamp, level, pending, far, counters, FAR + far_side, far_side * n,
                                        delta, bucket, local)
-                    if sssp and local:
+                    if with_hops and local:
                         if t < 4:
                             lqn[t] = 0
                         cuda.syncthreads()
@@ -698,7 +702,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                         if publish(mine, fv, fl, fd, nfar, ff, sh, sd, rnd & 1, counters, nxt, small, chunks,
                                    1 - parity, far, FAR + far_side, far_side * n):
                             rnd += 1
-                    if sssp and local:
+                    if with_hops and local:
                         # block-local hops: the edges of the vertices this block improved into the bucket
                         # are relaxed by the block, a round per hop, with block barriers only, up to
                         # `hops` rounds; what is left goes to the next frontier. Vertices for the next
@@ -884,7 +888,8 @@ class FrontierLoopTraversal:
         self._entries = m
         traced = self.trace_levels > 0
         kernel = frontier_loop_kernel(view.kind, self.algorithm, self.weighted, block, group, optimizing,
-                                      self.hardware, traced, self.max_registers)
+                                      self.hardware, traced, self.max_registers,
+                                      bool(not bfs and self.tune_values[3] > 0))
         self.last_kernel = kernel
         small, chunks = self._queue_arrays(n, m, group)
         counters = ws.get("frontier.counters", np.int64, COUNTERS)

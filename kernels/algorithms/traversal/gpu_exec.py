@@ -218,12 +218,15 @@ def ptx_kernels(variant):
             if frontier:
                 # (g, n, m, source, out, bits, stamp, small, chunks, counters, result, fb, far, pending, fstamp,
                 #  tune, trace)
-                # the arguments FrontierLoopTraversal.run passes, so both name one functools.cache entry
-                kernel = frontier_loop.frontier_loop_kernel(kind, variant.family, weighted, 256, group, optimizing,
-                                                            True, False, frontier_loop.MAX_REGISTERS)
+                # the arguments FrontierLoopTraversal.run passes, so both name one functools.cache entry;
+                # near-far also with its block-local hops compiled in (runs with hops > 0)
                 args = (g, n, n, n, out, i64, i32, i64_3d, i64_3d, i64, i64, array_type(np.uint32, 2), i32, i32,
                         i32, f64, i64_3d)
-                kernels.append((f"frontier loop[{tag}]", kernel, args))
+                for hops in (False, True) if not bfs else (False,):
+                    kernel = frontier_loop.frontier_loop_kernel(kind, variant.family, weighted, 256, group,
+                                                                optimizing, True, False, frontier_loop.MAX_REGISTERS,
+                                                                hops)
+                    kernels.append((f"frontier loop[{tag}{' hops' if hops else ''}]", kernel, args))
             else:
                 # (g, n, m, source, out, bits, stamp, small, chunks, counters, result, trace)
                 kernel = device_loop.device_loop_kernel(kind, variant.family, weighted, 256, group, optimizing)
