@@ -27,24 +27,20 @@ else:
     from numba.cuda import types
     from numba.cuda.extending import intrinsic
 
-    @intrinsic
-    def float_bits(typingctx, x):
-        if x != types.float64:
-            return None
-        sig = types.int64(types.float64)
+    def _bitcast(source, result, llvm_result):
+        """An intrinsic reinterpreting a ``source`` value's 64 bits as ``result`` (no conversion)."""
 
-        def codegen(context, builder, sig, args):
-            return builder.bitcast(args[0], ir.IntType(64))
+        def typer(typingctx, x):
+            if x != source:
+                return None
 
-        return sig, codegen
+            def codegen(context, builder, sig, args):
+                return builder.bitcast(args[0], llvm_result)
 
-    @intrinsic
-    def bits_float(typingctx, b):
-        if b != types.int64:
-            return None
-        sig = types.float64(types.int64)
+            return result(source), codegen
 
-        def codegen(context, builder, sig, args):
-            return builder.bitcast(args[0], ir.DoubleType())
+        typer.__name__ = f"bitcast_{source}_to_{result}"
+        return intrinsic(typer)
 
-        return sig, codegen
+    float_bits = _bitcast(types.float64, types.int64, ir.IntType(64))
+    bits_float = _bitcast(types.int64, types.float64, ir.DoubleType())
