@@ -93,6 +93,17 @@ def live_pages(graph, weighted: bool):
     return live
 
 
+def auto_delta(graph, root: int, target: str, block: int = 256) -> float:
+    """The ``delta`` that ``gpu-nearfar``'s ``auto`` chooses for this graph and source."""
+    from kernels.algorithms.registry import get_variant
+    from kernels.algorithms.traversal.common import prepare_traversal
+
+    fam, var = get_variant("sssp", "gpu-nearfar")
+    params = fam.resolve_params(var, {"source": root, "block": block})
+    problem = prepare_traversal(graph, params, weighted=True, what="SSSP")
+    return next(p for p in var.params if p.name == "delta").auto(problem, params, target).value
+
+
 # ---- runs -------------------------------------------------------------------------------------
 
 def run_one(rows: list, graph, family: str, variant: str, params: dict, *, target: str, repeat: int, live=None,
@@ -393,13 +404,7 @@ def _run_sections(cfg, mode, target, env, device, tag, out_dir, rows, skipped, s
         g = built.pop((kind, size), None) or build(kind, size)
         root = graph500_roots(g, 1)[0]
         say(f"[5/5] gpu-nearfar delta sweep on {g.name}")
-        from kernels.algorithms.registry import get_variant
-        from kernels.algorithms.traversal.common import prepare_traversal
-
-        fam, var = get_variant("sssp", "gpu-nearfar")
-        params = fam.resolve_params(var, {"source": root, "block": block})
-        problem = prepare_traversal(g, params, weighted=True, what="SSSP")
-        auto = next(p for p in var.params if p.name == "delta").auto(problem, params, target).value
+        auto = auto_delta(g, root, target, block)
         grid = {"delta": ["auto"] + [float(f"{auto * f:.4g}") for f in DELTA_FACTORS]}
         try:
             res = sweeper(g, "sssp", "gpu-nearfar", grid, {"source": root, "block": block},

@@ -20,19 +20,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_traversal import make_graph  # noqa: E402
-from traversal_frontier import graph500_roots, live_pages, run_one, with_weights  # noqa: E402
+from traversal_frontier import auto_delta, graph500_roots, live_pages, run_one, with_weights  # noqa: E402
 
 from kernels.measure.environment import environment  # noqa: E402
-
-
-def auto_delta(graph, root: int, target: str) -> float:
-    from kernels.algorithms.registry import get_variant
-    from kernels.algorithms.traversal.common import prepare_traversal
-
-    fam, var = get_variant("sssp", "gpu-nearfar")
-    params = fam.resolve_params(var, {"source": root})
-    problem = prepare_traversal(graph, params, weighted=True, what="SSSP")
-    return next(p for p in var.params if p.name == "delta").auto(problem, params, target).value
 
 
 def main() -> int:
