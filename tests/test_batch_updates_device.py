@@ -357,6 +357,82 @@ def test_the_fused_launch_finds_entries_far_down_a_long_list(device_path, monkey
     assert edge_dict(g) == edge_dict(twin)
 
 
+@pytest.mark.parametrize("split", [0, 3, 7])
+def test_the_full_path_reads_each_long_list_once_for_all_its_entries(device_path, monkeypatch, split):
+    # every list past 3 entries is a long list: its pairs go through the table, the list is read
+    # once by long_scan (its page-chunks divided among 1, 3 and 7 warps' ranges), weighted, with
+    # deletions, insertions and weight changes in the same batches
+    if device_path != "full":
+        pytest.skip("the full path's long lists")
+    monkeypatch.setattr(device_updates, "FULL_LONG_LIST", 3)
+    monkeypatch.setattr(device_updates, "LONG_SPLIT", split)
+    g, mirror, updater = _pair(random_graph(30, 200, 13, weighted=True), page_size=16)
+    twin = g.copy()
+    rng = np.random.default_rng(13)
+    long_lists = 0
+    for _ in range(3):
+        batch = random_batch(g, 15, 15, rng)
+        gone = {frozenset(e) for e in zip(*batch["delete"], strict=True)}
+        kept = [(u, int(v)) for u in g.vertices() for v in g.neighbors(u) if frozenset((u, int(v))) not in gone]
+        pick = rng.choice(len(kept), 5, replace=False)
+        batch["reweight"] = ([kept[i][0] for i in pick], [kept[i][1] for i in pick], rng.uniform(1, 9, 5))
+        _apply_both(g, updater, twin, **batch)
+        assert updater.last_flow == "full"
+        long_lists += updater.last_long_lists
+    assert long_lists > 0
+    assert edge_dict(g) == edge_dict(twin)
+
+
+@pytest.mark.parametrize("by_warp", [True, False])
+def test_the_full_path_writes_pages_a_warp_or_a_block_each_alike(device_path, monkeypatch, by_warp):
+    if device_path != "full":
+        pytest.skip("the full path's page writes")
+    monkeypatch.setattr(device_updates, "WRITE_BY_WARP", by_warp)
+    g, mirror, updater = _pair(random_graph(40, 150, 23, weighted=True), page_size=16, fill=1.0)
+    twin = g.copy()
+    rng = np.random.default_rng(23)
+    for _ in range(2):                     # pages opened, rewritten and freed
+        _apply_both(g, updater, twin, **random_batch(g, 30, 20, rng))
+    assert edge_dict(g) == edge_dict(twin)
+
+
+@pytest.mark.parametrize("directed", [True, False])
+def test_the_full_path_finds_and_refuses_on_a_hubs_long_list(device_path, monkeypatch, directed):
+    # a hub of 150 entries (15 page-chunks): deletions and a weight change far down its list,
+    # new targets found nowhere; then an insertion already present and a deletion of an absent
+    # edge on the hub are refused in the host path's words, nothing written
+    if device_path != "full":
+        pytest.skip("the full path's long lists")
+    from kernels.graph.csr import CSRGraph
+
+    monkeypatch.setattr(device_updates, "FULL_LONG_LIST", 3)
+    monkeypatch.setattr(device_updates, "LONG_SPLIT", 4)
+    hub_edges = np.arange(1, 151)
+    csr = CSRGraph.from_edges(200, np.zeros(150, dtype=np.int64), hub_edges, np.linspace(1.0, 2.0, 150),
+                              directed=directed, both_directions=not directed)
+    g, mirror, updater = _pair(csr, page_size=16)
+    twin = g.copy()
+    for round_ in range(3):
+        far = g.neighbors(0)[40 + 3 * round_: 42 + 3 * round_]
+        new = [v for v in range(151, 200) if not g.has_edge(0, v)][:2]
+        keep = int(g.neighbors(0)[100 + round_])
+        _apply_both(g, updater, twin, delete=(np.zeros(2, dtype=np.int64), far),
+                    insert=(np.zeros(2, dtype=np.int64), np.array(new)),
+                    reweight=(np.array([0]), np.array([keep]), np.array([7.5 + round_])))
+        assert updater.last_flow == "full" and updater.last_long_lists >= 1
+    words = mirror.pool.copy_to_host()
+    present, absent = int(g.neighbors(0)[120]), next(v for v in range(151, 200) if not g.has_edge(0, v))
+    refused = (({"insert": ([0], [present])}, "already exists"), ({"delete": ([0], [absent])}, "does not exist"))
+    for batch, says in refused:
+        with pytest.raises(GraphEditError) as on_device:
+            updater.apply(**batch)
+        with pytest.raises(GraphEditError) as on_host:
+            twin.apply_updates(**batch)
+        assert str(on_device.value) == str(on_host.value) and says in str(on_device.value)
+    assert np.array_equal(mirror.pool.copy_to_host(), words) and same_state(g, twin)
+    assert edge_dict(g) == edge_dict(twin)
+
+
 def test_the_fused_launch_passes_the_same_objects_batch_after_batch(device_path, monkeypatch):
     # what changes every batch travels in the upload's header: a new per-batch argument would
     # make every planned launch repack it (FastKernel.launch_known), so between two batches'

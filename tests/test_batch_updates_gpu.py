@@ -83,13 +83,18 @@ def test_real_gpu_compact_batches_in_one_launch_or_split(fused, directed, monkey
     assert not mirror.differences() and same_state(g, twin) and not directory_problems(mirror)
 
 
+@pytest.mark.parametrize("path", ["fused", "full"])
 @pytest.mark.parametrize("directed", [False, True])
-def test_real_gpu_fused_batches_search_hubs_long_lists_by_the_grid(directed):
+def test_real_gpu_batches_search_hubs_long_lists_by_the_grid(directed, path, monkeypatch):
     """Six hubs of 3,000-5,000 neighbours (lists past ``LONG_LIST``, many pages each) in a random
     graph: batches that delete hub edges anywhere in their lists, insert new hub edges and
     touch other vertices go through the fused launch's grid-wide long-list phase, every warp a
-    range of the lists' pages; checked page for page and against a model of the edge set."""
+    range of the lists' pages (``fused``), or through the full path's table of pairs, each hub's
+    list read once (``full``, forced); checked page for page and against a model of the edge set."""
     from kernels.graph.csr import CSRGraph
+
+    if path == "full":
+        monkeypatch.setattr(device_updates, "COMPACT_MAX_ENTRIES", -1)
 
     rng = np.random.default_rng(8)
     n = 20000
@@ -135,10 +140,13 @@ def test_real_gpu_fused_batches_search_hubs_long_lists_by_the_grid(directed):
         flows.append(updater.last_flow)
         if updater.last_flow == "fused":             # (a first batch may outgrow the buffers: split)
             long_entries += updater.last_phases["long entries"]
+        if path == "full":
+            assert updater.last_flow == "full" and updater.last_long_lists >= 6
         assert result.verified and not mirror.differences() and same_state(g, twin)
         assert not directory_problems(mirror)
         assert edge_dict(g) == model
-    assert flows.count("fused") >= 4 and long_entries >= 400 * flows.count("fused")
+    if path == "fused":
+        assert flows.count("fused") >= 4 and long_entries >= 400 * flows.count("fused")
 
 
 def test_real_gpu_two_updaters_on_two_threads_share_the_fused_kernel():

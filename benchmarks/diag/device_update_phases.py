@@ -72,6 +72,10 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--events", action="store_true",
                     help="time each launch with CUDA events, no synchronization (GPU time, and the host's share)")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="device_updates settings to compare in this one process, e.g. "
+                         "'FULL_LONG_LIST=1024 WRITE_BY_WARP=0' (repeat it; each size is measured under every "
+                         "variant in turn, interleaved; default: the module's own settings)")
     args = ap.parse_args(argv)
     from kernels.measure.targets import activate
 
@@ -100,14 +104,29 @@ def main(argv=None) -> int:
     out = {"graph": args.graph, "fast_launch": enabled(), "environment": environment("cuda"),
            "env": {k: v for k, v in os.environ.items() if k.startswith("GRAPH_KERNELS")}, "sizes": {}}
     print(f"{args.graph}: {csr.n_rows:,} vertices, {csr.nnz:,} entries; fast launch {'on' if enabled() else 'off'}")
-    for size in sizes:                                   # compile and warm every path first
-        u, v = new_edges(csr, size, rng, keys=keys)
-        updater.apply(insert=(u, v), verify=False)
-        updater.apply(delete=(u, v), verify=False)
+    variants = [dict(item.split("=") for item in text.split()) for text in args.variant] or [{}]
+    defaults = {name: getattr(device_updates, name) for v in variants for name in v}
+
+    def use(variant):
+        for name, value in defaults.items():
+            setattr(device_updates, name, type(value)(int(variant.get(name, value))))
+
+    for variant in variants:
+        use(variant)
+        for size in sizes:                               # compile and warm every path first
+            u, v = new_edges(csr, size, rng, keys=keys)
+            updater.apply(insert=(u, v), verify=False)
+            updater.apply(delete=(u, v), verify=False)
     k = device_updates._kernels()
     mode = "event-timed" if args.events else "synchronized"
     names = [n for n in vars(k) if not n.startswith("_") and n not in ("cuda", "column_sums_load", "scan_columns")]
-    for size in sizes:
+    if len(variants) > 1:
+        out["variants"] = {}
+    for size, variant in ((size, variant) for size in sizes for variant in variants):
+        use(variant)
+        label = " ".join(f"{n}={v}" for n, v in variant.items())
+        if label:
+            print(f"  [{label}]")
         times = {"insert": [], "delete": []}
         for _ in range(args.reps):
             u, v = new_edges(csr, size, rng, keys=keys)
@@ -194,7 +213,8 @@ def main(argv=None) -> int:
         path = "compact" if (size if csr.directed else 2 * size) <= device_updates.COMPACT_MAX_ENTRIES else "full"
         host_s = {n: sum(ts) for n, ts in host.items()}
         accounted = in_launches + sum(host_s.values())
-        out["sizes"][size] = {"path": path, "median_s": med, "rate": {kind: size / s for kind, s in med.items()},
+        record = out["sizes"] if len(variants) == 1 else out["variants"].setdefault(label, {})
+        record[size] = {"path": path, "median_s": med, "rate": {kind: size / s for kind, s in med.items()},
                               "traced_s": traced, "traced_launches_s": in_launches, "mode": mode,
                               "launches": {n: {"count": c, "s": s, "gpu_s": gpu.get(n)}
                                            for n, (c, s) in launches.items()},
@@ -208,7 +228,7 @@ def main(argv=None) -> int:
         for n, t in sorted(host_s.items(), key=lambda item: -item[1]):
             print(f"      host {n:<16} x{len(host[n]):<3} {t * 1e3:8.3f} ms")
         print(f"      not in the above (Python between the calls): {(traced - accounted) * 1e3:.3f} ms")
-        out["sizes"][size]["unaccounted_s"] = traced - accounted
+        record[size]["unaccounted_s"] = traced - accounted
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(out, indent=1, default=str))

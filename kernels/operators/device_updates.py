@@ -16,9 +16,11 @@ vertex directory (every id and page: 37-133 us on the graphs of docs/benchmarks.
 Larger batches take the full-graph path (:meth:`DeviceUpdater._apply_full`), no per-edge host
 work and one read-back before anything is written:
 
-1. ``expand``: one thread per adjacency entry (an undirected edge gives two): the endpoints are
+1. ``expand``: one warp per adjacency entry (an undirected edge gives two): the endpoints are
    located (binary search of the index, then of the page's slots: a removed id is absent), the
-   entry's old list position found, a key made, the entry counted for its source (atomics);
+   entry's old list position found, a key made, the entry counted for its source (atomics); an
+   entry on a list longer than ``FULL_LONG_LIST`` goes into a table of pairs instead, and
+   ``long_scan`` reads each such list once for all the batch's entries on it;
 2. a prefix sum of the per-source counts (deletions, insertions, weight changes side by side)
    and a scatter group the entries by source; each source's group is sorted by its key (one
    thread per source, shell sort: groups are small on random batches);
@@ -29,7 +31,7 @@ work and one read-back before anything is written:
 5. one small read-back: the failures and the totals. A refusal stops here, nothing written;
 6. old pages of touched units copied to scratch (one block per page), output pages described
    (``pack`` again, writing), physical pages chosen (the unit's own, then the free stack's
-   top, then new pages past the high-water mark), pages written (one block per page),
+   top, then new pages past the high-water mark), pages written (one warp per page),
    pages no longer needed zeroed, the index rewritten into a second buffer, weights changed.
 
 Kernels are compiled once per weight dtype (numba's lazy dispatch; sizes are arguments) and
@@ -76,6 +78,15 @@ LONG_SHIFT = 40
 #: the warps ``expand_long`` divides the chunks among (0: the grid's own); a test sets more than
 #: the simulator's one warp, so that the ranges and their entry search are exercised there
 LONG_SPLIT = 0
+#: in the full-graph path, an entry whose source list is longer than this is not searched by its
+#: warp in ``expand``: its pair goes into a table and ``long_scan`` reads each such list once for
+#: all the batch's entries on it (docs/updates.md; 1024, 128, 32 and 8 measured side by side on an
+#: H200: the same ``expand`` time, the least ``long_scan`` time at 1024)
+FULL_LONG_LIST = 1024
+#: the full path writes a page a warp (``True``) or a page a block (``False``, the former way,
+#: for a side-by-side run): a page's vertices are written one after another, so a block's lanes
+#: mostly waited
+WRITE_BY_WARP = True
 #: the compact path as one cooperative launch (``False``: the split launches, for a side-by-side
 #: comparison; the simulator runs the cooperative kernel as one block)
 COMPACT_FUSED = True
@@ -197,12 +208,45 @@ def _kernels():
         for i in range(cuda.grid(1), n, cuda.gridsize(1)):
             arr[i] = 0
 
+    def pair_slot(x, w, hmask):
+        """The first slot of source ``x``'s entry ``w`` in the full path's table of long-list
+        pairs: two products that cannot overflow (ids < 2^31), mixed by shifts."""
+        h = int64(x) * 40503 + int64(w) * int64(0x85EBCA6B)
+        h ^= h >> 29
+        h ^= h >> 13
+        return h & hmask
+
+    pair_slot = cuda.jit(device=True)(pair_slot)
+
+    def pair_find(htab, hmask, x, w, n1):
+        """The slot holding the pair (x, w) (linear probing), or -1 when it is not there."""
+        key = int64(x) * n1 + w + 1
+        h = pair_slot(x, w, hmask)
+        while True:
+            k = htab[h]
+            if k == key:
+                return h
+            if k == 0:
+                return int64(-1)
+            h = (h + 1) & hmask
+
+    pair_find = cuda.jit(device=True)(pair_find)
+
     def expand(U, V, edge_off, entry_off, directed, pool, index, n_pages, P, n1, n_ids,
-               esrc, edst, etag, epos, ekey, cnt, fail):
-        """One warp per entry (``find_warp``); lane 0 writes."""
+               esrc, edst, etag, epos, ekey, cnt, fail, long_cut, long_list, long_count, htab, hmask):
+        """One warp per entry (``find_warp``); lane 0 writes. An entry whose source list is
+        longer than ``long_cut`` is not searched here: its pair (source, target) goes into the
+        table ``htab`` (keys in ``[0, hmask]``, positions + 1 after them; the key is
+        ``source * n1 + target + 1``, 0 an empty slot) and its position is left pending (-2);
+        the source's first such entry (a claim counter after the per-part counts in ``cnt``)
+        lists the source in ``long_list`` for ``long_scan``, which reads each long list once for
+        all the batch's entries on it. (Searched an entry at a time, R-MAT 20's hubs of
+        10^4-10^5 entries made this kernel 1.8 ms of a 10^5-edge batch on an H200, 5.5 ms of
+        10^6: every entry reading its source's whole list.)"""
         ex = cuda.shared.array(ex_size, int64)
         lane = cuda.threadIdx.x % WARP
         total = entry_off[3]
+        claims = 3 * n_ids + 1
         for e in range(cuda.grid(1) // WARP, total, cuda.gridsize(1) // WARP):
             p = 0 if e < entry_off[1] else (1 if e < entry_off[2] else 2)
             local = e - entry_off[p]
@@ -223,6 +267,34 @@ def _kernels():
                 if dirn == 0 and lane == 0:
                     cuda.atomic.min(fail, 0, int64(g))
                 continue
+            if long_cut > 0:
+                d = degree(pool, index[3], P, a, s)
+                if d > long_cut:
+                    if lane == 0:
+                        if cuda.atomic.add(cnt, claims + u, 1) == 0:
+                            # a large list: a chunk a page (P - 6 entries); one within a page: one chunk
+                            chunks = (d + P - 7) // (P - 6) if index[2, a] > 0 else 1
+                            old = cuda.atomic.add(long_count, 0, (int64(1) << LONG_SHIFT) + chunks)
+                            at = (old >> LONG_SHIFT) * LONG_WORDS
+                            long_list[at] = u
+                            long_list[at + 1] = a
+                            long_list[at + 2] = s
+                            long_list[at + 3] = d
+                            long_list[at + 4] = old & ((int64(1) << LONG_SHIFT) - 1)
+                        key = int64(u) * n1 + v + 1
+                        h = pair_slot(u, v, hmask)
+                        while True:
+                            seen = cuda.atomic.cas(htab, h, int64(0), key)
+                            if seen == 0 or seen == key:
+                                break
+                            h = (h + 1) & hmask
+                        esrc[e] = u
+                        edst[e] = v
+                        etag[e] = g
+                        epos[e] = -2
+                        ekey[e] = int64(v)
+                        cuda.atomic.add(cnt, p * n_ids + u, 1)
+                    continue
             pos = find_warp(pool, index[3], index[2], P, a, s, v, lane, ex)
             if lane == 0:
                 esrc[e] = u
@@ -232,7 +304,64 @@ def _kernels():
                 ekey[e] = (int64(pos) + 1) * n1 + v if p == 0 else int64(v)
                 cuda.atomic.add(cnt, p * n_ids + u, 1)
 
-    def scatter(esrc, ekey, entry_off, n_ids, S, cnt, perm, skey):
+    def long_scan(pool, index, P, n1, long_list, long_count, htab, hmask):
+        """Each long list of the batch read once, by the whole grid a page at a time: the lists'
+        pages numbered in one sequence (``expand_long``'s scheme, a run per source), each warp
+        a contiguous range of it, its lanes reading neighbouring entries; an entry the batch
+        names (its pair in ``htab``) gets its position (+ 1) written beside the pair's key. A
+        list holds an id once, so each pair is written by one lane at most."""
+        lane = cuda.threadIdx.x % WARP
+        packed = long_count[0]
+        entries = packed >> LONG_SHIFT
+        total = packed & ((int64(1) << LONG_SHIFT) - 1)
+        warps = cuda.gridsize(1) // WARP
+        split = max(warps, LONG_SPLIT)
+        per_page = P - 6
+        hsize = hmask + 1
+        for w in range(cuda.grid(1) // WARP, split, warps):
+            q0 = w * ((total + split - 1) // split)
+            q1 = min(total, q0 + (total + split - 1) // split)
+            if q0 >= q1:
+                continue
+            lo = int64(0)                        # the last source whose run starts at or before q0
+            hi = entries - 1
+            while lo < hi:
+                mid = (lo + hi + 1) >> 1
+                if long_list[mid * LONG_WORDS + 4] <= q0:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            i = lo
+            q = q0
+            while q < q1:
+                at = i * LONG_WORDS
+                a = long_list[at + 1]
+                d = long_list[at + 3]
+                large = index[2, a] > 0
+                r = q - long_list[at + 4]
+                if r >= ((d + per_page - 1) // per_page if large else 1):
+                    i += 1                           # past this source's run: the next source's
+                    continue
+                x = long_list[at]
+                if large:
+                    first = r * per_page
+                    last = min(d, first + per_page)
+                    word = int64(index[3, a + r]) * P + 4 - first
+                else:
+                    first = int64(0)
+                    last = d
+                    base = int64(index[3, a]) * P
+                    word = base + pool[base + P - 2 - 2 * long_list[at + 2]] + 1
+                for j in range(first + lane, last, WARP):
+                    h = pair_find(htab, hmask, x, pool[word + j], n1)
+                    if h >= 0:
+                        htab[hsize + h] = j + 1
+                q += 1
+
+    def scatter(esrc, ekey, entry_off, n_ids, S, cnt, perm, skey, edst, epos, n1, htab, hmask):
+        """Entries grouped by (part, source); an entry ``expand`` left pending (-2: a long
+        list) takes the position ``long_scan`` found (-1 when none) and its key here."""
+        hsize = hmask + 1
         for e in range(cuda.grid(1), entry_off[3], cuda.gridsize(1)):
             x = esrc[e]
             if x < 0:
@@ -241,7 +370,13 @@ def _kernels():
             key = p * n_ids + x
             slot = S[key] + cuda.atomic.add(cnt, key, -1) - 1
             perm[slot] = e
-            skey[slot] = ekey[e]
+            if epos[e] == -2:
+                v = edst[e]
+                pos = htab[hsize + pair_find(htab, hmask, x, v, n1)] - 1
+                epos[e] = pos
+                skey[slot] = (pos + 1) * n1 + v if p == 0 else int64(v)
+            else:
+                skey[slot] = ekey[e]
 
     def sort_groups(S, groups, skey, perm, gaps):
         """Shell sort of each group by (key, entry): one thread per group."""
@@ -342,11 +477,12 @@ def _kernels():
             sums[3, c] = b >> 32
             sums[4, c] = packed[2, c]
 
-    def totals(fail, sums, n_pages, out):
+    def totals(fail, sums, n_pages, long_count, out):
         if cuda.grid(1) == 0:
             for c in range(5):
                 out[c] = fail[c]
                 out[5 + c] = sums[c, n_pages]
+            out[10] = long_count[0] >> LONG_SHIFT          # the long lists read once (long_scan)
 
     def copy_old(index, n_pages, P, touched, sums, pool, wpool, weighted, scrmap, scratch, wscratch):
         for c in range(cuda.blockIdx.x, n_pages, cuda.gridDim.x):
@@ -374,10 +510,18 @@ def _kernels():
             phys_out[q] = physical_page(desc, q, index, sums, free, n_free, high)
 
     def write_pages(desc, n_q, phys_out, scratch, wscratch, scrmap, index, P, dstart, dkey, n1,
-                    istart, itgt, iw, newoff, weighted, pool, wpool):
-        for q in range(cuda.blockIdx.x, n_q, cuda.gridDim.x):
+                    istart, itgt, iw, newoff, weighted, pool, wpool, by_warp):
+        """An output page a warp (``by_warp``) or a block: ``write_page`` writes a page's
+        vertices one after another, lanes over each one's entries."""
+        if by_warp:
+            first, step = cuda.grid(1) // WARP, cuda.gridsize(1) // WARP
+            lane, lanes = cuda.threadIdx.x % WARP, WARP
+        else:
+            first, step = cuda.blockIdx.x, cuda.gridDim.x
+            lane, lanes = cuda.threadIdx.x, cuda.blockDim.x
+        for q in range(first, n_q, step):
             write_page(q, desc, phys_out[q], scratch, wscratch, scrmap, index[2], P, dstart, dkey, n1,
-                       istart, itgt, iw, newoff, weighted, pool, wpool, cuda.threadIdx.x, cuda.blockDim.x)
+                       istart, itgt, iw, newoff, weighted, pool, wpool, lane, lanes)
 
     def free_pages(index, n_pages, P, touched, k_out, pool, wpool, weighted):
         for c in range(cuda.blockIdx.x, n_pages, cuda.gridDim.x):
@@ -899,7 +1043,7 @@ def _kernels():
         pass
 
     ns = Kernels()
-    for fn in (zero, expand, scatter, sort_groups, gather, check, mark_touched, count_pages, totals,
+    for fn in (zero, expand, long_scan, scatter, sort_groups, gather, check, mark_touched, count_pages, totals,
                copy_old, describe, choose_pages, write_pages, free_pages, rewrite_index, reweigh, gather_pages,
                unpack_sums, front_c, check_c, copy_c, write_c):
         setattr(ns, fn.__name__, fast(kernel_jit(fn)))
@@ -1099,6 +1243,13 @@ def fused_phases(info: np.ndarray, refreshed: bool) -> dict:
     return out
 
 
+def pair_table_slots(entries: int) -> int:
+    """Slots of the full path's table of long-list pairs for a batch of ``entries`` adjacency
+    entries: a power of two (the probe wraps by a mask) at least twice the entries, so that the
+    table is at most half full and a probe for an absent pair ends after about 2.5 slots."""
+    return 1 << max(6, (2 * max(1, int(entries)) - 1).bit_length())
+
+
 def sorted_unique(values: np.ndarray) -> np.ndarray:
     """``np.unique`` of a small integer array: a sort and a comparison (NumPy 2's ``unique``
     hashes, 0.1-0.3 ms for a few thousand pages on an H100 host)."""
@@ -1128,6 +1279,7 @@ class DeviceUpdater:
         #: how the last batch ran: "fused" (one launch), "fused, then split" (a buffer was too
         #: small), "split" (``COMPACT_FUSED`` off) or "full" (the full-graph path)
         self.last_flow = ""
+        self.last_long_lists = 0         # the full path's last batch: long lists read once (long_scan)
         self._fused_info = None                             # the last written fused launch's read-back
         self._fused_last = None                             # (kernel, arguments) of the last fused launch
         self._launch_token = LaunchOwner()                  # what the planned launches know this updater by
@@ -1201,6 +1353,7 @@ class DeviceUpdater:
     # ---- the device work -------------------------------------------------------------
     def _apply_on_device(self, batch: batch_rules.Batch) -> np.ndarray:
         self.last_flow, self._fused_info = "", None          # this batch's, not an earlier one's
+        self.last_long_lists = 0
         entries = batch.size if batch.directed else 2 * batch.size
         # lists moved and index columns shifted: the traversal kernels' directory follows (its
         # time is the batch's: kernels.graph.directory). Weight changes move no list: skipped
@@ -1513,6 +1666,8 @@ class DeviceUpdater:
     def _apply_full(self, batch: batch_rules.Batch) -> np.ndarray:
         """Large batches: per-vertex and per-page arrays over the whole graph (their passes cost
         less than grouping a large batch on the host)."""
+        from kernels.operators.launch import resident_grid
+
         k = _kernels()
         cuda = k.cuda
         g, mirror, ws = self.graph, self.mirror, self.workspace
@@ -1543,9 +1698,10 @@ class DeviceUpdater:
         else:
             d_W = ws.get("W", wdtype, m_edges)
         # offsets and the failure slots in one small copy
+        # (and the long lists' packed counter, zero)
         d_small = ws.upload("small", edge_off, entry_off, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64),
-                            dtype=np.int64)
-        d_edge_off, d_entry_off, fail = d_small[0:3], d_small[3:7], d_small[7:12]
+                            _ZERO, dtype=np.int64)
+        d_edge_off, d_entry_off, fail, long_count = d_small[0:3], d_small[3:7], d_small[7:12], d_small[12:13]
         pool = mirror.pool
         wpool = mirror.weights if weighted else ws.get("wdummy", wdtype, 1)
         index = mirror.index
@@ -1555,11 +1711,20 @@ class DeviceUpdater:
         epos = ws.get("epos", np.int64, m_entries)
         ekey = ws.get("ekey", np.int64, m_entries)
         groups = 3 * n_ids
-        cnt = ws.get("cnt", np.int64, groups + 1)
-        k.zero[grid(groups + 1, block), block](cnt, groups + 1)
+        # the per-part counts of each source, then each source's long-list claim (expand)
+        cnt = ws.get("cnt", np.int64, groups + 1 + n_ids)
+        k.zero[grid(groups + 1 + n_ids, block), block](cnt, groups + 1 + n_ids)
+        # the long lists' pairs: keys then positions, at most half full (a pair an entry at most)
+        slots = pair_table_slots(m_entries)
+        htab = ws.get("htab", np.int64, 2 * slots)
+        k.zero[grid(2 * slots, block), block](htab, 2 * slots)
+        long_list = ws.get("long", np.int64, LONG_WORDS * max(1, min(n_ids, m_entries)))
         k.expand[grid(m_entries * WARP_LANES, warp_block), warp_block](
             d_U, d_V, d_edge_off, d_entry_off, int(directed), pool, index,
-            n_pages, P, n1, n_ids, esrc, edst, etag, epos, ekey, cnt, fail)
+            n_pages, P, n1, n_ids, esrc, edst, etag, epos, ekey, cnt, fail,
+            FULL_LONG_LIST, long_list, long_count, htab, slots - 1)
+        k.long_scan[resident_grid(warp_block), warp_block](pool, index, P, n1, long_list, long_count, htab,
+                                                           slots - 1)
         from kernels.operators.scan import scan_array
 
         S = ws.get("S", np.int64, groups + 1)
@@ -1567,7 +1732,8 @@ class DeviceUpdater:
         scan_array(cnt, groups + 1, S, scan_total, ws)
         perm = ws.get("perm", np.int64, m_entries)
         skey = ws.get("skey", np.int64, m_entries)
-        k.scatter[grid(m_entries, block), block](esrc, ekey, d_entry_off, n_ids, S, cnt, perm, skey)
+        k.scatter[grid(m_entries, block), block](esrc, ekey, d_entry_off, n_ids, S, cnt, perm, skey, edst, epos,
+                                                 n1, htab, slots - 1)
         gaps = self._gaps()
         k.sort_groups[grid(groups, block), block](S, groups, skey, perm, gaps)
         ssrc = ws.get("ssrc", np.int32, m_entries)
@@ -1598,13 +1764,14 @@ class DeviceUpdater:
             exclusive_scan(k.column_sums_load, (index, touched, k_out, n_pages, which), cols,
                            packed[which], sum_total, ws)
         k.unpack_sums[grid(cols, block), block](packed, cols, sums)
-        info = ws.get("info", np.int64, 10)
-        k.totals[1, 1](fail, sums, n_pages, info)
-        info = ws.download("info", info, 10)                 # the one read-back before writing
+        info = ws.get("info", np.int64, 11)
+        k.totals[1, 1](fail, sums, n_pages, long_count, info)
+        info = ws.download("info", info, 11)                 # the one read-back before writing
+        self.last_long_lists = int(info[10])
         failure = batch_rules.first_failure(info[:5].copy())
         if failure is not None:
             raise batch_rules.refusal(g, batch, *failure)
-        new_pages, n_q, n_open, _n_freed, n_scr = (int(x) for x in info[5:])
+        new_pages, n_q, n_open, _n_freed, n_scr = (int(x) for x in info[5:10])
         n_free = len(g.free_page_stack())
         high = g.physical_pages_used
         new_high = high + max(0, n_open - n_free)
@@ -1624,9 +1791,10 @@ class DeviceUpdater:
         d_free = ws.upload("free", g.free_page_stack(), dtype=np.int32)
         phys_out = ws.get("phys_out", np.int64, max(n_q, 1))
         k.choose_pages[grid(n_q, block), block](desc, n_q, index, sums, d_free, n_free, high, phys_out)
-        k.write_pages[grid(n_q * page_block, page_block), page_block](
+        write_block = warp_block if WRITE_BY_WARP else page_block
+        k.write_pages[grid(n_q * (WARP_LANES if WRITE_BY_WARP else page_block), write_block), write_block](
             desc, n_q, phys_out, scratch, wscratch, scrmap, index, P, dstart, skey, n1, istart, skey, sw,
-            newoff, int(weighted), pool, wpool)
+            newoff, int(weighted), pool, wpool, int(WRITE_BY_WARP))
         k.free_pages[grid(n_pages * page_block, page_block), page_block](index, n_pages, P, touched, k_out,
                                                                          pool, wpool, int(weighted))
         new_index = self._index_buffer(new_pages)
