@@ -357,8 +357,9 @@ def test_the_fused_launch_finds_entries_far_down_a_long_list(device_path, monkey
     assert edge_dict(g) == edge_dict(twin)
 
 
+@pytest.mark.parametrize("by_directory", [False, True])
 @pytest.mark.parametrize("split", [0, 3, 7])
-def test_the_full_path_reads_each_long_list_once_for_all_its_entries(device_path, monkeypatch, split):
+def test_the_full_path_reads_each_long_list_once_for_all_its_entries(device_path, monkeypatch, split, by_directory):
     # every list past 3 entries is a long list: its pairs go through the table, the list is read
     # once by long_scan (its page-chunks divided among 1, 3 and 7 warps' ranges), weighted, with
     # deletions, insertions and weight changes in the same batches
@@ -366,6 +367,7 @@ def test_the_full_path_reads_each_long_list_once_for_all_its_entries(device_path
         pytest.skip("the full path's long lists")
     monkeypatch.setattr(device_updates, "FULL_LONG_LIST", 3)
     monkeypatch.setattr(device_updates, "LONG_SPLIT", split)
+    monkeypatch.setattr(device_updates, "EXPAND_BY_DIRECTORY", by_directory)
     g, mirror, updater = _pair(random_graph(30, 200, 13, weighted=True), page_size=16)
     twin = g.copy()
     rng = np.random.default_rng(13)
@@ -383,6 +385,32 @@ def test_the_full_path_reads_each_long_list_once_for_all_its_entries(device_path
     assert edge_dict(g) == edge_dict(twin)
 
 
+def test_the_full_path_through_the_vertex_directory_finds_what_locate_finds(device_path, monkeypatch):
+    # short lists (the warp search by directory handle), large lists of 30+ entries spanning pages
+    # (page size 16), removed vertices and ids past the graph refused in the host path's words
+    if device_path != "full":
+        pytest.skip("the full path's expand")
+    monkeypatch.setattr(device_updates, "EXPAND_BY_DIRECTORY", True)
+    g, mirror, updater = _pair(random_graph(40, 300, 31, weighted=True), page_size=16)
+    twin = g.copy()
+    rng = np.random.default_rng(31)
+    for _ in range(2):
+        _apply_both(g, updater, twin, **random_batch(g, 25, 25, rng))
+    assert (g.index.large_pages > 0).any()                       # large lists were searched
+    g.remove_vertex(7)
+    twin.remove_vertex(7)
+    keep = next(v for v in range(8, 40) if not g.has_edge(3, v))
+    for batch in ({"insert": ([3], [7])}, {"insert": ([3, 3], [keep, 45])}, {"delete": ([7], [3])}):
+        with pytest.raises(GraphEditError) as on_device:
+            updater.apply(**batch)
+        with pytest.raises(GraphEditError) as on_host:
+            twin.apply_updates(**batch)
+        assert str(on_device.value) == str(on_host.value)
+    assert same_state(g, twin)
+    _apply_both(g, updater, twin, **random_batch(g, 10, 10, rng))
+    assert edge_dict(g) == edge_dict(twin)
+
+
 @pytest.mark.parametrize("by_warp", [True, False])
 def test_the_full_path_writes_pages_a_warp_or_a_block_each_alike(device_path, monkeypatch, by_warp):
     if device_path != "full":
@@ -396,8 +424,9 @@ def test_the_full_path_writes_pages_a_warp_or_a_block_each_alike(device_path, mo
     assert edge_dict(g) == edge_dict(twin)
 
 
+@pytest.mark.parametrize("by_directory", [False, True])
 @pytest.mark.parametrize("directed", [True, False])
-def test_the_full_path_finds_and_refuses_on_a_hubs_long_list(device_path, monkeypatch, directed):
+def test_the_full_path_finds_and_refuses_on_a_hubs_long_list(device_path, monkeypatch, directed, by_directory):
     # a hub of 150 entries (15 page-chunks): deletions and a weight change far down its list,
     # new targets found nowhere; then an insertion already present and a deletion of an absent
     # edge on the hub are refused in the host path's words, nothing written
@@ -407,6 +436,7 @@ def test_the_full_path_finds_and_refuses_on_a_hubs_long_list(device_path, monkey
 
     monkeypatch.setattr(device_updates, "FULL_LONG_LIST", 3)
     monkeypatch.setattr(device_updates, "LONG_SPLIT", 4)
+    monkeypatch.setattr(device_updates, "EXPAND_BY_DIRECTORY", by_directory)
     hub_edges = np.arange(1, 151)
     csr = CSRGraph.from_edges(200, np.zeros(150, dtype=np.int64), hub_edges, np.linspace(1.0, 2.0, 150),
                               directed=directed, both_directions=not directed)

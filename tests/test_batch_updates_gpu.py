@@ -83,18 +83,20 @@ def test_real_gpu_compact_batches_in_one_launch_or_split(fused, directed, monkey
     assert not mirror.differences() and same_state(g, twin) and not directory_problems(mirror)
 
 
-@pytest.mark.parametrize("path", ["fused", "full"])
+@pytest.mark.parametrize("path", ["fused", "full", "full by directory"])
 @pytest.mark.parametrize("directed", [False, True])
 def test_real_gpu_batches_search_hubs_long_lists_by_the_grid(directed, path, monkeypatch):
     """Six hubs of 3,000-5,000 neighbours (lists past ``LONG_LIST``, many pages each) in a random
     graph: batches that delete hub edges anywhere in their lists, insert new hub edges and
     touch other vertices go through the fused launch's grid-wide long-list phase, every warp a
     range of the lists' pages (``fused``), or through the full path's table of pairs, each hub's
-    list read once (``full``, forced); checked page for page and against a model of the edge set."""
+    list read once (``full``, forced; its endpoints and lists found by ``locate`` or through the
+    vertex directory); checked page for page and against a model of the edge set."""
     from kernels.graph.csr import CSRGraph
 
-    if path == "full":
+    if path.startswith("full"):
         monkeypatch.setattr(device_updates, "COMPACT_MAX_ENTRIES", -1)
+        monkeypatch.setattr(device_updates, "EXPAND_BY_DIRECTORY", path == "full by directory")
 
     rng = np.random.default_rng(8)
     n = 20000
@@ -140,7 +142,7 @@ def test_real_gpu_batches_search_hubs_long_lists_by_the_grid(directed, path, mon
         flows.append(updater.last_flow)
         if updater.last_flow == "fused":             # (a first batch may outgrow the buffers: split)
             long_entries += updater.last_phases["long entries"]
-        if path == "full":
+        if path.startswith("full"):
             assert updater.last_flow == "full" and updater.last_long_lists >= 6
         assert result.verified and not mirror.differences() and same_state(g, twin)
         assert not directory_problems(mirror)

@@ -83,6 +83,11 @@ LONG_SPLIT = 0
 #: all the batch's entries on it (docs/updates.md; 1024, 128, 32 and 8 measured side by side on an
 #: H200: the same ``expand`` time, the least ``long_scan`` time at 1024)
 FULL_LONG_LIST = 1024
+#: the full path's ``expand`` finds an entry's endpoints and list through the mirror's vertex
+#: directory (two reads) instead of ``locate`` (a binary search of the index, then of the page's
+#: slots: about 26 dependent reads). Off until measured on a GPU: the phase clock put ``expand`` at
+#: 4.7 ms of a 10^6-edge R-MAT 20 batch on an H200 whatever the long-list cut (docs/updates.md)
+EXPAND_BY_DIRECTORY = False
 #: the full path writes a page a warp (``True``) or a page a block (``False``, the former way,
 #: for a side-by-side run): a page's vertices are written one after another, so a block's lanes
 #: mostly waited
@@ -232,8 +237,33 @@ def _kernels():
 
     pair_find = cuda.jit(device=True)(pair_find)
 
+    def dir_word(index, P, handle, j):
+        """Word of entry ``j`` of the list whose directory handle is ``handle`` (the word of its
+        first entry, or ``-(first column + 1)`` for a large list: kernels/graph/directory.py)."""
+        if handle >= 0:
+            return handle + j
+        per = P - 6
+        return int64(index[3, -handle - 1 + j // per]) * P + 4 + j % per
+
+    dir_word = cuda.jit(device=True)(dir_word)
+
+    def find_dir(pool, index, P, handle, d, v, lane, ex):
+        """``find_warp`` on a list given by its directory handle and degree."""
+        for j0 in range(0, d, WARP):
+            j = j0 + lane
+            hit = False
+            if j < d:
+                hit = pool[dir_word(index, P, handle, j)] == v
+            mask = ballot(ex, lane, hit)
+            if mask != 0:
+                return j0 + lowest_lane(mask)
+        return -1
+
+    find_dir = cuda.jit(device=True)(find_dir)
+
     def expand(U, V, edge_off, entry_off, directed, pool, index, n_pages, P, n1, n_ids,
-               esrc, edst, etag, epos, ekey, cnt, fail, long_cut, long_list, long_count, htab, hmask):
+               esrc, edst, etag, epos, ekey, cnt, fail, long_cut, long_list, long_count, htab, hmask,
+               by_directory, loc, dgr):
         """One warp per entry (``find_warp``); lane 0 writes. An entry whose source list is
         longer than ``long_cut`` is not searched here: its pair (source, target) goes into the
         table ``htab`` (keys in ``[0, hmask]``, positions + 1 after them; the key is
@@ -242,7 +272,9 @@ def _kernels():
         lists the source in ``long_list`` for ``long_scan``, which reads each long list once for
         all the batch's entries on it. (Searched an entry at a time, R-MAT 20's hubs of
         10^4-10^5 entries made this kernel 1.8 ms of a 10^5-edge batch on an H200, 5.5 ms of
-        10^6: every entry reading its source's whole list.)"""
+        10^6: every entry reading its source's whole list.) With ``by_directory`` the endpoints
+        and the source's list come from the mirror's vertex directory (``loc``, ``dgr``: a
+        handle and a degree per id, 0 for an id without a slot) instead of ``locate``."""
         ex = cuda.shared.array(ex_size, int64)
         lane = cuda.threadIdx.x % WARP
         total = entry_off[3]
@@ -261,41 +293,65 @@ def _kernels():
                 if u == v:
                     continue
                 u, v = v, u
-            a, s = locate(pool, index, n_pages, P, u)
-            b, _ = locate(pool, index, n_pages, P, v)
-            if a < 0 or b < 0:
-                if dirn == 0 and lane == 0:
-                    cuda.atomic.min(fail, 0, int64(g))
-                continue
-            if long_cut > 0:
-                d = degree(pool, index[3], P, a, s)
-                if d > long_cut:
-                    if lane == 0:
-                        if cuda.atomic.add(cnt, claims + u, 1) == 0:
-                            # a large list: a chunk a page (P - 6 entries); one within a page: one chunk
-                            chunks = (d + P - 7) // (P - 6) if index[2, a] > 0 else 1
-                            old = cuda.atomic.add(long_count, 0, (int64(1) << LONG_SHIFT) + chunks)
-                            at = (old >> LONG_SHIFT) * LONG_WORDS
-                            long_list[at] = u
-                            long_list[at + 1] = a
-                            long_list[at + 2] = s
-                            long_list[at + 3] = d
-                            long_list[at + 4] = old & ((int64(1) << LONG_SHIFT) - 1)
-                        key = int64(u) * n1 + v + 1
-                        h = pair_slot(u, v, hmask)
-                        while True:
-                            seen = cuda.atomic.cas(htab, h, int64(0), key)
-                            if seen == 0 or seen == key:
-                                break
-                            h = (h + 1) & hmask
-                        esrc[e] = u
-                        edst[e] = v
-                        etag[e] = g
-                        epos[e] = -2
-                        ekey[e] = int64(v)
-                        cuda.atomic.add(cnt, p * n_ids + u, 1)
+            handle = int64(0)
+            if by_directory:
+                handle = loc[u] if u >= 0 and u < n_ids else int64(0)
+                there = v >= 0 and v < n_ids and loc[v] != 0
+                if handle == 0 or not there:
+                    if dirn == 0 and lane == 0:
+                        cuda.atomic.min(fail, 0, int64(g))
                     continue
-            pos = find_warp(pool, index[3], index[2], P, a, s, v, lane, ex)
+                d = int64(dgr[u])
+                a = -handle - 1 if handle < 0 else int64(-1)       # a large list's first column
+                s = int64(0)
+            else:
+                a, s = locate(pool, index, n_pages, P, u)
+                b, _ = locate(pool, index, n_pages, P, v)
+                if a < 0 or b < 0:
+                    if dirn == 0 and lane == 0:
+                        cuda.atomic.min(fail, 0, int64(g))
+                    continue
+                d = degree(pool, index[3], P, a, s)
+            if long_cut > 0 and d > long_cut:
+                if lane == 0:
+                    if cuda.atomic.add(cnt, claims + u, 1) == 0:
+                        # long_list: the source, its large list's first column (-1 within a page),
+                        # the word of its first entry (within a page), its length, its first chunk
+                        if by_directory:
+                            first = handle if handle >= 0 else int64(0)
+                        elif index[2, a] > 0:
+                            first = int64(0)
+                        else:
+                            base = int64(index[3, a]) * P
+                            first = base + pool[base + P - 2 - 2 * s] + 1
+                            a = int64(-1)
+                        # a large list: a chunk a page (P - 6 entries); one within a page: one chunk
+                        chunks = (d + P - 7) // (P - 6) if a >= 0 else 1
+                        old = cuda.atomic.add(long_count, 0, (int64(1) << LONG_SHIFT) + chunks)
+                        at = (old >> LONG_SHIFT) * LONG_WORDS
+                        long_list[at] = u
+                        long_list[at + 1] = a
+                        long_list[at + 2] = first
+                        long_list[at + 3] = d
+                        long_list[at + 4] = old & ((int64(1) << LONG_SHIFT) - 1)
+                    key = int64(u) * n1 + v + 1
+                    h = pair_slot(u, v, hmask)
+                    while True:
+                        seen = cuda.atomic.cas(htab, h, int64(0), key)
+                        if seen == 0 or seen == key:
+                            break
+                        h = (h + 1) & hmask
+                    esrc[e] = u
+                    edst[e] = v
+                    etag[e] = g
+                    epos[e] = -2
+                    ekey[e] = int64(v)
+                    cuda.atomic.add(cnt, p * n_ids + u, 1)
+                continue
+            if by_directory:
+                pos = find_dir(pool, index, P, handle, d, v, lane, ex)
+            else:
+                pos = find_warp(pool, index[3], index[2], P, a, s, v, lane, ex)
             if lane == 0:
                 esrc[e] = u
                 edst[e] = v
@@ -337,7 +393,7 @@ def _kernels():
                 at = i * LONG_WORDS
                 a = long_list[at + 1]
                 d = long_list[at + 3]
-                large = index[2, a] > 0
+                large = a >= 0
                 r = q - long_list[at + 4]
                 if r >= ((d + per_page - 1) // per_page if large else 1):
                     i += 1                           # past this source's run: the next source's
@@ -350,8 +406,7 @@ def _kernels():
                 else:
                     first = int64(0)
                     last = d
-                    base = int64(index[3, a]) * P
-                    word = base + pool[base + P - 2 - 2 * long_list[at + 2]] + 1
+                    word = long_list[at + 2]
                 for j in range(first + lane, last, WARP):
                     h = pair_find(htab, hmask, x, pool[word + j], n1)
                     if h >= 0:
@@ -1719,10 +1774,15 @@ class DeviceUpdater:
         htab = ws.get("htab", np.int64, 2 * slots)
         k.zero[grid(2 * slots, block), block](htab, 2 * slots)
         long_list = ws.get("long", np.int64, LONG_WORDS * max(1, min(n_ids, m_entries)))
+        # the vertex directory, current at a batch's start (rebuilt after every sync and batch
+        # that moves lists); one too short for the ids (never built) is not used
+        directory = mirror.directory
+        by_directory = bool(EXPAND_BY_DIRECTORY and directory is not None and len(directory[0]) >= n_ids)
+        loc, dgr = directory if by_directory else (ws.get("loc dummy", np.int64, 1), ws.get("dgr dummy", np.int32, 1))
         k.expand[grid(m_entries * WARP_LANES, warp_block), warp_block](
             d_U, d_V, d_edge_off, d_entry_off, int(directed), pool, index,
             n_pages, P, n1, n_ids, esrc, edst, etag, epos, ekey, cnt, fail,
-            FULL_LONG_LIST, long_list, long_count, htab, slots - 1)
+            FULL_LONG_LIST, long_list, long_count, htab, slots - 1, int(by_directory), loc, dgr)
         k.long_scan[resident_grid(warp_block), warp_block](pool, index, P, n1, long_list, long_count, htab,
                                                            slots - 1)
         from kernels.operators.scan import scan_array

@@ -152,7 +152,7 @@ def batch_update_kernels(t: dict):
     block, ipt = scan.FIRST_LEVEL["cuda"]
     out = [("updates zero[int64]", k.zero, (i64, n)), ("updates zero[uint8]", k.zero, (u8, n)),
            ("updates expand", k.expand, (i32, i32, i64, i64, n, i32, i32_2d, n, n, n, n, i32, i32, i64, i64, i64,
-                                         i64, i64, n, i64, i64, i64, n)),
+                                         i64, i64, n, i64, i64, i64, n, n, i64, i32)),
            ("updates long scan", k.long_scan, (i32, i32_2d, n, n, i64, i64, i64, n)),
            ("updates scatter", k.scatter, (i32, i64, i64, n, i64, i64, i64, i64, i32, i64, n, i64, n)),
            ("updates sort groups", k.sort_groups, (i64, n, i64, i64, i64)),
