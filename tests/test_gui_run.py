@@ -23,7 +23,7 @@ from explorer.plots.history_table import COLUMNS
 from kernels.algorithms import registry
 from kernels.algorithms.registry import families
 from tests.conftest import data_path
-from tests.gui_support import close_window, docks, make_window, process_gone
+from tests.gui_support import close_window, docks, make_window, process_gone, process_started, wait_until_gone
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,9 +261,10 @@ def test_cancelling_a_run_stops_its_worker(qtbot, faulty_window):
     task = run.run()
     qtbot.waitUntil(lambda: task.worker_pid is not None, timeout=JOB_TIMEOUT_MS)
     pid = task.worker_pid
+    started = process_started(pid)
     with qtbot.waitSignal(task.done, timeout=30_000):
         run.cancel()
-    assert task.state == "cancelled" and process_gone(pid)
+    assert task.state == "cancelled" and wait_until_gone(pid, started)
     assert any("cancelled" in m for m in w.log_dock.messages("warning"))
 
 
