@@ -261,6 +261,25 @@ def _kernels():
 
     find_dir = cuda.jit(device=True)(find_dir)
 
+    def long_range(long_list, entries, total, w, split):
+        """Range ``w`` of ``split`` of the page-chunk sequence that ``long_list``'s runs number
+        (``expand_long``, ``long_scan``): its first and past-last chunk, and the run holding its
+        first chunk (the last run starting at or before it; a binary search of the runs' starts).
+        An empty range has ``q0 >= q1``."""
+        q0 = w * ((total + split - 1) // split)
+        q1 = min(total, q0 + (total + split - 1) // split)
+        lo = int64(0)
+        hi = entries - 1
+        while q0 < q1 and lo < hi:
+            mid = (lo + hi + 1) >> 1
+            if long_list[mid * LONG_WORDS + 4] <= q0:
+                lo = mid
+            else:
+                hi = mid - 1
+        return q0, q1, lo
+
+    long_range = cuda.jit(device=True)(long_range)
+
     def expand(U, V, edge_off, entry_off, directed, pool, index, n_pages, P, n1, n_ids,
                esrc, edst, etag, epos, ekey, cnt, fail, long_cut, long_list, long_count, htab, hmask,
                by_directory, loc, dgr):
@@ -375,19 +394,7 @@ def _kernels():
         per_page = P - 6
         hsize = hmask + 1
         for w in range(cuda.grid(1) // WARP, split, warps):
-            q0 = w * ((total + split - 1) // split)
-            q1 = min(total, q0 + (total + split - 1) // split)
-            if q0 >= q1:
-                continue
-            lo = int64(0)                        # the last source whose run starts at or before q0
-            hi = entries - 1
-            while lo < hi:
-                mid = (lo + hi + 1) >> 1
-                if long_list[mid * LONG_WORDS + 4] <= q0:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            i = lo
+            q0, q1, i = long_range(long_list, entries, total, w, split)
             q = q0
             while q < q1:
                 at = i * LONG_WORDS
@@ -697,19 +704,7 @@ def _kernels():
         split = max(warps, LONG_SPLIT)
         per_page = P - 6
         for w in range(cuda.grid(1) // WARP, split, warps):
-            q0 = w * ((total + split - 1) // split)
-            q1 = min(total, q0 + (total + split - 1) // split)
-            if q0 >= q1:
-                continue
-            lo = int64(0)                        # the last entry whose run starts at or before q0
-            hi = entries - 1
-            while lo < hi:
-                mid = (lo + hi + 1) >> 1
-                if long_list[mid * LONG_WORDS + 4] <= q0:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            i = lo
+            q0, q1, i = long_range(long_list, entries, total, w, split)
             q = q0
             while q < q1:
                 at = i * LONG_WORDS
