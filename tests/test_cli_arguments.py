@@ -20,7 +20,7 @@ from kernels.errors import ParameterError
 from kernels.graph.csr import CSRGraph
 from kernels.run.runner import run_variant
 from tests.conftest import data_path
-from tests.test_worker_isolation import wait_until_gone
+from tests.process_helpers import wait_until_gone
 
 ROOT = Path(__file__).resolve().parent.parent
 KARATE = str(data_path("karate.mtx"))

@@ -23,7 +23,8 @@ from explorer.plots.history_table import COLUMNS
 from kernels.algorithms import registry
 from kernels.algorithms.registry import families
 from tests.conftest import data_path
-from tests.gui_support import close_window, docks, make_window, process_gone, process_started, wait_until_gone
+from tests.gui_support import close_window, docks, make_window
+from tests.process_helpers import process_gone, process_started, wait_until_gone
 
 pytestmark = pytest.mark.gui
 ROOT = Path(__file__).resolve().parents[1]

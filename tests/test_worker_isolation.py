@@ -15,6 +15,7 @@ import pytest
 
 from kernels.compute.local.client import WorkerClient
 from kernels.graph.csr import CSRGraph
+from tests.process_helpers import process_gone, wait_until_gone
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -26,30 +27,6 @@ def plant(folder: Path, name: str, marker: Path) -> None:
 
 def tiny_graph() -> CSRGraph:
     return CSRGraph.from_edges(3, [0, 1, 2], [1, 2, 0], directed=True, name="cycle")
-
-
-def process_gone(pid: int) -> bool:
-    """Ended (or a zombie nobody has reaped yet: it runs nothing any more)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    status = Path(f"/proc/{pid}/status")
-    if status.exists():
-        try:
-            return any(line.startswith("State:") and "Z" in line.split()[1] for line in status.read_text().splitlines())
-        except OSError:
-            return True
-    return False
-
-
-def wait_until_gone(pid: int, limit_s: float = 30.0) -> bool:
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if process_gone(pid):
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_modules_in_the_callers_folder_never_run_in_the_worker(tmp_path, monkeypatch):
