@@ -85,9 +85,10 @@ LONG_SPLIT = 0
 FULL_LONG_LIST = 1024
 #: the full path's ``expand`` finds an entry's endpoints and list through the mirror's vertex
 #: directory (two reads) instead of ``locate`` (a binary search of the index, then of the page's
-#: slots: about 26 dependent reads). Off until measured on a GPU: the phase clock put ``expand`` at
-#: 4.7 ms of a 10^6-edge R-MAT 20 batch on an H200 whatever the long-list cut (docs/updates.md)
-EXPAND_BY_DIRECTORY = False
+#: slots: about 26 dependent reads; ``False``, the former way, for a side-by-side run). H200,
+#: R-MAT 20, one process: ``expand`` 4.88 -> 1.11 ms of a 10^6-edge batch, 0.60 -> 0.21 ms of
+#: 10^5 (docs/updates.md)
+EXPAND_BY_DIRECTORY = True
 #: the full path writes a page a warp (``True``) or a page a block (``False``, the former way,
 #: for a side-by-side run): a page's vertices are written one after another, so a block's lanes
 #: mostly waited
