@@ -463,6 +463,68 @@ def test_the_full_path_finds_and_refuses_on_a_hubs_long_list(device_path, monkey
     assert edge_dict(g) == edge_dict(twin)
 
 
+def test_groups_past_a_threads_share_are_sorted_by_a_block_in_the_threads_order(device_path):
+    # the full path's sort: groups of at most thread_max entries by a thread (shell sort), larger
+    # ones listed and sorted by a block (a bitonic network over the group rounded up to a power
+    # of two); many equal keys, so the order of entries breaks ties, as the check needs
+    if device_path != "full":
+        pytest.skip("the full path's sort")
+    from numba import cuda
+
+    k = device_updates._kernels()
+    rng = np.random.default_rng(5)
+    sizes = [0, 1, 2, 3, 4, 5, 8, 9, 16, 17, 31, 33, 64, 70, 2]
+    S = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    keys = rng.integers(0, 6, S[-1]).astype(np.int64)
+    perm = rng.permutation(S[-1]).astype(np.int64)
+    d_key, d_perm = cuda.to_device(keys), cuda.to_device(perm)
+    big, count = cuda.to_device(np.full(len(sizes), -1, dtype=np.int64)), cuda.to_device(np.zeros(1, np.int64))
+    gaps = cuda.to_device(np.array(device_updates.SORT_GAPS, dtype=np.int64))
+    k.sort_small_groups[1, 16](cuda.to_device(S), len(sizes), d_key, d_perm, gaps, 4, big, count)
+    listed = big.copy_to_host()[:int(count.copy_to_host()[0])]
+    assert sorted(listed.tolist()) == [i for i, n in enumerate(sizes) if n > 4]
+    k.sort_big_groups[3, 16](cuda.to_device(S), d_key, d_perm, big, count)
+    got_key, got_perm = d_key.copy_to_host(), d_perm.copy_to_host()
+    for i in range(len(sizes)):
+        a, b = S[i], S[i + 1]
+        order = np.lexsort((perm[a:b], keys[a:b]))
+        assert got_key[a:b].tolist() == keys[a:b][order].tolist(), f"group {i} of {sizes[i]}"
+        assert got_perm[a:b].tolist() == perm[a:b][order].tolist(), f"group {i} of {sizes[i]}"
+
+
+@pytest.mark.parametrize("thread_max", [1, 4])
+def test_the_full_path_with_a_hubs_group_sorted_by_a_block(device_path, monkeypatch, thread_max):
+    # a mixed batch on a hub (its deletions and insertions a group of 20 and more entries),
+    # random batches around it, then the same edge twice in the hub's group: refused as on the
+    # host (duplicates are found as neighbours after the sort)
+    if device_path != "full":
+        pytest.skip("the full path's sort")
+    from kernels.graph.csr import CSRGraph
+
+    monkeypatch.setattr(device_updates, "SORT_THREAD_MAX", thread_max)
+    rng = np.random.default_rng(thread_max)
+    hub = rng.choice(np.arange(1, 80), 50, replace=False)
+    csr = CSRGraph.from_edges(80, np.zeros(50, dtype=np.int64), hub, rng.uniform(1, 2, 50),
+                              directed=False, both_directions=True)
+    g, mirror, updater = _pair(csr, page_size=16)
+    twin = g.copy()
+    gone = rng.choice(g.neighbors(0), 20, replace=False)
+    new = [v for v in range(1, 80) if not g.has_edge(0, v)][:20]
+    _apply_both(g, updater, twin, delete=(np.zeros(20, dtype=np.int64), gone),
+                insert=(np.zeros(20, dtype=np.int64), np.array(new)))
+    for _ in range(2):
+        _apply_both(g, updater, twin, **random_batch(g, 25, 15, rng))
+    assert updater.last_flow == "full"
+    twice = [v for v in range(1, 80) if not g.has_edge(0, v)][:12]
+    twice = twice + twice[3:4]
+    with pytest.raises(GraphEditError) as on_device:
+        updater.apply(insert=(np.zeros(len(twice), dtype=np.int64), np.array(twice)))
+    with pytest.raises(GraphEditError) as on_host:
+        twin.apply_updates(insert=(np.zeros(len(twice), dtype=np.int64), np.array(twice)))
+    assert str(on_device.value) == str(on_host.value) and "appears twice" in str(on_device.value)
+    assert same_state(g, twin) and edge_dict(g) == edge_dict(twin)
+
+
 def test_the_fused_launch_passes_the_same_objects_batch_after_batch(device_path, monkeypatch):
     # what changes every batch travels in the upload's header: a new per-batch argument would
     # make every planned launch repack it (FastKernel.launch_known), so between two batches'

@@ -1,5 +1,6 @@
 """Where a device batch's time goes, launch by launch: median batch time (``report.seconds``)
-of insert and delete batches of each size, then one traced insert batch of each, in which every
+of insert and delete batches of each size (``--mixed``: mixed batches, half deletions of stored
+edges and half new edges, and their inverses), then one traced batch of each, in which every
 kernel launch is bracketed by ``cuda.synchronize()`` and timed (its host-side launch cost plus its
 GPU time), or with ``--events`` by CUDA events and nothing synchronized (each launch's GPU time,
 and the host's share of the call); the host's grouping and copies are timed too (a read-back's
@@ -72,6 +73,9 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--events", action="store_true",
                     help="time each launch with CUDA events, no synchronization (GPU time, and the host's share)")
+    ap.add_argument("--mixed", action="store_true",
+                    help="mixed batches (half deletions drawn from the stored edges, as bench_updates.py's, so "
+                         "a hub's deletions gather in its group) and their inverses instead of inserts and deletes")
     ap.add_argument("--variant", action="append", default=[],
                     help="device_updates settings to compare in this one process, e.g. "
                          "'FULL_LONG_LIST=1024 WRITE_BY_WARP=0' (repeat it; each size is measured under every "
@@ -87,7 +91,7 @@ def main(argv=None) -> int:
     from kernels.graph.generators.registry import generate
     from kernels.graph.page_size import page_size_for
     from kernels.graph.slotted import SlottedGraph
-    from kernels.graph.update_batches import edge_keys, new_edges
+    from kernels.graph.update_batches import edge_keys, existing_edges, new_edges, stored_edges
     from kernels.operators import device_updates
     from kernels.operators.device_updates import DeviceUpdater
 
@@ -98,6 +102,18 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(3)
     keys = edge_keys(csr)
     sizes = [int(s) for s in args.sizes.split(",")]
+    edges = stored_edges(csr) if args.mixed else None
+    kinds = ("mixed", "mixed-inverse") if args.mixed else ("insert", "delete")
+
+    def batch_pair(size):
+        """A batch of ``size`` edges and its inverse (the graph is as before after both)."""
+        if not args.mixed:
+            u, v = new_edges(csr, size, rng, keys=keys)
+            return {"insert": (u, v)}, {"delete": (u, v)}
+        du, dv = existing_edges(csr, size // 2, rng, edges=edges)
+        mu, mv = new_edges(csr, size - size // 2, rng, keys=keys)
+        return {"delete": (du, dv), "insert": (mu, mv)}, {"delete": (mu, mv), "insert": (du, dv)}
+
     from kernels.measure.environment import environment
 
     # the device (name, compute capability, driver) and the code version (versions, gpu-graph-explorer)
@@ -114,9 +130,9 @@ def main(argv=None) -> int:
     for variant in variants:
         use(variant)
         for size in sizes:                               # compile and warm every path first
-            u, v = new_edges(csr, size, rng, keys=keys)
-            updater.apply(insert=(u, v), verify=False)
-            updater.apply(delete=(u, v), verify=False)
+            forward, inverse = batch_pair(size)
+            updater.apply(**forward, verify=False)
+            updater.apply(**inverse, verify=False)
     k = device_updates._kernels()
     mode = "event-timed" if args.events else "synchronized"
     names = [n for n in vars(k) if not n.startswith("_") and n not in ("cuda", "column_sums_load", "scan_columns")]
@@ -127,13 +143,13 @@ def main(argv=None) -> int:
         label = " ".join(f"{n}={v}" for n, v in variant.items())
         if label:
             print(f"  [{label}]")
-        times = {"insert": [], "delete": []}
+        times = {kind: [] for kind in kinds}
         for _ in range(args.reps):
-            u, v = new_edges(csr, size, rng, keys=keys)
-            times["insert"].append(updater.apply(insert=(u, v), verify=False).report.seconds)
-            times["delete"].append(updater.apply(delete=(u, v), verify=False).report.seconds)
+            forward, inverse = batch_pair(size)
+            times[kinds[0]].append(updater.apply(**forward, verify=False).report.seconds)
+            times[kinds[1]].append(updater.apply(**inverse, verify=False).report.seconds)
         med = {kind: statistics.median(ts) for kind, ts in times.items()}
-        # one traced insert batch (then its inverse, untraced)
+        # one traced batch (then its inverse, untraced)
         spent, events, host = defaultdict(list), (defaultdict(list) if args.events else None), defaultdict(list)
         originals = {n: getattr(k, n) for n in names}
         scan_original = k.scan_columns
@@ -194,16 +210,16 @@ def main(argv=None) -> int:
         for owner, n, fn in device_calls:
             setattr(owner, n, timed(n, fn))
         try:
-            u, v = new_edges(csr, size, rng, keys=keys)
+            forward, inverse = batch_pair(size)
             cuda.synchronize()
-            traced = updater.apply(insert=(u, v), verify=False).report.seconds
+            traced = updater.apply(**forward, verify=False).report.seconds
         finally:
             for n in names:
                 setattr(k, n, originals[n])
             k.scan_columns = scan_original
             for owner, n, fn in patched + copies + grouping + host_calls + device_calls:
                 setattr(owner, n, fn)
-        updater.apply(delete=(u, v), verify=False)
+        updater.apply(**inverse, verify=False)
         gpu = {}
         if events is not None:
             cuda.synchronize()
@@ -219,8 +235,9 @@ def main(argv=None) -> int:
                               "launches": {n: {"count": c, "s": s, "gpu_s": gpu.get(n)}
                                            for n, (c, s) in launches.items()},
                               "host_s": host_s}
-        print(f"  {size:>8,} edges ({path}): insert {med['insert'] * 1e3:.3f} ms ({size / med['insert']:.3g}/s), "
-              f"delete {med['delete'] * 1e3:.3f} ms ({size / med['delete']:.3g}/s); traced {traced * 1e3:.3f} ms, "
+        print(f"  {size:>8,} edges ({path}): "
+              + ", ".join(f"{kind} {med[kind] * 1e3:.3f} ms ({size / med[kind]:.3g}/s)" for kind in kinds)
+              + f"; traced {traced * 1e3:.3f} ms, "
               f"{in_launches * 1e3:.3f} ms of it in {sum(c for c, _ in launches.values())} {mode} launches"
               + (f" ({sum(gpu.values()) * 1e3:.3f} ms on the GPU)" if gpu else ""))
         for n, (c, s) in sorted(launches.items(), key=lambda item: -(gpu.get(item[0]) or item[1][1]))[:10]:

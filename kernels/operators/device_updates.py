@@ -93,6 +93,10 @@ EXPAND_BY_DIRECTORY = True
 #: for a side-by-side run): a page's vertices are written one after another, so a block's lanes
 #: mostly waited
 WRITE_BY_WARP = True
+#: the full path sorts a source's group of at most this many entries by one thread
+#: (``sort_small_groups``) and a larger one by a block (``sort_big_groups``); a huge value keeps
+#: every group on a thread, the former way, for a side-by-side run
+SORT_THREAD_MAX = 32
 #: the compact path as one cooperative launch (``False``: the split launches, for a side-by-side
 #: comparison; the simulator runs the cooperative kernel as one block)
 COMPACT_FUSED = True
@@ -441,29 +445,92 @@ def _kernels():
             else:
                 skey[slot] = ekey[e]
 
+    def shell_sort(skey, perm, a, n, gaps):
+        """Shell sort of ``skey[a:a + n]`` (``perm`` beside it) by (key, entry), by one thread."""
+        gi = 0
+        while gi + 1 < gaps.shape[0] and gaps[gi + 1] < n:
+            gi += 1
+        while gi >= 0:
+            h = gaps[gi]
+            for j in range(h, n):
+                k = skey[a + j]
+                e = perm[a + j]
+                m = j
+                while m >= h and (skey[a + m - h] > k or (skey[a + m - h] == k and perm[a + m - h] > e)):
+                    skey[a + m] = skey[a + m - h]
+                    perm[a + m] = perm[a + m - h]
+                    m -= h
+                skey[a + m] = k
+                perm[a + m] = e
+            gi -= 1
+
+    shell_sort = cuda.jit(device=True)(shell_sort)
+
     def sort_groups(S, groups, skey, perm, gaps):
         """Shell sort of each group by (key, entry): one thread per group."""
         for i in range(cuda.grid(1), groups, cuda.gridsize(1)):
             a = S[i]
             n = S[i + 1] - a
-            if n < 2:
-                continue
-            gi = 0
-            while gi + 1 < gaps.shape[0] and gaps[gi + 1] < n:
-                gi += 1
-            while gi >= 0:
-                h = gaps[gi]
-                for j in range(h, n):
-                    k = skey[a + j]
-                    e = perm[a + j]
-                    m = j
-                    while m >= h and (skey[a + m - h] > k or (skey[a + m - h] == k and perm[a + m - h] > e)):
-                        skey[a + m] = skey[a + m - h]
-                        perm[a + m] = perm[a + m - h]
-                        m -= h
-                    skey[a + m] = k
-                    perm[a + m] = e
-                gi -= 1
+            if n >= 2:
+                shell_sort(skey, perm, a, n, gaps)
+
+    def sort_small_groups(S, groups, skey, perm, gaps, thread_max, big, big_count):
+        """``sort_groups`` for groups of at most ``thread_max`` entries; a larger group is listed in
+        ``big`` for ``sort_big_groups``. (A thread's sort of n entries takes about n^1.3 dependent
+        steps: R-MAT 20's hubs gather groups of 10^3-10^4 entries in a mixed batch of 10^6-10^7
+        edges, whose deletions are drawn from the stored edges.)"""
+        for i in range(cuda.grid(1), groups, cuda.gridsize(1)):
+            a = S[i]
+            n = S[i + 1] - a
+            if n > thread_max:
+                big[cuda.atomic.add(big_count, 0, 1)] = i
+            elif n >= 2:
+                shell_sort(skey, perm, a, n, gaps)
+
+    def order_pair(skey, perm, lo, hi):
+        """The smaller (key, entry) of places ``lo`` < ``hi`` put at ``lo``."""
+        k = skey[hi]
+        e = perm[hi]
+        if skey[lo] > k or (skey[lo] == k and perm[lo] > e):
+            skey[hi] = skey[lo]
+            perm[hi] = perm[lo]
+            skey[lo] = k
+            perm[lo] = e
+
+    order_pair = cuda.jit(device=True)(order_pair)
+
+    def sort_big_groups(S, skey, perm, big, big_count):
+        """Each group ``sort_small_groups`` listed, sorted by a block: a bitonic network over the
+        group rounded up to a power of two, in the form whose every comparison puts the smaller
+        at the lower place (a merge's first step pairs mirror places, i and 2j - 1 - i; the rest
+        i and i + j), so the places past the group's end stand for +inf and never move: a pair
+        reaching past the end is skipped. Steps are separated by block barriers."""
+        tid = cuda.threadIdx.x
+        nt = cuda.blockDim.x
+        for b in range(cuda.blockIdx.x, big_count[0], cuda.gridDim.x):
+            g = big[b]
+            a = S[g]
+            n = S[g + 1] - a
+            size = int64(1)
+            while size < n:
+                size *= 2
+            half = size // 2
+            k = int64(2)
+            while k <= size:
+                j = k // 2
+                flip = True
+                while j > 0:
+                    for t in range(tid, half, nt):
+                        blk = t // j
+                        off = t - blk * j
+                        lo = blk * 2 * j + off
+                        hi = blk * 2 * j + 2 * j - 1 - off if flip else lo + j
+                        if hi < n:
+                            order_pair(skey, perm, a + lo, a + hi)
+                    cuda.syncthreads()
+                    flip = False
+                    j //= 2
+                k *= 2
 
     def gather(perm, S, groups, esrc, etag, epos, W, weighted, ssrc, stag, spos, sw):
         for k in range(cuda.grid(1), S[groups], cuda.gridsize(1)):
@@ -1094,9 +1161,9 @@ def _kernels():
         pass
 
     ns = Kernels()
-    for fn in (zero, expand, long_scan, scatter, sort_groups, gather, check, mark_touched, count_pages, totals,
-               copy_old, describe, choose_pages, write_pages, free_pages, rewrite_index, reweigh, gather_pages,
-               unpack_sums, front_c, check_c, copy_c, write_c):
+    for fn in (zero, expand, long_scan, scatter, sort_groups, sort_small_groups, sort_big_groups, gather, check,
+               mark_touched, count_pages, totals, copy_old, describe, choose_pages, write_pages, free_pages,
+               rewrite_index, reweigh, gather_pages, unpack_sums, front_c, check_c, copy_c, write_c):
         setattr(ns, fn.__name__, fast(kernel_jit(fn)))
     ns.scan_columns = functools.cache(lambda block: fast(kernel_jit(_scan_columns(block))))
     ns.fused_c = functools.cache(
@@ -1749,10 +1816,11 @@ class DeviceUpdater:
         else:
             d_W = ws.get("W", wdtype, m_edges)
         # offsets and the failure slots in one small copy
-        # (and the long lists' packed counter, zero)
+        # (and two counters, zero: the long lists' packed one, the groups sorted by a block)
         d_small = ws.upload("small", edge_off, entry_off, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64),
-                            _ZERO, dtype=np.int64)
+                            _ZERO, _ZERO, dtype=np.int64)
         d_edge_off, d_entry_off, fail, long_count = d_small[0:3], d_small[3:7], d_small[7:12], d_small[12:13]
+        big_count = d_small[13:14]
         pool = mirror.pool
         wpool = mirror.weights if weighted else ws.get("wdummy", wdtype, 1)
         index = mirror.index
@@ -1791,7 +1859,11 @@ class DeviceUpdater:
         k.scatter[grid(m_entries, block), block](esrc, ekey, d_entry_off, n_ids, S, cnt, perm, skey, edst, epos,
                                                  n1, htab, slots - 1)
         gaps = self._gaps()
-        k.sort_groups[grid(groups, block), block](S, groups, skey, perm, gaps)
+        # groups past SORT_THREAD_MAX entries (a hub's, in a mixed batch) listed, then sorted a block each
+        thread_max = max(1, int(SORT_THREAD_MAX))
+        big = ws.get("big", np.int64, m_entries // (thread_max + 1) + 1)
+        k.sort_small_groups[grid(groups, block), block](S, groups, skey, perm, gaps, thread_max, big, big_count)
+        k.sort_big_groups[resident_grid(block), block](S, skey, perm, big, big_count)
         ssrc = ws.get("ssrc", np.int32, m_entries)
         stag = ws.get("stag", np.int64, m_entries)
         spos = ws.get("spos", np.int64, m_entries)

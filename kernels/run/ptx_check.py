@@ -156,6 +156,8 @@ def batch_update_kernels(t: dict):
            ("updates long scan", k.long_scan, (i32, i32_2d, n, n, i64, i64, i64, n)),
            ("updates scatter", k.scatter, (i32, i64, i64, n, i64, i64, i64, i64, i32, i64, n, i64, n)),
            ("updates sort groups", k.sort_groups, (i64, n, i64, i64, i64)),
+           ("updates sort small groups", k.sort_small_groups, (i64, n, i64, i64, i64, n, i64, i64)),
+           ("updates sort big groups", k.sort_big_groups, (i64, i64, i64, i64, i64)),
            ("updates check", k.check, (i64, n, n, i32, i64, i64, i64, i64)),
            ("updates mark touched", k.mark_touched, (i64, n, i32, i32_2d, n, n, u8)),
            ("updates count pages", k.count_pages, (i32, i32_2d, n, n, u8, i64, i64, i64, i32_2d, i32)),
