@@ -135,7 +135,9 @@ def main(argv=None) -> int:
             updater.apply(**inverse, verify=False)
     k = device_updates._kernels()
     mode = "event-timed" if args.events else "synchronized"
-    names = [n for n in vars(k) if not n.startswith("_") and n not in ("cuda", "column_sums_load", "scan_columns")]
+    # the fused compact kernel is not traced: it is one launch, and its phases are its own stamps
+    names = [n for n in vars(k) if not n.startswith("_")
+             and n not in ("cuda", "column_sums_load", "scan_columns", "fused_c")]
     if len(variants) > 1:
         out["variants"] = {}
     for size, variant in ((size, variant) for size in sizes for variant in variants):
@@ -213,6 +215,7 @@ def main(argv=None) -> int:
             forward, inverse = batch_pair(size)
             cuda.synchronize()
             traced = updater.apply(**forward, verify=False).report.seconds
+            flow, phases = updater.last_flow, updater.last_phases
         finally:
             for n in names:
                 setattr(k, n, originals[n])
@@ -226,7 +229,8 @@ def main(argv=None) -> int:
             gpu = {n: sum(cuda.event_elapsed_time(a, b) for a, b in pairs) / 1e3 for n, pairs in events.items()}
         launches = {n: (len(ts), sum(ts)) for n, ts in spent.items()}
         in_launches = sum(s for _, s in launches.values())
-        path = "compact" if (size if csr.directed else 2 * size) <= device_updates.COMPACT_MAX_ENTRIES else "full"
+        path = flow or ("compact" if (size if csr.directed else 2 * size) <= device_updates.COMPACT_MAX_ENTRIES
+                        else "full")
         host_s = {n: sum(ts) for n, ts in host.items()}
         accounted = in_launches + sum(host_s.values())
         record = out["sizes"] if len(variants) == 1 else out["variants"].setdefault(label, {})
@@ -234,12 +238,15 @@ def main(argv=None) -> int:
                               "traced_s": traced, "traced_launches_s": in_launches, "mode": mode,
                               "launches": {n: {"count": c, "s": s, "gpu_s": gpu.get(n)}
                                            for n, (c, s) in launches.items()},
-                              "host_s": host_s}
+                              "host_s": host_s, "fused_phases_us": phases if flow.startswith("fused") else None}
         print(f"  {size:>8,} edges ({path}): "
               + ", ".join(f"{kind} {med[kind] * 1e3:.3f} ms ({size / med[kind]:.3g}/s)" for kind in kinds)
               + f"; traced {traced * 1e3:.3f} ms, "
               f"{in_launches * 1e3:.3f} ms of it in {sum(c for c, _ in launches.values())} {mode} launches"
               + (f" ({sum(gpu.values()) * 1e3:.3f} ms on the GPU)" if gpu else ""))
+        if flow.startswith("fused") and phases:
+            print("      fused phases (us): " + ", ".join(f"{n} {v:.0f}" if isinstance(v, float) else f"{n} {v}"
+                                                      for n, v in phases.items()))
         for n, (c, s) in sorted(launches.items(), key=lambda item: -(gpu.get(item[0]) or item[1][1]))[:10]:
             print(f"      {n:<16} x{c:<3} {s * 1e3:8.3f} ms" + (f"   GPU {gpu[n] * 1e3:8.3f} ms" if n in gpu else ""))
         for n, t in sorted(host_s.items(), key=lambda item: -item[1]):
