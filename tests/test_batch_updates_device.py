@@ -357,6 +357,66 @@ def test_the_fused_launch_finds_entries_far_down_a_long_list(device_path, monkey
     assert edge_dict(g) == edge_dict(twin)
 
 
+@pytest.mark.parametrize("by_grid", [False, True])
+@pytest.mark.parametrize("by_directory", [False, True])
+def test_the_compact_front_by_directory_finds_what_locate_finds(device_path, monkeypatch, by_directory, by_grid):
+    # the compact path's front phase (the entries' endpoints and lists, the touched sources' units)
+    # through the vertex directory or by locate, and the fused launch's column scan by the grid or
+    # by one block: short lists, sources sharing a page, large lists spanning pages (page size 16)
+    # with entries far down them (long lists past 3 entries, searched by the grid), then removed
+    # vertices and ids past the graph refused in the host path's words
+    if device_path == "full":
+        pytest.skip("the compact path's front phase")
+    monkeypatch.setattr(device_updates, "FRONT_BY_DIRECTORY", by_directory)
+    monkeypatch.setattr(device_updates, "SCAN_BY_GRID", by_grid)
+    monkeypatch.setattr(device_updates, "LONG_LIST", 3)
+    from kernels.graph.csr import CSRGraph
+
+    sparse = random_graph(60, 40, 37)                            # most pages hold several vertices
+    src = np.concatenate([np.repeat(np.arange(60), np.diff(sparse.indptr)), np.zeros(30, dtype=np.int64)])
+    dst = np.concatenate([sparse.indices, np.arange(30, 60)])    # and a hub whose list spans pages
+    key = np.unique(np.minimum(src, dst) * 60 + np.maximum(src, dst))
+    csr = CSRGraph.from_edges(60, key // 60, key % 60, np.arange(1.0, 1.0 + len(key)), directed=False,
+                              both_directions=True)
+    g, mirror, updater = _pair(csr, page_size=16)
+    assert (g.index.large_pages > 0).any()                       # large lists
+    assert g.num_vertices > 1.2 * g.num_pages                   # pages holding several vertices
+    twin = g.copy()
+    rng = np.random.default_rng(37)
+    for _ in range(2):
+        _apply_both(g, updater, twin, **random_batch(g, 25, 25, rng))
+        assert updater.last_flow == ("fused" if device_path == "compact" else "split")
+    g.remove_vertex(7)
+    twin.remove_vertex(7)
+    keep = next(v for v in range(8, 60) if not g.has_edge(3, v))
+    for batch in ({"insert": ([3], [7])}, {"insert": ([3, 3], [keep, 75])}, {"delete": ([7], [3])}):
+        with pytest.raises(GraphEditError) as on_device:
+            updater.apply(**batch)
+        with pytest.raises(GraphEditError) as on_host:
+            twin.apply_updates(**batch)
+        assert str(on_device.value) == str(on_host.value)
+    assert same_state(g, twin)
+    _apply_both(g, updater, twin, **random_batch(g, 10, 10, rng))
+    assert edge_dict(g) == edge_dict(twin)
+
+
+def test_the_compact_front_reads_the_directory(device_path, monkeypatch):
+    # the directory is what the front phase reads (not locate): a vertex whose entry is cleared on
+    # the device (as if it had no slot) is refused as unknown, though its pages still hold it
+    if device_path == "full":
+        pytest.skip("the compact path's front phase")
+    g, mirror, updater = _pair(random_graph(30, 100, 5), page_size=16)
+    loc = mirror.directory[0].copy_to_host()
+    u = next(v for v in range(30) if g.has_vertex(v) and len(g.neighbors(v)) > 0)
+    v = next(x for x in range(30) if x != u and not g.has_edge(u, x))
+    loc[u] = 0
+    mirror.directory[0].copy_to_device(loc)
+    with pytest.raises(GraphEditError, match=str(u)):
+        updater.apply(insert=([u], [v]))
+    monkeypatch.setattr(device_updates, "FRONT_BY_DIRECTORY", False)
+    updater.apply(insert=([u], [v]))                              # locate finds it on the pages
+
+
 @pytest.mark.parametrize("by_directory", [False, True])
 @pytest.mark.parametrize("split", [0, 3, 7])
 def test_the_full_path_reads_each_long_list_once_for_all_its_entries(device_path, monkeypatch, split, by_directory):

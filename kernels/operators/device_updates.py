@@ -56,6 +56,8 @@ from kernels.graph.slotted.batch_core import DESC_ROWS
 from kernels.measure.targets import simulator_enabled
 
 NO_FAILURE = batch_rules.NO_FAILURE
+#: ``unit_key`` of an id without a slot (never a page number or a large list's handle)
+ABSENT = -(1 << 62)
 #: ``info``: five failure slots, the totals (new page count, pages out, opened, freed, scratch), the
 #: fused launch's verdict (0 written, 1 refused, 2 a buffer too small: the split launches finish),
 #: then its ``globaltimer`` stamps: block 0 at its start and after each grid sync, and the last
@@ -97,6 +99,16 @@ WRITE_BY_WARP = True
 #: (``sort_small_groups``) and a larger one by a block (``sort_big_groups``); a huge value keeps
 #: every group on a thread, the former way, for a side-by-side run
 SORT_THREAD_MAX = 32
+#: the compact path's front phase finds the entries' endpoints and lists, and the touched sources'
+#: units, through the mirror's vertex directory (``False``: ``locate``, the former way, for a
+#: side-by-side run; a directory too short for the batch's ids is not used either way)
+FRONT_BY_DIRECTORY = True
+#: the fused compact kernel scans its per-unit columns with the whole grid (``False``: one block,
+#: the former way, for a side-by-side run; the split launches' scan is one block either way)
+SCAN_BY_GRID = True
+#: resident blocks a multiprocessor can hold, at most (32 on every CUDA architecture; fewer on some):
+#: the fused grid scan's block sums are sized by it
+MAX_BLOCKS_PER_SM = 32
 #: the compact path as one cooperative launch (``False``: the split launches, for a side-by-side
 #: comparison; the simulator runs the cooperative kernel as one block)
 COMPACT_FUSED = True
@@ -121,12 +133,15 @@ SCAN_BLOCK = {"cuda": 1024, "sim": 16}
 #: the most adjacency entries (an undirected edge gives two) the compact path can take
 COMPACT_LIMIT_ENTRIES = 1 << 15
 #: batches of at most this many entries take the compact path (grouped on the host, work sized by
-#: the batch); larger ones the full-graph path. Measured side by side on an H100 after the warp
-#: list search (R-MAT 20 and a Delaunay graph of 2^20 points, docs/benchmarks.md): compact
-#: 0.42-0.62x the full path's time at 100 edges, 0.55-0.95x at 1,000, 2.1-2.9x at 10,000 (the
-#: crossing: about 3,000 edges on R-MAT 20, 1,300 on the Delaunay graph); so compact up to about
-#: 2,000 edges
-COMPACT_MAX_ENTRIES = 1 << 12
+#: the batch); larger ones the full-graph path. Measured side by side on an H200 (one process each,
+#: benchmarks/diag/device_update_phases.py; docs/updates.md) once the compact front read the vertex
+#: directory and its column scan ran on the whole grid: compact over full 0.55 / 0.77 / 1.06 / 1.12
+#: at 5,000 / 10,000 / 15,000 / 20,000 edges on R-MAT 20 (inserts and deletes), 0.66 / 0.97 / 1.07
+#: at 5,000 / 10,000 / 12,000 for its mixed batches (a hub's deletions in one group, which the
+#: compact path sorts on one thread), 0.47 / 0.70 / 0.86 / 1.08 on the Delaunay graph; so compact
+#: up to 10,000 edges (2^12 entries before, when the front searched by ``locate`` and one block
+#: scanned)
+COMPACT_MAX_ENTRIES = 20_000
 
 
 _ZERO = np.zeros(1, dtype=np.int64)
@@ -285,6 +300,49 @@ def _kernels():
 
     long_range = cuda.jit(device=True)(long_range)
 
+    def long_chunk(long_list, index, P, q, i):
+        """Chunk ``q`` of the sequence ``long_list``'s runs number (``long_scan``,
+        ``expand_long``), found from run ``i`` (at or before it) forward: (its run, the first and
+        past-last list positions it covers, the pool word of position 0 of its page). A run is a
+        large list's pages (``long_list[at + 1]`` its first column), or one chunk for a list
+        within a page (``long_list[at + 2]`` the word of its first entry)."""
+        per_page = P - 6
+        while True:
+            at = i * LONG_WORDS
+            a = long_list[at + 1]
+            d = long_list[at + 3]
+            r = q - long_list[at + 4]
+            if r < ((d + per_page - 1) // per_page if a >= 0 else 1):
+                break
+            i += 1                               # past this run: the next one's
+        if a >= 0:
+            first = r * per_page
+            return i, first, min(d, first + per_page), int64(index[3, a + r]) * P + 4 - first
+        return i, int64(0), d, long_list[at + 2]
+
+    long_chunk = cuda.jit(device=True)(long_chunk)
+
+    def list_handle(pool, index, P, a, s):
+        """The directory's handle (kernels/graph/directory.py) of the list that ``locate`` found
+        at (column ``a``, slot ``s``): ``-(a + 1)`` for a large list, else its first entry's word."""
+        if index[2, a] > 0:
+            return -(int64(a) + 1)
+        base = int64(index[3, a]) * P
+        return base + pool[base + P - 2 - 2 * s] + 1
+
+    list_handle = cuda.jit(device=True)(list_handle)
+
+    def unit_key(loc, n_ids, P, x):
+        """Which unit holds vertex ``x``, from the directory alone: an ordinary list's physical page,
+        a large list's handle (negative); ``ABSENT`` for an id without a slot. Two vertices share a
+        unit exactly when their keys are equal."""
+        h = loc[x] if x >= 0 and x < n_ids else int64(0)
+        if h > 0:
+            return h // P
+        return h if h < 0 else int64(ABSENT)
+
+    unit_key = cuda.jit(device=True)(unit_key)
+
     def expand(U, V, edge_off, entry_off, directed, pool, index, n_pages, P, n1, n_ids,
                esrc, edst, etag, epos, ekey, cnt, fail, long_cut, long_list, long_count, htab, hmask,
                by_directory, loc, dgr):
@@ -326,8 +384,6 @@ def _kernels():
                         cuda.atomic.min(fail, 0, int64(g))
                     continue
                 d = int64(dgr[u])
-                a = -handle - 1 if handle < 0 else int64(-1)       # a large list's first column
-                s = int64(0)
             else:
                 a, s = locate(pool, index, n_pages, P, u)
                 b, _ = locate(pool, index, n_pages, P, v)
@@ -336,19 +392,14 @@ def _kernels():
                         cuda.atomic.min(fail, 0, int64(g))
                     continue
                 d = degree(pool, index[3], P, a, s)
+                handle = list_handle(pool, index, P, a, s)
+            a = -handle - 1 if handle < 0 else int64(-1)       # a large list's first column
             if long_cut > 0 and d > long_cut:
                 if lane == 0:
                     if cuda.atomic.add(cnt, claims + u, 1) == 0:
                         # long_list: the source, its large list's first column (-1 within a page),
                         # the word of its first entry (within a page), its length, its first chunk
-                        if by_directory:
-                            first = handle if handle >= 0 else int64(0)
-                        elif index[2, a] > 0:
-                            first = int64(0)
-                        else:
-                            base = int64(index[3, a]) * P
-                            first = base + pool[base + P - 2 - 2 * s] + 1
-                            a = int64(-1)
+                        first = handle if handle >= 0 else int64(0)
                         # a large list: a chunk a page (P - 6 entries); one within a page: one chunk
                         chunks = (d + P - 7) // (P - 6) if a >= 0 else 1
                         old = cuda.atomic.add(long_count, 0, (int64(1) << LONG_SHIFT) + chunks)
@@ -372,10 +423,7 @@ def _kernels():
                     ekey[e] = int64(v)
                     cuda.atomic.add(cnt, p * n_ids + u, 1)
                 continue
-            if by_directory:
-                pos = find_dir(pool, index, P, handle, d, v, lane, ex)
-            else:
-                pos = find_warp(pool, index[3], index[2], P, a, s, v, lane, ex)
+            pos = find_dir(pool, index, P, handle, d, v, lane, ex)
             if lane == 0:
                 esrc[e] = u
                 edst[e] = v
@@ -396,34 +444,16 @@ def _kernels():
         total = packed & ((int64(1) << LONG_SHIFT) - 1)
         warps = cuda.gridsize(1) // WARP
         split = max(warps, LONG_SPLIT)
-        per_page = P - 6
         hsize = hmask + 1
         for w in range(cuda.grid(1) // WARP, split, warps):
             q0, q1, i = long_range(long_list, entries, total, w, split)
-            q = q0
-            while q < q1:
-                at = i * LONG_WORDS
-                a = long_list[at + 1]
-                d = long_list[at + 3]
-                large = a >= 0
-                r = q - long_list[at + 4]
-                if r >= ((d + per_page - 1) // per_page if large else 1):
-                    i += 1                           # past this source's run: the next source's
-                    continue
-                x = long_list[at]
-                if large:
-                    first = r * per_page
-                    last = min(d, first + per_page)
-                    word = int64(index[3, a + r]) * P + 4 - first
-                else:
-                    first = int64(0)
-                    last = d
-                    word = long_list[at + 2]
+            for q in range(q0, q1):
+                i, first, last, word = long_chunk(long_list, index, P, q, i)
+                x = long_list[i * LONG_WORDS]
                 for j in range(first + lane, last, WARP):
                     h = pair_find(htab, hmask, x, pool[word + j], n1)
                     if h >= 0:
                         htab[hsize + h] = j + 1
-                q += 1
 
     def scatter(esrc, ekey, entry_off, n_ids, S, cnt, perm, skey, edst, epos, n1, htab, hmask):
         """Entries grouped by (part, source); an entry ``expand`` left pending (-2: a long
@@ -712,45 +742,56 @@ def _kernels():
     # of the touched units only, with the prefix sums those ids would have (``S`` at the rank).
 
     def expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex, long_cut,
-                 long_list, long_count):
-        """One warp per entry (``find_warp``); lane 0 writes. With ``long_cut`` > 0, an entry whose
-        source list is longer is left to ``expand_long``: appended to ``long_list`` (``LONG_WORDS``
-        each) with its place and chunk numbers from one packed atomic add on ``long_count[0]``, and
-        its result written as "not found" (the one lane that finds it overwrites that): one warp
-        scanning a hub's list of 10^4-10^5 entries held a whole R-MAT batch's front phase for
-        0.5-0.9 ms."""
+                 long_list, long_count, by_directory, loc, dgr):
+        """One warp per entry (``find_dir``); lane 0 writes. With ``by_directory`` the endpoints and
+        the source's list come from the mirror's vertex directory (``loc``, ``dgr``: two reads),
+        else from ``locate`` (two binary searches, about 20 dependent reads each). With
+        ``long_cut`` > 0, an entry whose source list is longer is left to ``expand_long``:
+        appended to ``long_list`` (``LONG_WORDS`` each, ``long_scan``'s layout) with its place and
+        chunk numbers from one packed atomic add on ``long_count[0]``, and its result written as
+        "not found" (the one lane that finds it overwrites that): one warp scanning a hub's list of
+        10^4-10^5 entries held a whole R-MAT batch's front phase for 0.5-0.9 ms."""
         lane = cuda.threadIdx.x % WARP
         total = S[3 * t]
+        n_ids = n1 - 1
         for k in range(cuda.grid(1) // WARP, total, cuda.gridsize(1) // WARP):
             u = src[k]
             v = dst[k]
-            a, s = locate(pool, index, n_pages, P, u)
-            b, _ = locate(pool, index, n_pages, P, v)
-            if a < 0 or b < 0:
+            if by_directory:
+                handle = loc[u] if u >= 0 and u < n_ids else int64(0)
+                found = handle != 0 and v >= 0 and v < n_ids and loc[v] != 0
+            else:
+                a, s = locate(pool, index, n_pages, P, u)
+                b, _ = locate(pool, index, n_pages, P, v)
+                found = a >= 0 and b >= 0
+            if not found:
                 if lane == 0:
                     perm[k] = k
                     cuda.atomic.min(fail, 0, tag[k])   # both entries of an edge carry its tag
                     epos[k] = -1
                     skey[k] = int64(0x7FFFFFFFFFFFFFFF)
                 continue
-            if long_cut > 0:
+            if by_directory:
+                d = int64(dgr[u])
+            else:
                 d = degree(pool, index[3], P, a, s)
-                if d > long_cut:
-                    if lane == 0:
-                        # a large list: a chunk a page (P - 6 entries); one within a page: one chunk
-                        chunks = (d + P - 7) // (P - 6) if index[2, a] > 0 else 1
-                        old = cuda.atomic.add(long_count, 0, (int64(1) << LONG_SHIFT) + chunks)
-                        at = (old >> LONG_SHIFT) * LONG_WORDS
-                        long_list[at] = k
-                        long_list[at + 1] = a
-                        long_list[at + 2] = s
-                        long_list[at + 3] = d
-                        long_list[at + 4] = old & ((int64(1) << LONG_SHIFT) - 1)
-                        perm[k] = k
-                        epos[k] = -1
-                        skey[k] = int64(v)          # (pos + 1) * n1 + v at pos -1; v for an insertion
-                    continue
-            pos = find_warp(pool, index[3], index[2], P, a, s, v, lane, ex)
+                handle = list_handle(pool, index, P, a, s)
+            if long_cut > 0 and d > long_cut:
+                if lane == 0:
+                    # a large list: a chunk a page (P - 6 entries); one within a page: one chunk
+                    chunks = (d + P - 7) // (P - 6) if handle < 0 else 1
+                    old = cuda.atomic.add(long_count, 0, (int64(1) << LONG_SHIFT) + chunks)
+                    at = (old >> LONG_SHIFT) * LONG_WORDS
+                    long_list[at] = k
+                    long_list[at + 1] = -handle - 1 if handle < 0 else int64(-1)
+                    long_list[at + 2] = handle if handle >= 0 else int64(0)
+                    long_list[at + 3] = d
+                    long_list[at + 4] = old & ((int64(1) << LONG_SHIFT) - 1)
+                    perm[k] = k
+                    epos[k] = -1
+                    skey[k] = int64(v)          # (pos + 1) * n1 + v at pos -1; v for an insertion
+                continue
+            pos = find_dir(pool, index, P, handle, d, v, lane, ex)
             if lane == 0:
                 perm[k] = k
                 epos[k] = pos
@@ -770,35 +811,16 @@ def _kernels():
         total = packed & ((int64(1) << LONG_SHIFT) - 1)
         warps = cuda.gridsize(1) // WARP
         split = max(warps, LONG_SPLIT)
-        per_page = P - 6
         for w in range(cuda.grid(1) // WARP, split, warps):
             q0, q1, i = long_range(long_list, entries, total, w, split)
-            q = q0
-            while q < q1:
-                at = i * LONG_WORDS
-                a = long_list[at + 1]
-                d = long_list[at + 3]
-                large = index[2, a] > 0
-                r = q - long_list[at + 4]
-                if r >= ((d + per_page - 1) // per_page if large else 1):
-                    i += 1                           # past this entry's run: the next entry's
-                    continue
-                k = long_list[at]
+            for q in range(q0, q1):
+                i, first, last, word = long_chunk(long_list, index, P, q, i)
+                k = long_list[i * LONG_WORDS]
                 v = dst[k]
-                if large:
-                    first = r * per_page
-                    last = min(d, first + per_page)
-                    word = int64(index[3, a + r]) * P + 4 - first
-                else:
-                    first = int64(0)
-                    last = d
-                    base = int64(index[3, a]) * P
-                    word = base + pool[base + P - 2 - 2 * long_list[at + 2]] + 1
                 for j in range(first + lane, last, WARP):
                     if pool[word + j] == v:
                         epos[k] = j
                         skey[k] = (int64(j) + 1) * n1 + v if k < S[t] else int64(v)
-                q += 1
 
     def check_c(S, t, n1, T, perm, tag, epos, W, weighted, skey, ssrc, stag, spos, sw, fail):
         total = S[3 * t]
@@ -834,38 +856,59 @@ def _kernels():
                         or contains(skey, S[t + r], S[t + r + 1] - S[t + r], skey[k])):
                     cuda.atomic.min(fail, 4, tag[e])
 
+    def unit_of(pool, index, n_pages, P, x, by_directory, loc, n_ids):
+        """``x``'s unit: its key (``unit_key``; ``locate``'s column without the directory) and
+        whether ``x`` has a slot."""
+        if by_directory:
+            key = unit_key(loc, n_ids, P, x)
+            return key, key != ABSENT
+        c, _ = locate(pool, index, n_pages, P, x)
+        return c, c >= 0
+
+    unit_of = cuda.jit(device=True)(unit_of)
+
     def units_c(T, t, S, pool, index, n_pages, P, dfull, ifull, cpos, utouched, um, vals,
-                desc_dummy, newoff, lane):
-        """Per touched source r, a warp: its unit's first column; the first source of each unit (its
-        head) decides whether the unit is touched, fills dfull/ifull for the unit's vertices (the
-        lanes take its slots: a rank search each, which one thread did one after another in
-        0.3-0.5 ms a batch) and counts the unit's pages out (``vals``: pages out, opened, freed,
-        old pages; lane 0, after a warp sync)."""
+                desc_dummy, newoff, lane, by_directory, loc, n_ids):
+        """Per touched source r, a warp; the first source of each unit (its head) finds the unit's
+        first column (one ``locate``, or the directory's handle of a large list) and writes it for
+        the unit's sources, decides whether the unit is touched, fills dfull/ifull for the unit's
+        vertices (the lanes take its slots: a rank search each, which one thread did one after
+        another in 0.3-0.5 ms a batch) and counts the unit's pages out (``vals``: pages out, opened,
+        freed, old pages; lane 0, after a warp sync). Which sources share a unit is read from the
+        directory's handles with ``by_directory`` (a read each), else from ``locate`` (about 20
+        dependent reads each, two to three a source)."""
         for r in range(cuda.grid(1) // WARP, t, cuda.gridsize(1) // WARP):
-            c, _ = locate(pool, index, n_pages, P, T[r])
+            key, there = unit_of(pool, index, n_pages, P, T[r], by_directory, loc, n_ids)
             if lane == 0:
-                cpos[r] = c
                 for row in range(4):
                     vals[row, r] = 0
-            if c < 0:
+            if not there:
                 if lane == 0:
+                    cpos[r] = -1
                     utouched[r] = 0
                 continue
             if r > 0:
-                prev, _ = locate(pool, index, n_pages, P, T[r - 1])
-                if prev == c:
-                    continue                            # the head writes the run's flags
+                prev, _ = unit_of(pool, index, n_pages, P, T[r - 1], by_directory, loc, n_ids)
+                if prev == key:
+                    continue                            # the head writes the run's column and flags
+            if not by_directory:
+                c = key
+            elif key < 0:
+                c = -key - 1                            # a large list's handle: its first column
+            else:
+                c, _ = locate(pool, index, n_pages, P, T[r])
             m = index[2, c] if index[2, c] > 0 else 1
             end = r
             touched = 0
             while end < t:
-                c2, _ = locate(pool, index, n_pages, P, T[end])
-                if c2 != c:
+                key2, _ = unit_of(pool, index, n_pages, P, T[end], by_directory, loc, n_ids)
+                if key2 != key:
                     break
                 if S[end + 1] - S[end] + S[t + end + 1] - S[t + end] > 0:
                     touched = 1
                 end += 1
             for r2 in range(r + lane, end, WARP):
+                cpos[r2] = c
                 utouched[r2] = touched
                 um[r2] = m
             if touched == 0:
@@ -891,13 +934,14 @@ def _kernels():
     units_c = cuda.jit(device=True)(units_c)
 
     def front_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail,
-                T, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff):
+                T, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff, by_directory, loc, dgr):
         """The entries (``expand_c``) and the touched units (``units_c``), a warp each:
         independent, one launch."""
         ex = cuda.shared.array(ex_size, int64)
-        expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex, 0, perm, perm)
+        expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex, 0, perm, perm,
+                 by_directory, loc, dgr)
         units_c(T, t, S, pool, index, n_pages, P, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff,
-                cuda.threadIdx.x % WARP)
+                cuda.threadIdx.x % WARP, by_directory, loc, n1 - 1)
 
     def last_at_most(pre, row, n, key):
         """The largest r < n with pre[row, r] <= key (pre[row] ascending, pre[row, 0] = 0): the
@@ -1057,10 +1101,11 @@ def _kernels():
         directory's rebuild): one planned launch instead of eight, and no read-back in the
         middle. ``info[VERDICT]`` says what happened; nothing is written unless it is 0."""
         scan = cuda.jit(device=True)(_scan_body(block))
+        scan_grid = cuda.jit(device=True)(_scan_grid(block))
 
         def kernel(longs, pool, index, P, epos, skey, perm, dfull, ifull, cpos, utouched, um, vals, desc_dummy,
                    newoff, gaps, W, weighted, ssrc, stag, spos, sw, pre, info, wpool, scratch, wscratch, scrmap,
-                   desc, out, new_index, loc, degree, refresh, long_list):
+                   desc, out, new_index, loc, degree, refresh, long_list, by_directory, by_grid, partial):
             # the batch's sizes and parts from the uploaded buffer (HEADER, then the parts in order)
             t = longs[0]
             M = longs[1]
@@ -1093,9 +1138,9 @@ def _kernels():
                 info[STAMPS] = globaltimer()
                 info[STAMPS + END] = 0
             expand_c(src, dst, tag, S, t, pool, index, n_pages, P, n1, epos, skey, perm, fail, ex, LONG_LIST,
-                     long_list, long_count)
+                     long_list, long_count, by_directory, loc, degree)
             units_c(T, t, S, pool, index, n_pages, P, dfull, ifull, cpos, utouched, um, vals, desc_dummy, newoff,
-                    cuda.threadIdx.x % WARP)
+                    cuda.threadIdx.x % WARP, by_directory, loc, n1 - 1)
             grid.sync()
             if first:
                 info[STAMPS + 1] = globaltimer()
@@ -1114,7 +1159,12 @@ def _kernels():
             if first:
                 info[STAMPS + 4] = globaltimer()
             n_reweight = S[3 * t] - S[2 * t]
-            if cuda.blockIdx.x == 0:
+            if by_grid != 0:
+                # every thread of the grid calls it (a grid sync inside); the last block wrote the totals
+                last = scan_grid(grid, sh, vals, t, pre, fail, n_pages, info, partial)
+                if last and cuda.threadIdx.x == 0:
+                    info[VERDICT] = verdict(info, n_free, high, limits, n_reweight)
+            elif cuda.blockIdx.x == 0:
                 scan(sh, vals, t, pre, fail, n_pages, info)
                 if cuda.threadIdx.x == 0:
                     info[VERDICT] = verdict(info, n_free, high, limits, n_reweight)
@@ -1185,23 +1235,17 @@ def _scan_columns(block: int):
     return kernel
 
 
-def _scan_body(block: int):
-    """One block scans the four rows of ``vals[:, :t]`` (pages out, opened, freed, old pages of
-    each touched unit, 0 elsewhere) into ``pre[:, :t + 1]``, then writes the failures and the
-    totals to ``info`` (the batch's one read-back before writing): ``block`` items a step,
-    a Hillis-Steele scan per row, each thread carrying the running totals (``sh``: the block's
-    shared int64[4, block])."""
+def _scan_range(block: int):
+    """One block scans the four rows of ``vals[:, lo:hi]`` into ``pre[:, lo:hi]`` (exclusive),
+    starting from the carries ``c0..c3``, and returns the carries after ``hi``: ``block`` items a
+    step, a Hillis-Steele scan per row (``sh``: the block's shared int64[4, block])."""
 
-    def scan(sh, vals, t, pre, fail, n_pages, info):
+    def scan_range(sh, vals, lo, hi, pre, c0, c1, c2, c3):
         i = cuda.threadIdx.x
-        c0 = int64(0)
-        c1 = int64(0)
-        c2 = int64(0)
-        c3 = int64(0)
-        for start in range(0, t, block):
+        for start in range(lo, hi, block):
             k = start + i
             for row in range(4):
-                sh[row, i] = vals[row, k] if k < t else int64(0)
+                sh[row, i] = vals[row, k] if k < hi else int64(0)
             cuda.syncthreads()
             step = 1
             while step < block:
@@ -1216,7 +1260,7 @@ def _scan_body(block: int):
                 sh[3, i] += x3
                 cuda.syncthreads()
                 step *= 2
-            if k < t:
+            if k < hi:
                 pre[0, k] = c0 + sh[0, i] - vals[0, k]
                 pre[1, k] = c1 + sh[1, i] - vals[1, k]
                 pre[2, k] = c2 + sh[2, i] - vals[2, k]
@@ -1226,20 +1270,108 @@ def _scan_body(block: int):
             c2 += sh[2, block - 1]
             c3 += sh[3, block - 1]
             cuda.syncthreads()
-        if i == 0:
-            pre[0, t] = c0
-            pre[1, t] = c1
-            pre[2, t] = c2
-            pre[3, t] = c3
-            for c in range(5):
-                info[c] = fail[c]
-            info[5] = n_pages + c0 - c3
-            info[6] = c0
-            info[7] = c1
-            info[8] = c2
-            info[9] = c3
+        return c0, c1, c2, c3
+
+    return scan_range
+
+
+def _scan_totals(pre, t, fail, n_pages, info, c0, c1, c2, c3):
+    """The scan's totals after ``pre[:, t]``, and the failures and totals in ``info`` (the
+    batch's one read-back before writing)."""
+    pre[0, t] = c0
+    pre[1, t] = c1
+    pre[2, t] = c2
+    pre[3, t] = c3
+    for c in range(5):
+        info[c] = fail[c]
+    info[5] = n_pages + c0 - c3
+    info[6] = c0
+    info[7] = c1
+    info[8] = c2
+    info[9] = c3
+
+
+def _scan_body(block: int):
+    """One block scans the four rows of ``vals[:, :t]`` (pages out, opened, freed, old pages of
+    each touched unit, 0 elsewhere) into ``pre[:, :t + 1]``, then writes the failures and the
+    totals to ``info`` (``sh``: the block's shared int64[4, block])."""
+    scan_range = cuda.jit(device=True)(_scan_range(block))
+    totals = cuda.jit(device=True)(_scan_totals)
+
+    def scan(sh, vals, t, pre, fail, n_pages, info):
+        z = int64(0)
+        c0, c1, c2, c3 = scan_range(sh, vals, 0, t, pre, z, z, z, z)
+        if cuda.threadIdx.x == 0:
+            totals(pre, t, fail, n_pages, info, c0, c1, c2, c3)
 
     return scan
+
+
+def _block_sums(block: int):
+    """The four sums of ``src[:, lo:hi]`` (a row each), every thread of the block given them:
+    strided partial sums, then a tree in shared memory (``block`` a power of two)."""
+
+    def block_sums(sh, src, lo, hi):
+        i = cuda.threadIdx.x
+        s0 = int64(0)
+        s1 = int64(0)
+        s2 = int64(0)
+        s3 = int64(0)
+        for k in range(lo + i, hi, block):
+            s0 += src[0, k]
+            s1 += src[1, k]
+            s2 += src[2, k]
+            s3 += src[3, k]
+        sh[0, i] = s0
+        sh[1, i] = s1
+        sh[2, i] = s2
+        sh[3, i] = s3
+        cuda.syncthreads()
+        step = block // 2
+        while step > 0:
+            if i < step:
+                for row in range(4):
+                    sh[row, i] += sh[row, i + step]
+            cuda.syncthreads()
+            step //= 2
+        out = (sh[0, 0], sh[1, 0], sh[2, 0], sh[3, 0])
+        cuda.syncthreads()                      # everyone has read before sh is used again
+        return out
+
+    return block_sums
+
+
+def _scan_grid(block: int):
+    """``_scan_body`` by the whole cooperative grid: each block sums its contiguous share of the
+    ``t`` columns into ``partial[:, block]``, a grid sync, then each block adds the partials
+    before its own (every block reads them: no second sync) and scans its share from there. The
+    last block writes the totals and returns True (one block scanning 10^5 units took 1.2 ms of a
+    fused batch on an H200). Called by every thread of the grid."""
+    scan_range = cuda.jit(device=True)(_scan_range(block))
+    sums = cuda.jit(device=True)(_block_sums(block))
+    totals = cuda.jit(device=True)(_scan_totals)
+
+    def scan_grid(grid, sh, vals, t, pre, fail, n_pages, info, partial):
+        b = cuda.blockIdx.x
+        nb = cuda.gridDim.x
+        share = (t + nb - 1) // nb
+        lo = min(t, b * share)
+        hi = min(t, lo + share)
+        s0, s1, s2, s3 = sums(sh, vals, lo, hi)
+        if cuda.threadIdx.x == 0:
+            partial[0, b] = s0
+            partial[1, b] = s1
+            partial[2, b] = s2
+            partial[3, b] = s3
+        grid.sync()
+        c0, c1, c2, c3 = sums(sh, partial, 0, b)
+        c0, c1, c2, c3 = scan_range(sh, vals, lo, hi, pre, c0, c1, c2, c3)
+        last = b == nb - 1
+        if last and cuda.threadIdx.x == 0:
+            totals(pre, t, fail, n_pages, info, c0, c1, c2, c3)
+        return last
+
+    return scan_grid
 
 
 @functools.cache
@@ -1400,6 +1532,7 @@ class DeviceUpdater:
         self.last_long_lists = 0         # the full path's last batch: long lists read once (long_scan)
         self._fused_info = None                             # the last written fused launch's read-back
         self._fused_last = None                             # (kernel, arguments) of the last fused launch
+        self._partial_width = None                          # the grid scan's block sums (``_partial``)
         self._launch_token = LaunchOwner()                  # what the planned launches know this updater by
         #: the fused kernel's resident-block limit (what a cooperative launch may hold), per kernel
         self.fused_grid_limits: dict = {}
@@ -1587,8 +1720,19 @@ class DeviceUpdater:
         c.spos = ws.get("spos", np.int64, M)
         c.sw = ws.get("sw", c.wdtype, M)
         c.info = ws.get("info", np.int64, INFO_WORDS)
+        # the vertex directory, current at a batch's start (rebuilt after every sync and batch that
+        # moves lists); one too short for the ids (never built) is not read
+        directory = mirror.directory
+        c.by_directory = bool(FRONT_BY_DIRECTORY and directory is not None and len(directory[0]) >= c.n_ids)
         c.k = k
         return c
+
+    def _front_directory(self, c):
+        """The directory arrays the front phase reads (stand-ins when it does not)."""
+        if c.by_directory:
+            return self.mirror.directory
+        ws = self.workspace
+        return ws.get("c.noloc", np.int64, 1), ws.get("c.nodegree", np.int32, 1)
 
     def _compact_limits(self, c) -> np.ndarray:
         """The fused kernel's buffers, sized before the launch from what earlier batches needed
@@ -1623,17 +1767,17 @@ class DeviceUpdater:
         k, ws, mirror = c.k, self.workspace, self.mirror
         block = self._shape(WARP_BLOCK)
         wpool = mirror.weights if c.weighted else c.wdummy
-        if refresh_directory:
-            loc, degree = mirror.directory_arrays()
-        else:
-            loc, degree = ws.get("c.noloc", np.int64, 1), ws.get("c.nodegree", np.int32, 1)
+        # read by the front phase where current (``_front_directory``), rebuilt at the end where the
+        # batch moves lists (grown first where the ids outgrew it: then it is not read, c.by_directory)
+        loc, degree = mirror.directory_arrays() if refresh_directory else self._front_directory(c)
         kernel = k.fused_c(block, FUSED_MAX_REGISTERS)
         # what changes every batch is in c.longs (HEADER): batch to batch these are the same
         # objects but for the two index buffers, which swap
         args = (c.longs, mirror.pool, mirror.index, c.P, c.epos, c.skey, c.perm, c.dfull, c.ifull, c.cpos,
                 c.utouched, c.um, c.vals, c.desc_dummy, c.newoff, self._gaps(), c.W, int(c.weighted), c.ssrc,
                 c.stag, c.spos, c.sw, c.pre, c.fused_info, wpool, c.scratch, c.wscratch, c.scrmap, c.desc, c.out,
-                c.new_index, loc, degree, int(refresh_directory), c.long_list)
+                c.new_index, loc, degree, int(refresh_directory), c.long_list, int(c.by_directory),
+                int(SCAN_BY_GRID), self._partial(k))
         grid = self._fused_grid(kernel, args, block, c)
         self._launch_fused(kernel, grid, block, args)
         head = min(c.out.size, FUSED_PAGES_READ)
@@ -1656,6 +1800,16 @@ class DeviceUpdater:
         mirror.num_pages = new_pages
         self._grow_room(info)
         return sorted_unique(pages), info
+
+    def _partial(self, k):
+        """The grid scan's block sums: int64[4, blocks], as wide as any fused grid on this device
+        (its resident-block limit; the same span object from batch to batch)."""
+        width = self._partial_width
+        if width is None:
+            width = self._partial_width = (1 if self._simulated else
+                                           k.cuda.get_current_device().MULTIPROCESSOR_COUNT * MAX_BLOCKS_PER_SM)
+        base = self.workspace.get("c.partial", np.int64, 4 * width)
+        return self.workspace.held_span("c.partial", base, 0, (4, base.size // 4))
 
     @property
     def last_phases(self) -> dict:
@@ -1692,7 +1846,7 @@ class DeviceUpdater:
             if limit < 1:
                 raise RuntimeError(f"the fused batch kernel cannot keep one block of {block} threads resident")
         work = max(c.M, c.t, c.n_pages) * WARP_LANES
-        cap = FUSED_MAX_BLOCKS or limit
+        cap = min(FUSED_MAX_BLOCKS or limit, self._partial(c.k).shape[1])       # a column of block sums each
         return max(1, min(limit, cap, -(-work // block)))
 
     def _grow_room(self, info: np.ndarray) -> None:
@@ -1724,7 +1878,7 @@ class DeviceUpdater:
         k.front_c[grid(max(c.M, c.t) * WARP_LANES, warp_block), warp_block](
             c.src, c.dst, c.tag, c.d_S, c.t, mirror.pool, mirror.index, c.n_pages, c.P, c.n1, c.epos,
             c.skey, c.perm, c.fail, c.T, c.dfull, c.ifull, c.cpos, c.utouched, c.um, c.vals,
-            c.desc_dummy, c.newoff)
+            c.desc_dummy, c.newoff, int(c.by_directory), *self._front_directory(c))
         k.sort_groups[grid(3 * c.t, block), block](c.d_S, 3 * c.t, c.skey, c.perm, self._gaps())
         k.check_c[grid(c.M, block), block](c.d_S, c.t, c.n1, c.T, c.perm, c.tag, c.epos, c.W, int(c.weighted),
                                            c.skey, c.ssrc, c.stag, c.spos, c.sw, c.fail)

@@ -170,7 +170,7 @@ def batch_update_kernels(t: dict):
            ("updates rewrite index", k.rewrite_index, (i32_2d, n, n, u8, i64, i64_2d, i32_2d, i64, i32, i32, i32_2d)),
            ("updates gather pages[int32]", k.gather_pages, (i32, i64, n, n, i32)),
            ("updates compact front", k.front_c, (i64, i64, i64, i64, n, i32, i32_2d, n, n, n, i64, i64, i64, i64,
-                                                 i64, i64, i64, i64, u8, i64, i64_2d, i32_2d, i32)),
+                                                 i64, i64, i64, i64, u8, i64, i64_2d, i32_2d, i32, n, i64, i32)),
            ("updates compact scan", k.scan_columns(SCAN_BLOCK["cuda"]), (i64_2d, n, i64_2d, i64, n, i64))]
     for wname in ("f64", "f32"):
         w = t["f64"] if wname == "f64" else numba.typeof(np.zeros(2, dtype=np.float32))
@@ -189,9 +189,10 @@ def batch_update_kernels(t: dict):
                 (f"updates compact fused[{wname}]", k.fused_c(WARP_BLOCK["cuda"], FUSED_MAX_REGISTERS),
                  # (longs, pool, index, P, epos, skey, perm, dfull, ifull, cpos, utouched, um, vals, desc_dummy,
                  #  newoff, gaps, W, weighted, ssrc, stag, spos, sw, pre, info, wpool, scratch, wscratch, scrmap,
-                 #  desc, out, new_index, loc, degree, refresh, long_list): the batch's sizes ride in `longs`
+                 #  desc, out, new_index, loc, degree, refresh, long_list, by_directory, by_grid, partial): the
+                 #  batch's sizes ride in `longs`
                  (i64, i32, i32_2d, n, i64, i64, i64, i64, i64, i64, u8, i64, i64_2d, i32_2d, i32, i64, w, n, i32, i64,
-                  i64, w, i64_2d, i64, w, i32, w, i32, i32_2d, i64, i32_2d, i64, i32, n, i64)),
+                  i64, w, i64_2d, i64, w, i32, w, i32, i32_2d, i64, i32_2d, i64, i32, n, i64, n, n, i64_2d)),
                 (f"updates compact write[{wname}]", k.write_c, (n, n, n, i64, i64_2d, i64_2d, i32_2d, i64, i32, w, i32,
                                                                 i32_2d, n, i64, i64, n, i64, w, i32, n, i32, w, n, u8,
                                                                 i64, i32_2d))]
