@@ -400,6 +400,36 @@ def test_the_compact_front_by_directory_finds_what_locate_finds(device_path, mon
     assert edge_dict(g) == edge_dict(twin)
 
 
+@pytest.mark.parametrize("patch", [False, True])
+def test_the_directory_is_patched_where_a_batch_moved_lists(device_path, monkeypatch, patch):
+    # small vertices sharing pages, then hubs whose large lists span pages: insertions at the
+    # small vertices open pages before the hubs (their first columns, which are their handles,
+    # move), deletions free pages, a hub's own list changes length; after every batch the
+    # directory must equal one rebuilt from the pages (``_apply_both`` reads it back and checks
+    # every id), patched by the fused launch or rebuilt
+    if device_path == "full":
+        pytest.skip("the compact path's directory patch")
+    monkeypatch.setattr(device_updates, "DIRECTORY_PATCH", patch)
+    from kernels.graph.csr import CSRGraph
+
+    small = [(v, 30 + v) for v in range(20)]
+    hubs = [(h, x) for h in range(20, 25) for x in range(30 + 3 * h, 60 + 3 * h)]
+    src, dst = np.array(small + hubs).T
+    g, mirror, updater = _pair(CSRGraph.from_edges(150, src, dst, None, directed=False, both_directions=True),
+                               page_size=16)
+    twin = g.copy()
+    assert (g.index.large_pages > 0).sum() >= 5
+    for round_ in range(3):
+        new = [(u, 100 + 10 * round_ + u) for u in range(6)]           # pages opened before the hubs
+        gone = [(u, 30 + u) for u in range(6 + 3 * round_, 9 + 3 * round_)]   # and freed
+        hub = [(20 + round_, 140 + round_)]                             # a hub's list grows
+        iu, iv = np.array(new + hub).T
+        du, dv = np.array(gone).T
+        _apply_both(g, updater, twin, insert=(iu, iv), delete=(du, dv))
+        assert updater.last_flow == ("fused" if device_path == "compact" else "split")
+    assert edge_dict(g) == edge_dict(twin)
+
+
 def test_the_compact_front_reads_the_directory(device_path, monkeypatch):
     # the directory is what the front phase reads (not locate): a vertex whose entry is cleared on
     # the device (as if it had no slot) is refused as unknown, though its pages still hold it

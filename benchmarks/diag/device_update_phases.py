@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 GRAPHS = {"rmat20": ("rmat", {"scale": 20, "edge_factor": 16, "seed": 1}),
           "rmat16": ("rmat", {"scale": 16, "edge_factor": 16, "seed": 1}),
+          "rmat22": ("rmat", {"scale": 22, "edge_factor": 16, "seed": 1}),
           "delaunay20": ("delaunay", {"n": 1 << 20, "seed": 1})}
 
 

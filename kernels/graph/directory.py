@@ -20,11 +20,14 @@ and a degree): ``loc`` int64 and ``degree`` int32 for every vertex id, derived f
 It is rebuilt on the device, from the device's pages and index, after every change to them
 (:meth:`~kernels.graph.device.DeviceMirror.upload_full`, ``sync``, and a device batch of
 :class:`~kernels.operators.device_updates.DeviceUpdater`), inside the time those report: one
-pass clearing every entry, then a warp per index column writing its page's slots. Rebuilt
-whole, not patched: a batch that opens a page shifts the index columns after it, and with them
-every later large list's handle. (A single pass in which each column also wrote the ids of its
-range without a slot was tried: the last column's range runs to the directory's headroom, one
-warp wrote 2 M ids, 20.8 ms on R-MAT 22 on an H100.)
+pass clearing every entry, then a warp per index column writing its page's slots. A batch that
+opens a page shifts the index columns after it, and with them every later large list's handle;
+the fused compact batch therefore patches rather than rebuilds (``dir_patch`` there: the pages it
+wrote, a warp each with :func:`_fill_column`, and every large list's first column, two reads a
+column), since a batch removes no vertex and an ordinary list's handle moves only with its page.
+(A single pass in which each column also wrote the ids of its range without a slot was tried:
+the last column's range runs to the directory's headroom, one warp wrote 2 M ids, 20.8 ms on
+R-MAT 22 on an H100.)
 The host structure is unchanged; the directory is never sent over the bus.
 """
 
@@ -41,6 +44,7 @@ MAX_BLOCKS = {"cuda": 4096, "sim": 1}
 
 cuda = None          # numba.cuda and its int64, bound on first use (the simulator switch must come
 int64 = None         # first); module globals, so that the simulator can stand in its own ``cuda``
+fill_column = None   # _fill_column compiled as a device function, bound with them
 
 
 def _clear(loc, degree):
@@ -49,29 +53,34 @@ def _clear(loc, degree):
         degree[i] = 0
 
 
-def _fill(pool, index, num_pages, P, loc, degree):
-    """A warp per index column, its lanes the page's slots: each stored vertex's handle and
+def _fill_column(pool, index, c, P, loc, degree, lane):
+    """Column ``c``'s vertices, by the 32 lanes of a warp (its page's slots): each one's handle and
     degree (a large list's first page: its one vertex; its other pages are skipped)."""
+    n = loc.shape[0]
+    if index[1, c] > 0:                      # a continuation page of a large list: its first page says it
+        return
+    base = int64(index[3, c]) * P
+    if index[2, c] > 0:                      # the first page of a large list: one vertex, its total degree
+        v = int64(pool[base + P - 1])
+        if lane == 0 and v >= 0 and v < n:
+            loc[v] = -(c + 1)
+            degree[v] = pool[base + 3]
+        return
+    count = int64(pool[base])
+    for s in range(lane, count, WARP):
+        v = int64(pool[base + P - 1 - 2 * s])
+        if v >= 0 and v < n:
+            off = int64(pool[base + P - 2 - 2 * s])
+            loc[v] = base + off + 1
+            degree[v] = pool[base + off]
+
+
+def _fill(pool, index, num_pages, P, loc, degree):
+    """A warp per index column (``_fill_column``)."""
     lane = cuda.threadIdx.x & (WARP - 1)
     warps = cuda.gridsize(1) // WARP
-    n = loc.shape[0]
     for c in range(cuda.grid(1) // WARP, num_pages, warps):
-        if index[1, c] > 0:                  # a continuation page of a large list: its first page says it
-            continue
-        base = int64(index[3, c]) * P
-        if index[2, c] > 0:                  # the first page of a large list: one vertex, its total degree
-            v = int64(pool[base + P - 1])
-            if lane == 0 and v >= 0 and v < n:
-                loc[v] = -(c + 1)
-                degree[v] = pool[base + 3]
-            continue
-        count = int64(pool[base])
-        for s in range(lane, count, WARP):
-            v = int64(pool[base + P - 1 - 2 * s])
-            if v >= 0 and v < n:
-                off = int64(pool[base + P - 2 - 2 * s])
-                loc[v] = base + off + 1
-                degree[v] = pool[base + off]
+        fill_column(pool, index, c, P, loc, degree, lane)
 
 
 @functools.cache
@@ -92,18 +101,21 @@ def directory_kernels():
     from kernels.cuda.fast_launch import fast
     from kernels.cuda.jit import jit as kernel_jit
 
+    global fill_column
     cuda, int64 = numba_cuda, numba_int64
+    fill_column = cuda.jit(device=True)(_fill_column)
     # planned launches: a rebuild follows every device batch, whose launches are host-bound
     return fast(kernel_jit(_clear)), fast(kernel_jit(_fill))
 
 
 @functools.cache
 def device_passes():
-    """``(clear(loc, degree), fill(pool, index, num_pages, P, loc, degree))`` as device functions,
-    for a kernel that rebuilds the directory as phases of its own (a grid sync between the two:
-    the fused batch of :mod:`kernels.operators.device_updates`)."""
-    directory_kernels()                       # binds this module's ``cuda``
-    return cuda.jit(device=True)(_clear), cuda.jit(device=True)(_fill)
+    """``(clear(loc, degree), fill(pool, index, num_pages, P, loc, degree), fill_column(pool, index,
+    c, P, loc, degree, lane))`` as device functions, for a kernel that rebuilds the directory as
+    phases of its own (a grid sync between the first two), or patches it column by column where a
+    batch wrote (the fused batch of :mod:`kernels.operators.device_updates`)."""
+    directory_kernels()                       # binds this module's ``cuda`` and ``fill_column``
+    return cuda.jit(device=True)(_clear), cuda.jit(device=True)(_fill), fill_column
 
 
 def _launch_shape(items: int) -> tuple[int, int]:
