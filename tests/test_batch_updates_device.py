@@ -439,6 +439,24 @@ def test_the_directory_is_patched_where_a_batch_moved_lists(device_path, monkeyp
     assert edge_dict(g) == edge_dict(twin)
 
 
+def test_a_refused_batch_leaves_a_directory_grown_for_it_filled(device_path):
+    # a directory shorter than the ids (as if never built for them) is grown, new and unfilled,
+    # for the batch; a refused batch writes nothing, so the updater rebuilds it before raising:
+    # the next batch must not read (or patch) an unfilled directory
+    if device_path == "full":
+        pytest.skip("the fused launch's directory")
+    g, mirror, updater = _pair(random_graph(40, 120, 9), page_size=16)
+    twin = g.copy()
+    loc, degree = mirror.directory
+    mirror.directory = (loc[:5], degree[:5])
+    u = next(v for v in range(40) if len(g.neighbors(v)) > 0)
+    with pytest.raises(GraphEditError):
+        updater.apply(insert=([u], [int(g.neighbors(u)[0])]))     # an edge already stored
+    assert not directory_problems(mirror)
+    rng = np.random.default_rng(9)
+    _apply_both(g, updater, twin, **random_batch(g, 10, 10, rng))
+
+
 def test_the_compact_front_reads_the_directory(device_path, monkeypatch):
     # the directory is what the front phase reads (not locate): a vertex whose entry is cleared on
     # the device (as if it had no slot) is refused as unknown, though its pages still hold it

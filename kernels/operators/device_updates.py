@@ -11,8 +11,10 @@ Batches of at most ``COMPACT_MAX_ENTRIES`` adjacency entries take the compact pa
 upload, then one cooperative launch whose phases (``fused_c``, grid syncs between them) are
 sized by the batch's touched vertices and units, and one read-back (``COMPACT_FUSED``; the split
 form: six launches, seven with weight changes, one read-back before writing and one after); the
-passes over the whole graph are the index shift and, after writing, the rebuild of the mirror's
-vertex directory (every id and page: 37-133 us on the graphs of docs/benchmarks.md).
+passes over the whole graph are the index shift and, after writing, the mirror's vertex
+directory: patched by the fused launch (the pages written, and a look at every column for the
+large lists), rebuilt by the split launches (every id and page: 37-133 us on the graphs of
+docs/benchmarks.md).
 Larger batches take the full-graph path (:meth:`DeviceUpdater._apply_full`), no per-edge host
 work and one read-back before anything is written:
 
@@ -71,8 +73,10 @@ INFO_WORDS = LONG_ENTRIES + 1
 #: in the fused launch, an entry whose source list is longer than this is not searched by its warp
 #: in the front phase but by the grid after it (``expand_long``)
 LONG_LIST = 1024
-#: ``long_list``'s words for each such entry: the entry, its source's column and slot, the list's
-#: length, and its first page-chunk's number among all deferred entries' chunks
+#: ``long_list``'s words for each such entry (the full path's ``long_scan``: each such source):
+#: the entry (the source), its large list's first column or -1 for a list within a page, the pool
+#: word of its first entry (a list within a page) or 0, the list's length, and its first
+#: page-chunk's number among all deferred entries' chunks
 LONG_WORDS = 5
 #: ``long_count[0]`` packs the deferred entries (above this bit) and their page-chunks (below), so
 #: one atomic add gives an entry both its place and a contiguous run of chunk numbers, in order
@@ -146,7 +150,8 @@ COMPACT_LIMIT_ENTRIES = 1 << 15
 #: at 5,000 / 10,000 / 12,000 for its mixed batches (a hub's deletions in one group, which the
 #: compact path sorts on one thread), 0.47 / 0.70 / 0.86 / 1.08 on the Delaunay graph; so compact
 #: up to 10,000 edges (2^12 entries before, when the front searched by ``locate`` and one block
-#: scanned)
+#: scanned). Counted in adjacency entries, the unit both paths' work grows with; measured on
+#: undirected batches (two entries an edge): a directed batch of 20,000 edges was not measured
 COMPACT_MAX_ENTRIES = 20_000
 
 
@@ -1125,10 +1130,11 @@ def _kernels():
 
     def fused_c(block):
         """The compact path's launches as phases of one cooperative kernel, a grid sync between
-        them (``front_c``, ``sort_groups``, ``check_c``, the column scan in block 0, then, unless
-        ``verdict`` says otherwise, ``copy_c``, ``write_c``, the weight changes and the vertex
-        directory's rebuild): one planned launch instead of eight, and no read-back in the
-        middle. ``info[VERDICT]`` says what happened; nothing is written unless it is 0."""
+        them (``front_c``, ``sort_groups``, ``check_c``, the column scan by the grid (block 0 with
+        ``SCAN_BY_GRID`` off), then, unless ``verdict`` says otherwise, ``copy_c``, ``write_c``, the
+        weight changes and the vertex directory's patch or rebuild): one planned launch instead of
+        eight, and no read-back in the middle. ``info[VERDICT]`` says what happened; nothing is
+        written unless it is 0."""
         scan = cuda.jit(device=True)(_scan_body(block))
         scan_grid = cuda.jit(device=True)(_scan_grid(block))
 
@@ -1823,6 +1829,10 @@ class DeviceUpdater:
         pages = back[INFO_WORDS:]
         verdict = int(info[VERDICT])
         if verdict == 1:
+            if refresh == REFRESH_REBUILD and not c.directory_current:
+                # ``directory_arrays`` grew it for this batch (new arrays, never filled) and the
+                # refused launch wrote none of it: rebuilt, so that no later batch reads it unfilled
+                mirror.refresh_directory()
             raise batch_rules.refusal(self.graph, c.batch, *batch_rules.first_failure(info[:5].copy()))
         if verdict == 2:
             self._grow_room(info)
