@@ -41,6 +41,23 @@ def device_path(request, monkeypatch):
 simulator_only = pytest.mark.skipif(not simulator_enabled(), reason="sets a constant compiled into the kernel on a GPU")
 
 
+def _refusals_match_the_host(g, updater, twin, rng, n_ids):
+    """Vertex 7 removed on both sides; batches naming it, or an id past the graph's ``n_ids``,
+    refused on the device in the host path's words, nothing written; then a batch applied."""
+    g.remove_vertex(7)
+    twin.remove_vertex(7)
+    keep = next(v for v in range(8, n_ids) if not g.has_edge(3, v))
+    for batch in ({"insert": ([3], [7])}, {"insert": ([3, 3], [keep, n_ids + 5])}, {"delete": ([7], [3])}):
+        with pytest.raises(GraphEditError) as on_device:
+            updater.apply(**batch)
+        with pytest.raises(GraphEditError) as on_host:
+            twin.apply_updates(**batch)
+        assert str(on_device.value) == str(on_host.value)
+    assert same_state(g, twin)
+    _apply_both(g, updater, twin, **random_batch(g, 10, 10, rng))
+    assert edge_dict(g) == edge_dict(twin)
+
+
 def _pair(csr, page_size=16, fill=0.9, headroom=1.5):
     g = SlottedGraph.from_csr(csr, page_size=page_size, fill=fill)
     mirror = DeviceMirror(g, headroom=headroom)
@@ -395,18 +412,7 @@ def test_the_compact_front_by_directory_finds_what_locate_finds(device_path, mon
     for _ in range(2):
         _apply_both(g, updater, twin, **random_batch(g, 25, 25, rng))
         assert updater.last_flow == ("fused" if device_path == "compact" else "split")
-    g.remove_vertex(7)
-    twin.remove_vertex(7)
-    keep = next(v for v in range(8, 60) if not g.has_edge(3, v))
-    for batch in ({"insert": ([3], [7])}, {"insert": ([3, 3], [keep, 75])}, {"delete": ([7], [3])}):
-        with pytest.raises(GraphEditError) as on_device:
-            updater.apply(**batch)
-        with pytest.raises(GraphEditError) as on_host:
-            twin.apply_updates(**batch)
-        assert str(on_device.value) == str(on_host.value)
-    assert same_state(g, twin)
-    _apply_both(g, updater, twin, **random_batch(g, 10, 10, rng))
-    assert edge_dict(g) == edge_dict(twin)
+    _refusals_match_the_host(g, updater, twin, rng, n_ids=60)
 
 
 @pytest.mark.parametrize("patch", [False, True])
@@ -514,18 +520,7 @@ def test_the_full_path_through_the_vertex_directory_finds_what_locate_finds(devi
     for _ in range(2):
         _apply_both(g, updater, twin, **random_batch(g, 25, 25, rng))
     assert (g.index.large_pages > 0).any()                       # large lists were searched
-    g.remove_vertex(7)
-    twin.remove_vertex(7)
-    keep = next(v for v in range(8, 40) if not g.has_edge(3, v))
-    for batch in ({"insert": ([3], [7])}, {"insert": ([3, 3], [keep, 45])}, {"delete": ([7], [3])}):
-        with pytest.raises(GraphEditError) as on_device:
-            updater.apply(**batch)
-        with pytest.raises(GraphEditError) as on_host:
-            twin.apply_updates(**batch)
-        assert str(on_device.value) == str(on_host.value)
-    assert same_state(g, twin)
-    _apply_both(g, updater, twin, **random_batch(g, 10, 10, rng))
-    assert edge_dict(g) == edge_dict(twin)
+    _refusals_match_the_host(g, updater, twin, rng, n_ids=40)
 
 
 @pytest.mark.parametrize("by_warp", [True, False])

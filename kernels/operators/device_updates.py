@@ -1813,13 +1813,14 @@ class DeviceUpdater:
         refresh = (REFRESH_NONE if not refresh_directory else
                    REFRESH_PATCH if DIRECTORY_PATCH and c.directory_current else REFRESH_REBUILD)
         kernel = k.fused_c(block, FUSED_MAX_REGISTERS)
+        c.partial = self._partial(k)                     # the grid scan's block sums; caps the grid
         # what changes every batch is in c.longs (HEADER): batch to batch these are the same
         # objects but for the two index buffers, which swap
         args = (c.longs, mirror.pool, mirror.index, c.P, c.epos, c.skey, c.perm, c.dfull, c.ifull, c.cpos,
                 c.utouched, c.um, c.vals, c.desc_dummy, c.newoff, self._gaps(), c.W, int(c.weighted), c.ssrc,
                 c.stag, c.spos, c.sw, c.pre, c.fused_info, wpool, c.scratch, c.wscratch, c.scrmap, c.desc, c.out,
                 c.new_index, loc, degree, refresh, c.long_list, int(c.by_directory),
-                int(SCAN_BY_GRID), self._partial(k))
+                int(SCAN_BY_GRID), c.partial)
         grid = self._fused_grid(kernel, args, block, c)
         self._launch_fused(kernel, grid, block, args)
         head = min(c.out.size, FUSED_PAGES_READ)
@@ -1892,7 +1893,7 @@ class DeviceUpdater:
             if limit < 1:
                 raise RuntimeError(f"the fused batch kernel cannot keep one block of {block} threads resident")
         work = max(c.M, c.t, c.n_pages) * WARP_LANES
-        cap = min(FUSED_MAX_BLOCKS or limit, self._partial(c.k).shape[1])       # a column of block sums each
+        cap = min(FUSED_MAX_BLOCKS or limit, c.partial.shape[1])       # a column of block sums each
         return max(1, min(limit, cap, -(-work // block)))
 
     def _grow_room(self, info: np.ndarray) -> None:
