@@ -53,18 +53,42 @@ def random_batch(rng, n, sizes, weighted, directed, wdtype):
                            directed=directed)
 
 
+@pytest.mark.parametrize("chunks", [1, 3, 8])
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("weighted,wdtype", [(False, np.float64), (True, np.float64), (True, np.float32)])
 @pytest.mark.parametrize("sizes,n", [((0, 5, 0), 12), ((7, 0, 3), 12), ((40, 60, 9), 12), ((0, 0, 0), 12),
                                      ((300, 500, 40), 5000), ((200, 300, 10), 1 << 31 - 1)])
-def test_the_compiled_grouping_is_the_numpy_one(directed, weighted, wdtype, sizes, n):
-    # small ids: self-loops, repeats; larger ones: the radix sort's second and third passes
+def test_the_compiled_grouping_is_the_numpy_one(directed, weighted, wdtype, sizes, n, chunks):
+    # small ids: self-loops, repeats, a source's entries across the chunks' borders; larger ones:
+    # the radix sort's second and third passes. chunks > 1: the threaded passes (on any batch:
+    # the updater takes them from GROUP_CHUNK_ENTRIES entries a chunk), more chunks than entries too
     rng = np.random.default_rng(sum(sizes) + 7 * directed + 3 * weighted)
     batch = random_batch(rng, n, sizes, weighted, directed, wdtype)
-    got = DeviceUpdater._group_on_host(batch, weighted, wdtype)
+    got = DeviceUpdater._group_on_host(batch, weighted, wdtype, chunks=chunks)
     want = numpy_grouping(batch, weighted, wdtype)
     for name, a, b in zip(("T", "S", "src", "dst", "tag", "w"), got, want, strict=True):
         if b is None:
             assert a is None, name
             continue
         assert a.dtype == b.dtype and np.array_equal(a, b), name
+
+
+def test_the_updater_groups_into_its_upload_buffer_as_alone():
+    # the compact path's call: into a kept buffer (stale words from a larger batch left in it) and
+    # kept scratch, chunked as the updater chooses; the regions laid out as the fused kernel reads them
+    from kernels.operators.device_updates import GROUP_CHUNK_ENTRIES, HEADER_WORDS
+
+    rng = np.random.default_rng(5)
+    out = np.full(HEADER_WORDS + 8 * 3 * GROUP_CHUNK_ENTRIES, -7, dtype=np.int64)
+    scratch = np.full(4 * 3 * GROUP_CHUNK_ENTRIES, -9, dtype=np.int64)
+    for sizes in ((1500, 2500, 300), (10, 20, 0)):            # the second into the first's leftovers
+        batch = random_batch(rng, 3000, sizes, True, False, np.float64)
+        w_out = np.full(2 * sum(sizes), np.nan)
+        t, M = DeviceUpdater._group_on_host(batch, True, np.float64, out, w_out, scratch)
+        T, S, src, dst, tag, w = numpy_grouping(batch, True, np.float64)
+        assert (t, M) == (len(T), len(src))
+        regions = np.split(out[HEADER_WORDS:HEADER_WORDS + 4 * t + 3 * M + 1], np.cumsum([t, M, M, 3 * t + 1]))
+        for got, want in zip(regions, (T, src, dst, S, tag), strict=True):
+            assert np.array_equal(got, want)
+        assert np.array_equal(w_out[:M], w)
+        assert np.all(out[:HEADER_WORDS] == -7)                # the header is the caller's

@@ -122,11 +122,18 @@ def main(argv=None) -> int:
            "env": {k: v for k, v in os.environ.items() if k.startswith("GRAPH_KERNELS")}, "sizes": {}}
     print(f"{args.graph}: {csr.n_rows:,} vertices, {csr.nnz:,} entries; fast launch {'on' if enabled() else 'off'}")
     variants = [dict(item.split("=") for item in text.split()) for text in args.variant] or [{}]
-    defaults = {name: getattr(device_updates, name) for v in variants for name in v}
+    # UPLOAD_BEFORE=1: the compact path's host grouping and upload as before 2026-11-29
+    # (benchmarks/diag/compact_upload_before.py); every other name is a device_updates setting
+    defaults = {name: getattr(device_updates, name) for v in variants for name in v if name != "UPLOAD_BEFORE"}
+    upload_now = DeviceUpdater._upload_grouped
 
     def use(variant):
         for name, value in defaults.items():
             setattr(device_updates, name, type(value)(int(variant.get(name, value))))
+        before = int(variant.get("UPLOAD_BEFORE", 0))
+        if before:
+            from compact_upload_before import upload_grouped_before
+        DeviceUpdater._upload_grouped = upload_grouped_before if before else upload_now
 
     for variant in variants:
         use(variant)
@@ -169,8 +176,9 @@ def main(argv=None) -> int:
         from kernels.operators.launch import Workspace
         # the rest of a batch's host side: copies through the workspace, the directory's rebuild
         # (synchronized: its launches and GPU time), page bookkeeping
-        host_calls = [(Workspace, n, getattr(Workspace, n)) for n in ("upload", "download", "get")]
-        host_calls += [(DeviceMirror, "ensure_pages", DeviceMirror.ensure_pages),
+        host_calls = [(Workspace, n, getattr(Workspace, n)) for n in ("upload", "staging", "send", "download", "get")]
+        host_calls += [(DeviceUpdater, "_upload_grouped", DeviceUpdater._upload_grouped),   # the compact path's
+                       (DeviceMirror, "ensure_pages", DeviceMirror.ensure_pages),
                        (DeviceUpdater, "_index_buffer", DeviceUpdater._index_buffer),
                        (type(g), "free_page_stack", type(g).free_page_stack)]
         device_calls = [(DeviceMirror, "refresh_directory", DeviceMirror.refresh_directory)]

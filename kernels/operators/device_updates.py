@@ -144,16 +144,19 @@ SCAN_BLOCK = {"cuda": 1024, "sim": 16}
 COMPACT_LIMIT_ENTRIES = 1 << 15
 #: batches of at most this many entries take the compact path (grouped on the host, work sized by
 #: the batch); larger ones the full-graph path. Measured side by side on an H200 (one process each,
-#: benchmarks/diag/device_update_phases.py; docs/updates.md) once the compact front read the vertex
-#: directory and its column scan ran on the whole grid: compact over full 0.55 / 0.77 / 1.06 / 1.12
-#: at 5,000 / 10,000 / 15,000 / 20,000 edges on R-MAT 20 (inserts and deletes), 0.66 / 0.97 / 1.07
-#: at 5,000 / 10,000 / 12,000 for its mixed batches (a hub's deletions in one group, which the
-#: compact path sorts on one thread), 0.47 / 0.70 / 0.86 / 1.08 on the Delaunay graph; so compact
-#: up to 10,000 edges (2^12 entries before, when the front searched by ``locate`` and one block
-#: scanned). Counted in adjacency entries, the unit both paths' work grows with; measured on
-#: undirected batches (two entries an edge): a directed batch of 20,000 edges was not measured
-COMPACT_MAX_ENTRIES = 20_000
-
+#: benchmarks/diag/device_update_phases.py; docs/updates.md) once the host grouping ran threaded
+#: (2026-11-29): compact over full 0.64 / 0.78 / 1.12 / 0.79 at 10,000 / 20,000 / 30,000 / 40,000
+#: edges on R-MAT 20 (inserts and deletes), 0.96 / 1.10 / 1.19 at 20,000 / 30,000 / 40,000 on the
+#: Delaunay graph, 0.93 / 1.11 / 1.35 at 15,000 / 20,000 / 30,000 for R-MAT 20's mixed batches (a
+#: hub's deletions gather in one group); so compact up to 15,000 edges (10,000 before, with the
+#: single-threaded grouping; 2^12 entries when the front searched by ``locate``). Counted in
+#: adjacency entries, the unit both paths' work grows with; measured on undirected batches (two
+#: entries an edge): directed batches of 15,000-30,000 edges were not measured
+COMPACT_MAX_ENTRIES = 30_000
+#: the compact path's host grouping takes a thread (numba's) for every this many adjacency entries,
+#: up to numba's thread count; under two such chunks it runs its serial passes (a parallel region
+#: costs tens of microseconds to open, a 1,000-edge batch's whole grouping about 30 µs)
+GROUP_CHUNK_ENTRIES = 4096
 
 _ZERO = np.zeros(1, dtype=np.int64)
 #: the fused launch's uploaded buffer starts with the batch's sizes (what changes every batch is
@@ -1415,104 +1418,260 @@ def _scan_grid(block: int):
 
 @functools.cache
 def _host_grouping():
-    """The compact path's host grouping, compiled once (numba on the CPU; cached on disk)."""
+    """The compact path's host grouping, compiled once (numba on the CPU; cached on disk):
+    ``group_into(out, at, du, dv, iu, iv, ru, rv, iw, rw, w_out, scratch, directed, weighted)``
+    writes, as int64 from ``out[at]`` on, the touched sources ascending (t), the entries'
+    sources and targets in group order (M each), the 3t + 1 group starts and the tags (M), the
+    weights in group order into ``w_out`` when weighted, and returns (t, M). ``out`` is the
+    pinned buffer the batch is uploaded from (nothing is copied into it afterwards) and
+    ``scratch`` an int64 array of at least ``4 * entries`` items kept by the caller (fresh
+    arrays of 10^5 entries cost as much in page faults as the grouping itself). Returns
+    (``group_into``, ``group_into_chunks``): the second takes a last argument, ``chunks``, and
+    runs the same passes on that many of numba's threads, with the same output word for word.
+    How (both): an entry is packed in two words, sorted by source with an LSD radix sort that
+    carries the packed word (every pass reads in order), then placed: a part's entries in sorted
+    order are its groups in order, so each lands at its part's start plus its rank among them.
+    On an H200 host, 10^5 undirected edges took 31 ms as before (a radix sort of positions and a
+    counting sort by group), 12.5 ms serial, 2.8 ms on its threads (benchmarks/diag/host_grouping.py)."""
     import numba
+    from numba import prange
 
     @numba.njit(cache=True)
-    def radix_order(keys):
-        # the positions of ``keys`` (non-negative int32) in ascending order: an LSD radix sort,
-        # 11 bits a pass (two passes for a million ids; half the time of np.argsort at 2,000 keys)
+    def radix_sort(keys, items, keys2, items2):
+        # ``keys`` (non-negative) ascending, stably, each with its item: an LSD radix sort, 11
+        # bits a pass (two passes for four million ids), the items carried through the passes
+        # so that every pass reads its input in order (an order array read through cost a
+        # random read an entry a pass, and the passes after it one more each). Returns the
+        # arrays that hold the result: (keys, items) or (keys2, items2)
         n = len(keys)
-        order = np.arange(n)
-        spare = np.empty(n, np.int64)
         largest = 0
         for j in range(n):
             largest = max(largest, keys[j])
         counts = np.empty(2049, np.int64)
         shift = 0
-        while shift == 0 or (largest >> shift) > 0:
+        first = True
+        while first or (largest >> shift) > 0:
             counts[:] = 0
             for j in range(n):
-                counts[((keys[order[j]] >> shift) & 2047) + 1] += 1
+                counts[((keys[j] >> shift) & 2047) + 1] += 1
             for b in range(2048):
                 counts[b + 1] += counts[b]
             for j in range(n):
-                digit = (keys[order[j]] >> shift) & 2047
-                spare[counts[digit]] = order[j]
-                counts[digit] += 1
-            order, spare = spare, order
+                digit = (keys[j] >> shift) & 2047
+                q = counts[digit]
+                counts[digit] = q + 1
+                keys2[q] = keys[j]
+                items2[q] = items[j]
+            keys, keys2 = keys2, keys
+            items, items2 = items2, items
             shift += 11
-        return order
+            first = False
+        return keys, items
 
     @numba.njit(cache=True)
-    def group(du, dv, iu, iv, ru, rv, iw, rw, directed, weighted):
+    def part_entries(u, v, directed):
+        # a part's adjacency entries: an edge each, and its mirror unless directed or a self-loop
+        n = len(u)
+        if not directed:
+            for i in range(len(u)):
+                n += u[i] != v[i]
+        return n
+
+    @numba.njit(cache=True)
+    def fill_part(u, v, p, off, directed, src, who, k):
+        # the part's entries from ``k`` on (its mirror entries after its own, a self-loop's
+        # dropped): the source, and part << 61 | tag << 31 | target; returns the next free place.
+        # (A loop over a tuple of the parts, indexed by a variable, took 16 ns an entry.)
+        for i in range(len(u)):
+            src[k] = u[i]
+            who[k] = (np.int64(p) << 61) | (np.int64(off + i) << 31) | np.int64(v[i])
+            k += 1
+        if not directed:
+            for i in range(len(u)):
+                if u[i] != v[i]:
+                    src[k] = v[i]
+                    who[k] = (np.int64(p) << 61) | (np.int64(off + i) << 31) | np.int64(u[i])
+                    k += 1
+        return k
+
+    @numba.njit(cache=True)
+    def group_into(out, at, du, dv, iu, iv, ru, rv, iw, rw, w_out, scratch, directed, weighted):
         # entries in the order of the parts (deletions, insertions, weight changes), each part's
         # mirror entries (v, u) of an undirected batch after its own, a self-loop's dropped; the
-        # tag is the edge's place in the batch, shared by both entries of an edge
-        parts_u = (du, iu, ru)
-        parts_v = (dv, iv, rv)
-        total = 0
-        for p in range(3):
-            total += len(parts_u[p])
-            if not directed:
-                for i in range(len(parts_u[p])):
-                    if parts_u[p][i] != parts_v[p][i]:
-                        total += 1
-        src = np.empty(total, np.int32)
-        dst = np.empty(total, np.int32)
-        tag = np.empty(total, np.int64)
-        part = np.empty(total, np.int64)
-        w = np.zeros(total if weighted else 0, iw.dtype)
-        k = 0
-        off = 0
-        for p in range(3):
-            u, v = parts_u[p], parts_v[p]
-            for rep in range(1 if directed else 2):
-                for i in range(len(u)):
-                    if rep == 1 and u[i] == v[i]:
-                        continue
-                    src[k] = u[i] if rep == 0 else v[i]
-                    dst[k] = v[i] if rep == 0 else u[i]
-                    tag[k] = off + i
-                    part[k] = p
-                    if weighted:
-                        w[k] = 0 if p == 0 else (iw[i] if p == 1 else rw[i])
-                    k += 1
-            off += len(u)
-        # the touched sources ascending, and each entry's rank among them
-        order = radix_order(src)
-        rank = np.empty(total, np.int64)
-        T = np.empty(total, np.int32)
+        # tag is the edge's place in the batch, shared by both entries of an edge. An entry is two
+        # scratch words: its source, and its part, tag and target packed
+        total = part_entries(du, dv, directed) + part_entries(iu, iv, directed) + part_entries(ru, rv, directed)
+        if total == 0:
+            out[at] = 0                          # the one group start
+            return 0, 0
+        src = scratch[:total]                    # the source
+        who = scratch[total:2 * total]           # part << 61 | tag << 31 | target
+        k = fill_part(du, dv, 0, 0, directed, src, who, 0)
+        k = fill_part(iu, iv, 1, len(du), directed, src, who, k)
+        fill_part(ru, rv, 2, len(du) + len(iu), directed, src, who, k)
+        # sorted by source, stably: within a source the parts' entries keep the order above
+        src, who = radix_sort(src, who, scratch[2 * total:3 * total], scratch[3 * total:4 * total])
+        # the touched sources ascending (written in place), so the regions' places are known
         t = 0
+        last = -1
         for j in range(total):
-            x = src[order[j]]
-            if t == 0 or T[t - 1] != x:
-                T[t] = x
+            x = src[j]
+            if x != last:
+                out[at + t] = x
                 t += 1
-            rank[order[j]] = t - 1
-        # a stable counting sort by group (part * t + rank): each group keeps the order above
-        S = np.zeros(3 * t + 1, np.int64)
+                last = x
+        M = total
+        o_src = at + t
+        o_dst = o_src + M
+        o_S = o_dst + M
+        o_tag = o_S + 3 * t + 1
+        # group g = part * t + rank: its size counted at S[g + 1], then the starts by a prefix sum
+        out[o_S:o_S + 3 * t + 1] = 0
+        r = -1
+        last = -1
         for j in range(total):
-            S[part[j] * t + rank[j] + 1] += 1
-        for g in range(3 * t):
-            S[g + 1] += S[g]
-        at = S[:3 * t].copy()
-        out_src = np.empty(total, np.int32)
-        out_dst = np.empty(total, np.int32)
-        out_tag = np.empty(total, np.int64)
-        out_w = np.zeros(total if weighted else 0, iw.dtype)
+            x = src[j]
+            if x != last:
+                r += 1
+                last = x
+            out[o_S + 1 + (who[j] >> 61) * t + r] += 1
+        running = 0
+        for g in range(1, 3 * t + 1):        # the sum in a register: S[g] += S[g - 1] in memory
+            running += out[o_S + g]           # waited for each store (2 ns a group)
+            out[o_S + g] = running
+        # the entries in group order: within a part the sorted order visits its groups ascending,
+        # each group's entries in their order above, so each part's entries are written one after
+        # another from its first group's start
+        nxt = np.empty(3, np.int64)
+        for p in range(3):
+            nxt[p] = out[o_S + p * t]
         for j in range(total):
-            g = part[j] * t + rank[j]
-            q = at[g]
-            at[g] += 1
-            out_src[q] = src[j]
-            out_dst[q] = dst[j]
-            out_tag[q] = tag[j]
+            word = who[j]
+            p = word >> 61
+            q = nxt[p]
+            nxt[p] = q + 1
+            tag = (word >> 31) & 0x3FFFFFFF
+            out[o_src + q] = src[j]
+            out[o_dst + q] = word & 0x7FFFFFFF
+            out[o_tag + q] = tag
             if weighted:
-                out_w[q] = w[j]
-        return T[:t].copy(), S, out_src, out_dst, out_tag, out_w
+                if p == 0:
+                    w_out[q] = 0
+                elif p == 1:
+                    w_out[q] = iw[tag - len(du)]
+                else:
+                    w_out[q] = rw[tag - len(du) - len(iu)]
+        return t, M
 
-    return group
+    @numba.njit(nogil=True, parallel=True, cache=True)
+    def group_into_chunks(out, at, du, dv, iu, iv, ru, rv, iw, rw, w_out, scratch, directed, weighted, chunks):
+        # ``group_into`` on ``chunks`` threads (contiguous ranges of the entries, in order): the
+        # radix sort's passes by per-chunk histograms, then each chunk places its sorted entries
+        # from the counts of the chunks before it; the same output word for word
+        total = part_entries(du, dv, directed) + part_entries(iu, iv, directed) + part_entries(ru, rv, directed)
+        if total == 0:
+            out[at] = 0
+            return 0, 0
+        src = scratch[:total]
+        who = scratch[total:2 * total]
+        k = fill_part(du, dv, 0, 0, directed, src, who, 0)
+        k = fill_part(iu, iv, 1, len(du), directed, src, who, k)
+        fill_part(ru, rv, 2, len(du) + len(iu), directed, src, who, k)
+        keys, items = src, who
+        keys2, items2 = scratch[2 * total:3 * total], scratch[3 * total:4 * total]
+        largest = 0
+        for j in range(total):
+            largest = max(largest, keys[j])
+        hist = np.zeros((chunks, 2048), np.int64)
+        shift = 0
+        first = True
+        while first or (largest >> shift) > 0:
+            for c in prange(chunks):
+                lo, hi = c * total // chunks, (c + 1) * total // chunks
+                for d in range(2048):
+                    hist[c, d] = 0
+                for j in range(lo, hi):
+                    hist[c, (keys[j] >> shift) & 2047] += 1
+            running = 0                      # digit-major, then chunk: where each chunk's run starts
+            for d in range(2048):
+                for c in range(chunks):
+                    h = hist[c, d]
+                    hist[c, d] = running
+                    running += h
+            for c in prange(chunks):
+                lo, hi = c * total // chunks, (c + 1) * total // chunks
+                for j in range(lo, hi):
+                    d = (keys[j] >> shift) & 2047
+                    q = hist[c, d]
+                    hist[c, d] = q + 1
+                    keys2[q] = keys[j]
+                    items2[q] = items[j]
+            keys, keys2 = keys2, keys
+            items, items2 = items2, items
+            shift += 11
+            first = False
+        src, who = keys, items
+        # per chunk: the touched sources starting in it, and its entries of each part
+        counts = np.zeros((chunks, 4), np.int64)
+        for c in prange(chunks):
+            lo, hi = c * total // chunks, (c + 1) * total // chunks
+            for j in range(lo, hi):
+                if j == 0 or src[j] != src[j - 1]:
+                    counts[c, 3] += 1
+                counts[c, who[j] >> 61] += 1
+        # prefixes over the chunks: a part's entries go in sorted order from the part's start
+        # (group order within a part is source rank, then the order above: the sorted order)
+        first_at = np.zeros((chunks, 4), np.int64)
+        run = np.zeros(4, np.int64)
+        run[1] = counts[:, 0].sum()
+        run[2] = run[1] + counts[:, 1].sum()
+        for c in range(chunks):
+            for x in range(4):
+                first_at[c, x] = run[x]
+                run[x] += counts[c, x]
+        t = run[3]
+        M = total
+        o_src = at + t
+        o_dst = o_src + M
+        o_S = o_dst + M
+        o_tag = o_S + 3 * t + 1
+        out[o_S + 3 * t] = M
+        for c in prange(chunks):
+            lo, hi = c * total // chunks, (c + 1) * total // chunks
+            q0, q1, q2 = first_at[c, 0], first_at[c, 1], first_at[c, 2]
+            r = first_at[c, 3] - 1
+            for j in range(lo, hi):
+                if j == 0 or src[j] != src[j - 1]:
+                    r += 1                       # a group's start: the part's entries placed before it
+                    out[at + r] = src[j]
+                    out[o_S + r] = q0
+                    out[o_S + t + r] = q1
+                    out[o_S + 2 * t + r] = q2
+                word = who[j]
+                p = word >> 61
+                if p == 0:
+                    q = q0
+                    q0 += 1
+                elif p == 1:
+                    q = q1
+                    q1 += 1
+                else:
+                    q = q2
+                    q2 += 1
+                tag = (word >> 31) & 0x3FFFFFFF
+                out[o_src + q] = src[j]
+                out[o_dst + q] = word & 0x7FFFFFFF
+                out[o_tag + q] = tag
+                if weighted:
+                    if p == 0:
+                        w_out[q] = 0
+                    elif p == 1:
+                        w_out[q] = iw[tag - len(du)]
+                    else:
+                        w_out[q] = rw[tag - len(du) - len(iu)]
+        return t, M
+
+    return group_into, group_into_chunks
 
 
 def fused_phases(info: np.ndarray, refreshed: bool) -> dict:
@@ -1658,21 +1817,56 @@ class DeviceUpdater:
         return pages
 
     @staticmethod
-    def _group_on_host(batch: batch_rules.Batch, weighted: bool, wdtype):
-        """The batch's adjacency entries grouped by (part, source): on the host, before the upload.
-        Returns (T, S, src, dst, tag, w): the touched sources ascending, the 3t + 1 group starts,
-        and the entries in group order (a self-loop's mirror entry is dropped); ``w`` is None
-        when unweighted. One compiled pass (:func:`_host_grouping`): the numpy version of it took
-        0.75 ms of a 1,000-edge batch."""
+    def _group_on_host(batch: batch_rules.Batch, weighted: bool, wdtype, out=None, w_out=None, scratch=None,
+                       chunks=None):
+        """The batch's adjacency entries grouped by (part, source) on the host, before the
+        upload: one compiled pass (:func:`_host_grouping`) writing, from ``out[HEADER_WORDS]``
+        on, the touched sources ascending (t), the entries' sources and targets in group order
+        (M each; a self-loop's mirror entry is dropped), the 3t + 1 group starts and the tags;
+        the weights into ``w_out``. Returns (t, M). Without ``out``: (T, S, src, dst, tag, w) as
+        arrays of their own (``w`` None when unweighted), for the tests and diagnostics.
+        ``chunks``: threads of the grouping (default: one per ``GROUP_CHUNK_ENTRIES`` entries, at
+        most numba's thread count; one runs the serial passes)."""
         ids = [np.ascontiguousarray(a, dtype=np.int32) for a in (batch.delete_u, batch.delete_v, batch.insert_u,
                                                                   batch.insert_v, batch.reweight_u, batch.reweight_v)]
+        edges = len(ids[0]) + len(ids[2]) + len(ids[4])
+        if edges >= 1 << 30:                 # a tag has 30 bits in the grouping's packed words
+            raise ValueError(f"a compact batch holds fewer than 2^30 edges, not {edges}")
+        entries = edges if batch.directed else 2 * edges
         if weighted:
             iw = np.ascontiguousarray(batch.insert_w, dtype=wdtype)
             rw = np.ascontiguousarray(batch.reweight_w, dtype=wdtype)
         else:
             iw = rw = np.zeros(0, dtype=np.float64)
-        T, S, src, dst, tag, w = _host_grouping()(*ids, iw, rw, bool(batch.directed), bool(weighted))
-        return T, S, src, dst, tag, (w if weighted else None)
+        alone = out is None
+        if alone:
+            out = np.empty(HEADER_WORDS + 8 * entries + 1, dtype=np.int64)
+            w_out = np.empty(entries, dtype=wdtype) if weighted else None
+        if scratch is None or len(scratch) < 4 * entries:
+            scratch = np.empty(4 * entries, dtype=np.int64)
+        if chunks is None:
+            from numba import get_num_threads
+
+            chunks = min(get_num_threads(), entries // GROUP_CHUNK_ENTRIES)
+        serial, parallel = _host_grouping()
+        common = (out, HEADER_WORDS, *ids, iw, rw, w_out if weighted else iw, scratch, bool(batch.directed),
+                  bool(weighted))
+        t, M = parallel(*common, int(chunks)) if chunks > 1 else serial(*common)
+        if not alone:
+            return t, M
+        at = HEADER_WORDS
+        T = out[at:at + t].astype(np.int32)
+        src, dst = out[at + t:at + t + M].astype(np.int32), out[at + t + M:at + t + 2 * M].astype(np.int32)
+        S = out[at + t + 2 * M:at + 4 * t + 2 * M + 1].copy()
+        tag = out[at + 4 * t + 2 * M + 1:at + 4 * t + 3 * M + 1].copy()
+        return T, S, src, dst, tag, (w_out[:M].copy() if weighted else None)
+
+    def _grouping_scratch(self, entries: int) -> np.ndarray:
+        """The host grouping's scratch (int64, four words an entry), kept and grown."""
+        scratch = getattr(self, "_scratch", None)
+        if scratch is None or len(scratch) < 4 * entries:
+            scratch = self._scratch = np.empty(int(4 * entries * 1.25) + 64, dtype=np.int64)
+        return scratch
 
     def _apply_compact(self, batch: batch_rules.Batch, *, refresh_directory: bool = True) -> np.ndarray:
         """A batch whose work is sized by its touched vertices and units (see the module): the only
@@ -1711,31 +1905,10 @@ class DeviceUpdater:
         c.P, c.n_ids, c.n_pages = g.page_size, g.next_vertex_id, mirror.num_pages
         c.n1 = c.n_ids + 1
         c.weighted, c.wdtype = g.weighted, g.weight_dtype
-        T, S, src, dst, tag, w = self._group_on_host(batch, c.weighted, c.wdtype)
-        t, M = len(T), len(src)
-        if M == 0:
+        if not self._upload_grouped(c, batch):
             return None
-        c.t, c.M, c.S = t, M, S
-        c.n_reweight = int(S[3 * t] - S[2 * t])
-        # the free stack's top: at most as many pages as the batch inserts entries can be opened
-        # (the fused kernel's verdict checks it), and the split flow uploads what it takes
-        free = g.free_page_stack()
-        c.free, c.n_free = free, len(free)
-        c.free_up = min(c.n_free, M)
-        # the fused kernel's buffers (the split launches size theirs from the totals read back)
-        c.limits = self._compact_limits(c) if COMPACT_FUSED else np.zeros(LIMIT_WORDS, dtype=np.int64)
-        # one upload (two with weights), queued: the sizes (HEADER), the touched sources, the
-        # entries' sources and targets, the group starts, the tags, the failure slots, the fused
-        # kernel's long-list count (0), its buffer limits and the free stack's top (an upload costs
-        # 40-100 µs of host time on an H200 host; the batch ends waiting, so each name is uploaded
-        # once a batch)
-        free_top = c.free[c.n_free - c.free_up:]
-        header = np.array([t, M, c.n_pages, c.n1, c.free_up - 1, c.n_free, g.physical_pages_used, c.free_up],
-                          dtype=np.int64)
-        c.longs = ws.upload("c.longs", header, T, src, dst, S, tag, np.full(5, batch_rules.NO_FAILURE, dtype=np.int64),
-                            _ZERO, c.limits, free_top, dtype=np.int64, asynchronous=True)
+        t, M = c.t, c.M
         c.long_list = ws.get("c.long", np.int64, LONG_WORDS * M)
-        c.W = ws.upload("W", w, dtype=c.wdtype, asynchronous=True) if c.weighted else ws.get("W", c.wdtype, M)
         c.wdummy = ws.get("wdummy", c.wdtype, 1)
         c.epos = ws.get("epos", np.int64, M)
         c.skey = ws.get("skey", np.int64, M)
@@ -1766,6 +1939,46 @@ class DeviceUpdater:
         c.by_directory = bool(FRONT_BY_DIRECTORY and c.directory_current)
         c.k = k
         return c
+
+    def _upload_grouped(self, c, batch: batch_rules.Batch) -> bool:
+        """The batch grouped on the host and its one upload queued (two with weights): sets
+        ``c.t``, ``c.M``, ``c.n_reweight``, the free stack's top, the fused kernel's limits,
+        ``c.longs`` and ``c.W``. False for a batch without entries."""
+        g, ws = self.graph, self.workspace
+        # grouped straight into the pinned buffer the batch is uploaded from: the sizes (HEADER),
+        # the touched sources, the entries' sources and targets, the group starts, the tags, then
+        # the five failure slots, the fused kernel's long-list count (0), its buffer limits and
+        # the free stack's top, written below; one upload (two with weights), queued (an upload
+        # costs 40-100 µs of host time on an H200 host; the batch ends waiting, so each name is
+        # uploaded once a batch)
+        edges = len(batch.delete_u) + len(batch.insert_u) + len(batch.reweight_u)
+        bound = edges if batch.directed else 2 * edges
+        free = g.free_page_stack()
+        # at most: t <= M <= bound
+        longs = ws.staging("c.longs", np.int64, HEADER_WORDS + 7 * bound + 1 + 6 + LIMIT_WORDS + min(len(free), bound))
+        w_host = ws.staging("W", c.wdtype, bound) if c.weighted else None
+        t, M = self._group_on_host(batch, c.weighted, c.wdtype, longs, w_host, self._grouping_scratch(bound))
+        if M == 0:
+            return False
+        c.t, c.M = t, M
+        at = HEADER_WORDS + 4 * t + 2 * M + 1          # the group starts' end
+        c.n_reweight = int(longs[at - 1] - longs[at - 1 - t])     # S[3t] - S[2t]
+        # the free stack's top: at most as many pages as the batch inserts entries can be opened
+        # (the fused kernel's verdict checks it), and the split flow uploads what it takes
+        c.free, c.n_free = free, len(free)
+        c.free_up = min(c.n_free, M)
+        # the fused kernel's buffers (the split launches size theirs from the totals read back)
+        c.limits = self._compact_limits(c) if COMPACT_FUSED else np.zeros(LIMIT_WORDS, dtype=np.int64)
+        longs[:HEADER_WORDS] = (t, M, c.n_pages, c.n1, c.free_up - 1, c.n_free, g.physical_pages_used, c.free_up)
+        at += M                                        # past the tags
+        longs[at:at + 5] = batch_rules.NO_FAILURE
+        longs[at + 5] = 0
+        longs[at + 6:at + 6 + LIMIT_WORDS] = c.limits
+        at += 6 + LIMIT_WORDS
+        longs[at:at + c.free_up] = c.free[c.n_free - c.free_up:]
+        c.longs = ws.send("c.longs", longs, at + c.free_up, asynchronous=True)
+        c.W = ws.send("W", w_host, M, asynchronous=True) if c.weighted else ws.get("W", c.wdtype, M)
+        return True
 
     def _front_directory(self, c):
         """The directory arrays the front phase reads (stand-ins when it does not)."""

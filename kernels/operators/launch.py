@@ -138,22 +138,37 @@ class Workspace:
         is refilled by the next upload)."""
         dtype = np.dtype(dtype or np.asarray(parts[0]).dtype)
         n = sum(len(part) for part in parts)
-        device = self.get(name, dtype, n)
-        if n == 0:
-            return device
-        host = self._host(name, dtype, n) if not on_simulator() else np.empty(n, dtype=dtype)
+        host = self.staging(name, dtype, n)
         at = 0
         for part in parts:
             host[at:at + len(part)] = part
             at += len(part)
+        return self.send(name, host, n, asynchronous=asynchronous)
+
+    def staging(self, name: str, dtype, n: int) -> np.ndarray:
+        """The host buffer that :meth:`send` copies ``name`` from, at least ``n`` items of
+        ``dtype``: pinned, kept between calls (a caller that can write its data there directly
+        saves the copy :meth:`upload` makes); a fresh array under the simulator. The same
+        rule as ``upload``'s: not refilled before the device has taken an asynchronous send."""
+        dtype = np.dtype(dtype)
         if on_simulator():
-            device[:n].copy_to_device(host)
+            return np.empty(max(int(n), 1), dtype=dtype)
+        return self._host(name, dtype, int(n))
+
+    def send(self, name: str, host: np.ndarray, n: int, asynchronous: bool = False) -> object:
+        """The first ``n`` items of ``host`` (``staging(name, ...)``, or any C-contiguous array
+        while the copy is synchronous) copied to the start of device buffer ``name``; returns it."""
+        device = self.get(name, host.dtype, n)
+        if n == 0:
+            return device
+        if on_simulator():
+            device[:n].copy_to_device(host[:n])
             return device
         if not _direct_copy("cuMemcpyHtoDAsync" if asynchronous else "cuMemcpyHtoD",
-                            int(device.device_ctypes_pointer.value), host.ctypes.data, n * dtype.itemsize):
+                            int(device.device_ctypes_pointer.value), host.ctypes.data, n * host.dtype.itemsize):
             from numba.cuda.cudadrv import driver
 
-            driver.host_to_device(device, host, n * dtype.itemsize)
+            driver.host_to_device(device, host, n * host.dtype.itemsize)
         return device
 
     def download(self, name: str, device, n: int, asynchronous: bool = False) -> np.ndarray:
