@@ -7,7 +7,7 @@ device functions. The rules (what is refused, in which order) are
 :mod:`kernels.graph.slotted.batch_rules`'; docs/updates.md describes the design.
 
 Batches of at most ``COMPACT_MAX_ENTRIES`` adjacency entries take the compact path
-(:meth:`DeviceUpdater._apply_compact`): grouped by source on the host (one compiled pass), one
+(:meth:`DeviceUpdater._apply_compact`): grouped by source on the host (compiled; threaded past 8,192 entries), one
 upload, then one cooperative launch whose phases (``fused_c``, grid syncs between them) are
 sized by the batch's touched vertices and units, and one read-back (``COMPACT_FUSED``; the split
 form: six launches, seven with weight changes, one read-back before writing and one after); the
@@ -1820,7 +1820,7 @@ class DeviceUpdater:
     def _group_on_host(batch: batch_rules.Batch, weighted: bool, wdtype, out=None, w_out=None, scratch=None,
                        chunks=None):
         """The batch's adjacency entries grouped by (part, source) on the host, before the
-        upload: one compiled pass (:func:`_host_grouping`) writing, from ``out[HEADER_WORDS]``
+        upload: compiled passes (:func:`_host_grouping`) writing, from ``out[HEADER_WORDS]``
         on, the touched sources ascending (t), the entries' sources and targets in group order
         (M each; a self-loop's mirror entry is dropped), the 3t + 1 group starts and the tags;
         the weights into ``w_out``. Returns (t, M). Without ``out``: (T, S, src, dst, tag, w) as
