@@ -47,7 +47,7 @@ def test_real_gpu_compact_batches_in_one_launch_or_split(fused, directed, monkey
     fallback to the split launches), a refused batch that writes nothing, the vertex directory
     after every batch."""
     monkeypatch.setattr(device_updates, "COMPACT_FUSED", fused)
-    # the threshold as when this test was written (2^12 entries; 20,000 since), so that the
+    # the threshold as when this test was written (2^12 entries; 30,000 since), so that the
     # 2,000-edge undirected batch still takes the full path between compact ones
     monkeypatch.setattr(device_updates, "COMPACT_MAX_ENTRIES", 1 << 12)
     csr = random_graph(3000, 30000, 5, directed=directed, weighted=True)

@@ -1,4 +1,4 @@
-"""The compact device path's host grouping (one compiled pass) against the plain numpy statement
+"""The compact device path's host grouping (serial and threaded) against the plain numpy statement
 of the same rule: entries in part order (deletions, insertions, weight changes), each part's
 mirror entries after its own for an undirected batch (a self-loop's dropped), grouped stably by
 (part, source rank); group starts; tags; weights."""
@@ -57,7 +57,7 @@ def random_batch(rng, n, sizes, weighted, directed, wdtype):
 @pytest.mark.parametrize("directed", [False, True])
 @pytest.mark.parametrize("weighted,wdtype", [(False, np.float64), (True, np.float64), (True, np.float32)])
 @pytest.mark.parametrize("sizes,n", [((0, 5, 0), 12), ((7, 0, 3), 12), ((40, 60, 9), 12), ((0, 0, 0), 12),
-                                     ((300, 500, 40), 5000), ((200, 300, 10), 1 << 31 - 1)])
+                                     ((300, 500, 40), 5000), ((200, 300, 10), (1 << 31) - 1)])
 def test_the_compiled_grouping_is_the_numpy_one(directed, weighted, wdtype, sizes, n, chunks):
     # small ids: self-loops, repeats, a source's entries across the chunks' borders; larger ones:
     # the radix sort's second and third passes. chunks > 1: the threaded passes (on any batch:
@@ -92,3 +92,31 @@ def test_the_updater_groups_into_its_upload_buffer_as_alone():
             assert np.array_equal(got, want)
         assert np.array_equal(w_out[:M], w)
         assert np.all(out[:HEADER_WORDS] == -7)                # the header is the caller's
+
+
+def test_a_second_process_loads_the_grouping_from_the_disk_cache(tmp_path):
+    # numba keys a closure's cache entry by a pickle of what it closes over, which differs in
+    # every process: the grouping, as closures calling closures, compiled again in each process
+    # (about 4.6 s on a 2-core machine before its first batch). At module level it is loaded
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import numpy as np\n"
+        "from types import SimpleNamespace\n"
+        "from kernels.operators.device_updates import DeviceUpdater, _host_grouping\n"
+        "e = np.zeros(0, np.int32)\n"
+        "u = np.arange(50, dtype=np.int32)\n"
+        "b = SimpleNamespace(delete_u=e, delete_v=e, insert_u=u, insert_v=(u + 1) % 50, reweight_u=e,\n"
+        "                    reweight_v=e, insert_w=None, reweight_w=None, directed=False)\n"
+        "for chunks in (1, 2):\n"
+        "    DeviceUpdater._group_on_host(b, False, np.float64, chunks=chunks)\n"
+        "print(*(sum(f.stats.cache_hits.values()) for f in _host_grouping()))\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
+            for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    assert runs[0].stdout.split() == ["0", "0"]          # compiled and written by the first
+    assert runs[1].stdout.split() == ["1", "1"]          # both loaded by the second

@@ -132,6 +132,7 @@ def main(argv=None) -> int:
             setattr(device_updates, name, type(value)(int(variant.get(name, value))))
         before = int(variant.get("UPLOAD_BEFORE", 0))
         if before:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))      # also when run with -m
             from compact_upload_before import upload_grouped_before
         DeviceUpdater._upload_grouped = upload_grouped_before if before else upload_now
 
@@ -202,12 +203,21 @@ def main(argv=None) -> int:
                 return result
             return call
 
-        def host_timed(name, fn, host=host):
+        depth, outermost = [0], []      # host calls nest (upload -> staging, send -> get): only the
+                                        # outermost count towards what the listed calls account for
+
+        def host_timed(name, fn, host=host, depth=depth, outermost=outermost):
             def call(*call_args, **kw):
+                depth[0] += 1
                 t0 = time.perf_counter()
-                result = fn(*call_args, **kw)
-                host[name].append(time.perf_counter() - t0)
-                return result
+                try:
+                    return fn(*call_args, **kw)
+                finally:
+                    spent_s = time.perf_counter() - t0
+                    depth[0] -= 1
+                    host[name].append(spent_s)
+                    if depth[0] == 0:
+                        outermost.append(spent_s)
             return call
 
         for owner, n, fn in patched:
@@ -241,7 +251,7 @@ def main(argv=None) -> int:
         path = flow or ("compact" if (size if csr.directed else 2 * size) <= device_updates.COMPACT_MAX_ENTRIES
                         else "full")
         host_s = {n: sum(ts) for n, ts in host.items()}
-        accounted = in_launches + sum(host_s.values())
+        accounted = in_launches + sum(outermost)
         record = out["sizes"] if len(variants) == 1 else out["variants"].setdefault(label, {})
         record[size] = {"path": path, "median_s": med, "rate": {kind: size / s for kind, s in med.items()},
                               "traced_s": traced, "traced_launches_s": in_launches, "mode": mode,

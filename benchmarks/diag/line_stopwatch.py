@@ -69,8 +69,8 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", type=int, default=20)
     ap.add_argument("--edges", type=int, default=1000)
     ap.add_argument("--batches", type=int, default=20)
-    ap.add_argument("--functions", default="_apply_on_device,_apply_compact,_compact_inputs,_compact_limits,"
-                                           "_compact_fused",
+    ap.add_argument("--functions", default="_apply_on_device,_apply_compact,_compact_inputs,_upload_grouped,"
+                                           "_compact_limits,_compact_fused",
                     help="DeviceUpdater methods to instrument (a method's first stamp, on its def line, is the "
                          "time since its last call: ignore it)")
     args = ap.parse_args(argv)

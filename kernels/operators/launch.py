@@ -138,6 +138,8 @@ class Workspace:
         is refilled by the next upload)."""
         dtype = np.dtype(dtype or np.asarray(parts[0]).dtype)
         n = sum(len(part) for part in parts)
+        if n == 0:
+            return self.get(name, dtype, n)
         host = self.staging(name, dtype, n)
         at = 0
         for part in parts:
