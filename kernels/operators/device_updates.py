@@ -128,8 +128,12 @@ FUSED_MAX_BLOCKS = None
 #: a register cap for the fused kernel (None: the compiler's choice, 136 on an H200: one block of 256
 #: a multiprocessor); 128 keeps two resident (benchmarks/diag/fused_batch.py: the phases 10-30 % faster)
 FUSED_MAX_REGISTERS = 128
-#: written pages read back with the fused launch's verdict (more: a second read-back)
-FUSED_PAGES_READ = 4096
+#: written pages read back with the fused launch's verdict (more: a second read-back). 8,192: a
+#: mixed 10^3-edge batch on R-MAT 22 writes about 5,000 (hubs' large lists rewritten); side by side
+#: in one process on an H200 it took 1.147 / 1.139 ms with 4,096 and 1.126 / 1.096 ms with 8,192
+#: (mixed / inverse, medians of 15; benchmarks/results/updates/host-grouping/5-final/); the larger
+#: read costs every batch 32 KB more of one copy
+FUSED_PAGES_READ = 8192
 #: the fused launch's scratch and description buffers: what the largest batch so far needed, times this
 ROOM_GROWTH = 1.5
 HISTORY = 64                     # batch results an updater keeps (a live replica applies many)
