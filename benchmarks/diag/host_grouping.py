@@ -80,7 +80,11 @@ def main() -> int:
     if args.out:
         from numba import get_num_threads
 
-        Path(args.out).write_text(json.dumps({"ids": args.ids, "threads": get_num_threads(), "ms": rows}, indent=1))
+        from kernels.measure.environment import environment
+
+        # the host it ran on and the code (versions, gpu-graph-explorer's source digest)
+        Path(args.out).write_text(json.dumps({"ids": args.ids, "threads": get_num_threads(), "ms": rows,
+                                              "environment": environment("cpu")}, indent=1))
     return 0
 
 

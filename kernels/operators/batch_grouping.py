@@ -87,20 +87,38 @@ def fill_part(u, v, p, off, directed, src, who, k):
     return k
 
 @njit(cache=True)
+def entries_into(du, dv, iu, iv, ru, rv, directed, scratch):
+    # every part's entries (deletions, insertions, weight changes) into the scratch's first two
+    # quarters (sources, packed words); returns their number
+    total = part_entries(du, dv, directed) + part_entries(iu, iv, directed) + part_entries(ru, rv, directed)
+    src = scratch[:total]
+    who = scratch[total:2 * total]
+    k = fill_part(du, dv, 0, 0, directed, src, who, 0)
+    k = fill_part(iu, iv, 1, len(du), directed, src, who, k)
+    fill_part(ru, rv, 2, len(du) + len(iu), directed, src, who, k)
+    return total
+
+@njit(cache=True)
+def weight_of(p, tag, iw, rw, n_delete, n_insert):
+    # an entry's weight from its part and tag: 0 for a deletion, else its part's weight
+    if p == 0:
+        return 0.0
+    if p == 1:
+        return iw[tag - n_delete]
+    return rw[tag - n_delete - n_insert]
+
+@njit(cache=True)
 def group_into(out, at, du, dv, iu, iv, ru, rv, iw, rw, w_out, scratch, directed, weighted):
     # entries in the order of the parts (deletions, insertions, weight changes), each part's
     # mirror entries (v, u) of an undirected batch after its own, a self-loop's dropped; the
     # tag is the edge's place in the batch, shared by both entries of an edge. An entry is two
     # scratch words: its source, and its part, tag and target packed
-    total = part_entries(du, dv, directed) + part_entries(iu, iv, directed) + part_entries(ru, rv, directed)
+    total = entries_into(du, dv, iu, iv, ru, rv, directed, scratch)
     if total == 0:
         out[at] = 0                          # the one group start
         return 0, 0
     src = scratch[:total]                    # the source
     who = scratch[total:2 * total]           # part << 61 | tag << 31 | target
-    k = fill_part(du, dv, 0, 0, directed, src, who, 0)
-    k = fill_part(iu, iv, 1, len(du), directed, src, who, k)
-    fill_part(ru, rv, 2, len(du) + len(iu), directed, src, who, k)
     # sorted by source, stably: within a source the parts' entries keep the order above
     src, who = radix_sort(src, who, scratch[2 * total:3 * total], scratch[3 * total:4 * total])
     # the touched sources ascending (written in place), so the regions' places are known
@@ -147,12 +165,7 @@ def group_into(out, at, du, dv, iu, iv, ru, rv, iw, rw, w_out, scratch, directed
         out[o_dst + q] = word & 0x7FFFFFFF
         out[o_tag + q] = tag
         if weighted:
-            if p == 0:
-                w_out[q] = 0
-            elif p == 1:
-                w_out[q] = iw[tag - len(du)]
-            else:
-                w_out[q] = rw[tag - len(du) - len(iu)]
+            w_out[q] = weight_of(p, tag, iw, rw, len(du), len(iu))
     return t, M
 
 @njit(nogil=True, parallel=True, cache=True)
@@ -160,15 +173,12 @@ def group_into_chunks(out, at, du, dv, iu, iv, ru, rv, iw, rw, w_out, scratch, d
     # ``group_into`` on ``chunks`` threads (contiguous ranges of the entries, in order): the
     # radix sort's passes by per-chunk histograms, then each chunk places its sorted entries
     # from the counts of the chunks before it; the same output word for word
-    total = part_entries(du, dv, directed) + part_entries(iu, iv, directed) + part_entries(ru, rv, directed)
+    total = entries_into(du, dv, iu, iv, ru, rv, directed, scratch)
     if total == 0:
-        out[at] = 0
+        out[at] = 0                          # the one group start
         return 0, 0
-    src = scratch[:total]
-    who = scratch[total:2 * total]
-    k = fill_part(du, dv, 0, 0, directed, src, who, 0)
-    k = fill_part(iu, iv, 1, len(du), directed, src, who, k)
-    fill_part(ru, rv, 2, len(du) + len(iu), directed, src, who, k)
+    src = scratch[:total]                    # the source
+    who = scratch[total:2 * total]           # part << 61 | tag << 31 | target
     keys, items = src, who
     keys2, items2 = scratch[2 * total:3 * total], scratch[3 * total:4 * total]
     largest = 0
@@ -255,11 +265,6 @@ def group_into_chunks(out, at, du, dv, iu, iv, ru, rv, iw, rw, w_out, scratch, d
             out[o_dst + q] = word & 0x7FFFFFFF
             out[o_tag + q] = tag
             if weighted:
-                if p == 0:
-                    w_out[q] = 0
-                elif p == 1:
-                    w_out[q] = iw[tag - len(du)]
-                else:
-                    w_out[q] = rw[tag - len(du) - len(iu)]
+                w_out[q] = weight_of(p, tag, iw, rw, len(du), len(iu))
     return t, M
 

@@ -1486,6 +1486,7 @@ class DeviceUpdater:
         self._fused_info = None                             # the last written fused launch's read-back
         self._fused_last = None                             # (kernel, arguments) of the last fused launch
         self._partial_width = None                          # the grid scan's block sums (``_partial``)
+        self._scratch = None                                # the host grouping's (``_grouping_scratch``)
         self._launch_token = LaunchOwner()                  # what the planned launches know this updater by
         #: the fused kernel's resident-block limit (what a cooperative launch may hold), per kernel
         self.fused_grid_limits: dict = {}
@@ -1618,7 +1619,7 @@ class DeviceUpdater:
 
     def _grouping_scratch(self, entries: int) -> np.ndarray:
         """The host grouping's scratch (int64, four words an entry), kept and grown."""
-        scratch = getattr(self, "_scratch", None)
+        scratch = self._scratch
         if scratch is None or len(scratch) < 4 * entries:
             scratch = self._scratch = np.empty(int(4 * entries * 1.25) + 64, dtype=np.int64)
         return scratch
