@@ -122,6 +122,11 @@ MAX_BLOCKS_PER_SM = 32
 #: the compact path as one cooperative launch (``False``: the split launches, for a side-by-side
 #: comparison; the simulator runs the cooperative kernel as one block)
 COMPACT_FUSED = True
+# The fused launch's copy and write phases in their warp forms (kernels.operators.warp_pages:
+# reads kept in flight instead of one dependent chain a page), a bit each: a kernel argument,
+# so that a diagnostic can compare them in one process (0: batch_core's forms)
+PASS_COPY, PASS_DESCRIBE, PASS_WRITE = 1, 2, 4
+WARP_PASSES = PASS_COPY | PASS_DESCRIBE | PASS_WRITE
 #: the most blocks of the fused launch (None: every block the device keeps resident with it); a grid
 #: sync costs more the more blocks wait at it (benchmarks/diag/fused_batch.py measures both)
 FUSED_MAX_BLOCKS = None
@@ -228,6 +233,13 @@ def _kernels():
     ballot = warp_ops(hardware)[0]
     sync = warp_sync(hardware)
     ex_size = exchange_size(hardware)
+    from kernels.operators import warp_pages
+
+    warp_passes = warp_pages.build(core, sync, int64, WARP)
+    # names of their own: a kernel cannot look an attribute up on a namespace object
+    warp_copy_words, warp_describe = warp_passes.copy_words, warp_passes.describe
+    warp_write_page = warp_passes.write_page
+    vx_rows = warp_pages.VX_ROWS             # a closure constant: a shared array's shape must be one
 
     def find_warp(pool, pagemap, lcount, P, c, s, v, lane, ex):
         """``find`` by the 32 lanes of a warp together: lane i reads entries i, i + 32, ...
@@ -978,20 +990,30 @@ def _kernels():
 
     def copy_by(worker, workers, lane, lanes, t, n_scr, cpos, vals, pre, index, P, pool, wpool, weighted, scratch,
                 wscratch, scrmap, dfull, ifull, desc, newoff, free_top, n_top, free_last, n_free, high, phys_out,
-                new_index):
+                new_index, passes, vx, vb):
         """A worker (a block, or a warp of the fused launch: ``lanes`` threads) per scratch page:
         the touched units' old pages copied to scratch; the worker of a unit's first page also
-        describes the unit (its lane 0, ``describe_unit``)."""
+        describes the unit (its lane 0, ``describe_unit``). ``passes`` (the fused launch's
+        ``WARP_PASSES`` bits, 0 elsewhere): the warp forms of :mod:`.warp_pages`."""
         for j in range(worker, n_scr, workers):
             r = last_at_most(pre, 3, t, j)
             col = cpos[r] + j - pre[3, r]
             if lane == 0:
                 scrmap[col] = j
-                if j == pre[3, r]:
+            if j == pre[3, r]:
+                if passes & PASS_DESCRIBE:
+                    warp_describe(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top,
+                                         n_top, free_last, n_free, high, phys_out, new_index, lane, vx, vb)
+                elif lane == 0:
                     describe_unit(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top,
                                   n_top, free_last, n_free, high, phys_out, new_index)
             src = int64(index[3, col]) * P
             dst = int64(j) * P
+            if passes & PASS_COPY:
+                warp_copy_words(scratch, dst, pool, src, P, lane, lanes)
+                if weighted:
+                    warp_copy_words(wscratch, dst, wpool, src, P, lane, lanes)
+                continue
             for w in range(lane, P, lanes):
                 scratch[dst + w] = pool[src + w]
                 if weighted:
@@ -1000,9 +1022,10 @@ def _kernels():
     def copy_c(t, n_scr, cpos, vals, pre, index, P, pool, wpool, weighted, scratch, wscratch, scrmap,
                dfull, ifull, desc, newoff, free_top, n_top, free_last, n_free, high, phys_out, new_index):
         """A block per scratch page (``copy_by``)."""
+        vx = cuda.shared.array((1, 1), int64)
         copy_by(cuda.blockIdx.x, cuda.gridDim.x, cuda.threadIdx.x, cuda.blockDim.x, t, n_scr, cpos, vals, pre,
                 index, P, pool, wpool, weighted, scratch, wscratch, scrmap, dfull, ifull, desc, newoff, free_top,
-                n_top, free_last, n_free, high, phys_out, new_index)
+                n_top, free_last, n_free, high, phys_out, new_index, 0, vx, 0)
 
     def describe_unit(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top, n_top,
                       free_last, n_free, high, phys_out, new_index):
@@ -1035,16 +1058,20 @@ def _kernels():
 
     def write_by(worker, workers, lane, lanes, n_q, n_freed, t, cpos, vals, pre, desc, phys_out, scratch,
                  wscratch, scrmap, index, P, dfull, skey, n1, ifull, sw, newoff, weighted, pool, wpool, n_pages,
-                 utouched, um, new_index):
+                 utouched, um, new_index, passes, vx, vb):
         """A worker (a block, or a warp of the fused launch: ``lanes`` threads) per output page
         (written), per page no longer needed (zeroed) and per ``lanes`` columns of the index (the
-        untouched units' columns shifted)."""
+        untouched units' columns shifted). ``passes``: as ``copy_by``'s."""
         n_col_chunks = (n_pages + lanes - 1) // lanes
         for b in range(worker, n_q + n_freed + n_col_chunks, workers):
             if b >= n_q + n_freed:
                 c = (b - n_q - n_freed) * lanes + lane
                 if c < n_pages:
                     shift_column(c, index, cpos, t, utouched, um, pre, new_index)
+                continue
+            if b < n_q and passes & PASS_WRITE:
+                warp_write_page(b, desc, phys_out[b], scratch, wscratch, scrmap, index[2], P, dfull, skey,
+                                       n1, ifull, skey, sw, newoff, weighted, pool, wpool, lane, vx, vb)
                 continue
             if b < n_q:
                 write_page(b, desc, phys_out[b], scratch, wscratch, scrmap, index[2], P, dfull, skey, n1,
@@ -1062,9 +1089,10 @@ def _kernels():
     def write_c(n_q, n_freed, t, cpos, vals, pre, desc, phys_out, scratch, wscratch, scrmap, index, P,
                 dfull, skey, n1, ifull, sw, newoff, weighted, pool, wpool, n_pages, utouched, um, new_index):
         """A block per output page, freed page and ``blockDim`` index columns (``write_by``)."""
+        vx = cuda.shared.array((1, 1), int64)
         write_by(cuda.blockIdx.x, cuda.gridDim.x, cuda.threadIdx.x, cuda.blockDim.x, n_q, n_freed, t, cpos, vals,
                  pre, desc, phys_out, scratch, wscratch, scrmap, index, P, dfull, skey, n1, ifull, sw, newoff,
-                 weighted, pool, wpool, n_pages, utouched, um, new_index)
+                 weighted, pool, wpool, n_pages, utouched, um, new_index, 0, vx, 0)
 
     def shift_column(c, index, cpos, t, utouched, um, pre, new_index):
         """Column c of an untouched unit moves by the pages the touched units before it gained."""
@@ -1147,7 +1175,7 @@ def _kernels():
 
         def kernel(longs, pool, index, P, epos, skey, perm, dfull, ifull, cpos, utouched, um, vals, desc_dummy,
                    newoff, gaps, W, weighted, ssrc, stag, spos, sw, pre, info, wpool, scratch, wscratch, scrmap,
-                   desc, out, new_index, loc, degree, refresh, long_list, by_directory, by_grid, partial):
+                   desc, out, new_index, loc, degree, refresh, long_list, by_directory, by_grid, partial, passes):
             # the batch's sizes and parts from the uploaded buffer (HEADER, then the parts in order)
             t = longs[0]
             M = longs[1]
@@ -1175,6 +1203,8 @@ def _kernels():
             grid = cuda.cg.this_grid()
             ex = cuda.shared.array(ex_size, int64)
             sh = cuda.shared.array((4, block), int64)
+            vx = cuda.shared.array((vx_rows, block), int64)      # the warp passes' facts
+            vb = cuda.threadIdx.x - cuda.threadIdx.x % WARP                  # this warp's columns of vx
             first = cuda.blockIdx.x == 0 and cuda.threadIdx.x == 0
             if first:
                 info[STAMPS] = globaltimer()
@@ -1225,13 +1255,13 @@ def _kernels():
             lane = cuda.threadIdx.x % WARP
             copy_by(warp, warps, lane, WARP, t, info[9], cpos, vals, pre, index, P, pool, wpool, weighted, scratch,
                     wscratch, scrmap, dfull, ifull, desc, newoff, free_top, n_top, free_last, n_free, high, out,
-                    new_index)
+                    new_index, passes, vx, vb)
             grid.sync()
             if first:
                 info[STAMPS + 6] = globaltimer()
             write_by(warp, warps, lane, WARP, n_q, info[8], t, cpos, vals, pre, desc, out, scratch, wscratch, scrmap,
                      index, P, dfull, skey, n1, ifull, sw, newoff, weighted, pool, wpool, n_pages, utouched, um,
-                     new_index)
+                     new_index, passes, vx, vb)
             grid.sync()
             if first:
                 info[STAMPS + 7] = globaltimer()
@@ -1789,7 +1819,7 @@ class DeviceUpdater:
                 c.utouched, c.um, c.vals, c.desc_dummy, c.newoff, self._gaps(), c.W, int(c.weighted), c.ssrc,
                 c.stag, c.spos, c.sw, c.pre, c.fused_info, wpool, c.scratch, c.wscratch, c.scrmap, c.desc, c.out,
                 c.new_index, loc, degree, refresh, c.long_list, int(c.by_directory),
-                int(SCAN_BY_GRID), c.partial)
+                int(SCAN_BY_GRID), c.partial, int(WARP_PASSES))
         grid = self._fused_grid(kernel, args, block, c)
         self._launch_fused(kernel, grid, block, args)
         head = min(c.out.size, FUSED_PAGES_READ)

@@ -189,10 +189,10 @@ def batch_update_kernels(t: dict):
                 (f"updates compact fused[{wname}]", k.fused_c(WARP_BLOCK["cuda"], FUSED_MAX_REGISTERS),
                  # (longs, pool, index, P, epos, skey, perm, dfull, ifull, cpos, utouched, um, vals, desc_dummy,
                  #  newoff, gaps, W, weighted, ssrc, stag, spos, sw, pre, info, wpool, scratch, wscratch, scrmap,
-                 #  desc, out, new_index, loc, degree, refresh, long_list, by_directory, by_grid, partial): the
-                 #  batch's sizes ride in `longs`
+                 #  desc, out, new_index, loc, degree, refresh, long_list, by_directory, by_grid, partial, passes):
+                 #  the batch's sizes ride in `longs`
                  (i64, i32, i32_2d, n, i64, i64, i64, i64, i64, i64, u8, i64, i64_2d, i32_2d, i32, i64, w, n, i32, i64,
-                  i64, w, i64_2d, i64, w, i32, w, i32, i32_2d, i64, i32_2d, i64, i32, n, i64, n, n, i64_2d)),
+                  i64, w, i64_2d, i64, w, i32, w, i32, i32_2d, i64, i32_2d, i64, i32, n, i64, n, n, i64_2d, n)),
                 (f"updates compact write[{wname}]", k.write_c, (n, n, n, i64, i64_2d, i64_2d, i32_2d, i64, i32, w, i32,
                                                                 i32_2d, n, i64, i64, n, i64, w, i32, n, i32, w, n, u8,
                                                                 i64, i32_2d))]
