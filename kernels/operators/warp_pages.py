@@ -10,12 +10,14 @@ page on an H200, while the GPU's bandwidth would copy the page in well under one
 
 * :func:`copy_words` copies with eight reads issued before their eight writes (a page of 1,024
   words is four such rounds a lane instead of 32 read-then-write steps);
-* ``describe`` first has every lane read what ``pack``'s serial loop will read (so lane 0's
-  chain hits L1), and spreads the per-page index columns over the lanes;
+* ``describe`` packs with ``pack_warp``: the lanes read 32 slots' vertices and new degrees at a
+  time into shared memory, lane 0 runs the greedy rule from there; the unit's output pages'
+  index columns are then a lane each;
 * ``write_page`` has each lane gather one vertex's facts (its old list's first word, deletion
-  and insertion ranges, new offset) into shared memory, so the list loop does one dependent
-  read per round; a large-list page follows its deletions incrementally instead of a binary
-  search per word.
+  and insertion ranges, new offset) into shared memory, then the lanes take the 32 vertices'
+  lists as one run of entries (a round per 32 entries rather than per vertex: a page of short
+  lists took a round per list); a large-list page follows its deletions incrementally instead of
+  a binary search per word.
 
 The words written are exactly batch_core's (``write_page``, ``pack``): the host path still runs
 those, and every test compares the two page for page. ``VX_ROWS`` rows of shared int64 a thread.
@@ -23,7 +25,7 @@ those, and every test compares the two page for page. ``VX_ROWS`` rows of shared
 
 from __future__ import annotations
 
-VX_ROWS = 7          # per-vertex facts a lane gathers for write_page (rows of the shared array)
+VX_ROWS = 8          # per-vertex facts a lane gathers for write_page (rows of the shared array)
 UNROLL = 8           # reads in flight a lane in copy_words
 
 
@@ -32,8 +34,20 @@ def build(core, sync, int64, WARP: int):
     device namespace, ``sync`` orders a warp's writes before its reads (``warp_sync``)."""
     from numba import cuda
 
-    degree, survivor, entry_word, pack = core.degree, core.survivor, core.entry_word, core.pack
+    degree, survivor, entry_word = core.degree, core.survivor, core.entry_word
     device = cuda.jit(device=True)
+
+    def emit(desc, q, unit, first, count, lpos, lcount, local, end):
+        """batch_core's ``emit``: output page q's descriptor column (its rows: ``D_*``)."""
+        desc[0, q] = unit
+        desc[1, q] = first
+        desc[2, q] = count
+        desc[3, q] = lpos
+        desc[4, q] = lcount
+        desc[5, q] = local
+        desc[6, q] = end
+
+    emit = device(emit)
 
     def copy_words(dst_arr, dst, src_arr, src, n, lane, lanes):
         """``dst_arr[dst:dst + n] = src_arr[src:src + n]``, lanes over words: where ``n`` is a
@@ -63,31 +77,66 @@ def build(core, sync, int64, WARP: int):
 
     copy_words = device(copy_words)
 
-    def warm_unit(pool, pagemap, P, c, dstart, istart, lane, lanes, vx, vb):
-        """Every lane reads, for its share of the unit's vertices, the words ``pack`` reads for
-        each (slot, degree word, group starts), so that lane 0's serial ``pack`` finds them in
-        L1; the sum goes to the lane's shared slot so that the reads are kept."""
-        base = int64(pagemap[c]) * P
+    def pack_warp(pool, pagemap, P, c0, dstart, istart, q0, desc, newoff, lane, vx, vb):
+        """batch_core ``pack`` with ``write`` (the same greedy rule, the same ``desc`` columns and
+        ``newoff`` words) by a warp: the lanes read 32 slots' vertices and new degrees at a time
+        into shared memory, lane 0 packs from there (in ``pack`` each slot is a chain of four
+        dependent global reads, one slot after another)."""
+        base = int64(pagemap[c0]) * P
         n = pool[base]
-        acc = int64(0)
-        for s in range(lane, n, lanes):
-            x = pool[base + P - 1 - 2 * s]
-            acc += pool[base + pool[base + P - 2 - 2 * s]] + dstart[x] + dstart[x + 1] + istart[x] + istart[x + 1]
-        vx[0, vb + lane] = acc
+        per = P - 6
+        k = int64(0)
+        cur_n = int64(0)
+        cur_first = int64(0)
+        used = int64(3)
+        for s0 in range(0, n, WARP):
+            s = s0 + lane
+            if s < n:
+                x = pool[base + P - 1 - 2 * s]
+                od = pool[base + pool[base + P - 2 - 2 * s]]
+                vx[0, vb + lane] = x
+                vx[1, vb + lane] = od - (dstart[x + 1] - dstart[x]) + (istart[x + 1] - istart[x])
+            sync()
+            if lane == 0:
+                for i in range(min(WARP, n - s0)):
+                    x = vx[0, vb + i]
+                    d = vx[1, vb + i]
+                    if d > per:
+                        if cur_n > 0:
+                            emit(desc, q0 + k, c0, cur_first, cur_n, -1, -1, k, used)
+                            k += 1
+                            cur_n = 0
+                            used = 3
+                        pages = (d + per - 1) // per
+                        for r in range(pages):
+                            emit(desc, q0 + k, c0, s0 + i, 1, r, pages, k, 4 + min(per, d - r * per))
+                            k += 1
+                        continue
+                    if cur_n > 0 and used + 1 + d + 2 * (cur_n + 1) > P:
+                        emit(desc, q0 + k, c0, cur_first, cur_n, -1, -1, k, used)
+                        k += 1
+                        cur_n = 0
+                        used = 3
+                    if cur_n == 0:
+                        cur_first = s0 + i
+                    newoff[x] = used
+                    cur_n += 1
+                    used += 1 + d
+            sync()                                           # before the next slots' facts
+        if lane == 0 and cur_n > 0:
+            emit(desc, q0 + k, c0, cur_first, cur_n, -1, -1, k, used)
 
-    warm_unit = device(warm_unit)
+    pack_warp = device(pack_warp)
 
     def describe(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top, n_top, free_last,
                  n_free, high, phys_out, new_index, lane, vx, vb):
-        """``describe_unit`` (device_updates) by a warp: ``pack`` by lane 0 after the lanes warmed
-        its reads, then the unit's output pages' physical pages and index columns a lane each."""
+        """``describe_unit`` (device_updates) by a warp: ``pack_warp``, then the unit's output pages'
+        physical pages and index columns a lane each."""
         c = cpos[r]
         m = vals[3, r]
         kk = vals[0, r]
         q0 = pre[0, r]
-        warm_unit(pool, index[3], P, c, dfull, ifull, lane, WARP, vx, vb)
-        if lane == 0:
-            pack(pool, index[3], index[2], P, c, dfull, ifull, True, q0, desc, newoff)
+        pack_warp(pool, index[3], P, c, dfull, ifull, q0, desc, newoff, lane, vx, vb)
         sync()                                           # desc and newoff, written by lane 0
         col0 = c + pre[0, r] - pre[3, r]
         first = int64(index[3, c]) * P
@@ -220,28 +269,47 @@ def build(core, sync, int64, WARP: int):
                 vx[4, vb + lane] = nd
                 vx[5, vb + lane] = base + off + 1            # the new list's first word
                 vx[6, vb + lane] = -1 if old_large else sb + dw + 1   # the old list's, in scratch
+                vx[7, vb + lane] = nd
             sync()
-            for u in range(min(WARP, count - t0)):           # the lists, lanes over entries
-                sv = vx[0, vb + u]
-                nde = vx[1, vb + u]
-                d0 = vx[2, vb + u]
-                i0 = vx[3, vb + u]
-                nd = vx[4, vb + u]
-                dst = vx[5, vb + u]
-                list0 = vx[6, vb + u]
-                for j in range(lane, nd, WARP):
-                    if j < sv:
-                        o = j if nde == 0 else survivor(dkey, d0, nde, n1, j)
-                        src = list0 + o if list0 >= 0 else entry_word(scratch, scrmap, lcount, P, c0,
-                                                                      first + t0 + u, o)
-                        pool[dst + j] = scratch[src]
-                        if weighted:
-                            wpool[dst + j] = wscratch[src]
+            m = min(WARP, count - t0)
+            # the chunk's lists as one run of entries, lanes over it: each lane finds its entry's
+            # vertex among the chunk's end offsets (a round per 32 entries, not per vertex)
+            end_u = int64(0)
+            if lane < m:
+                for u in range(lane + 1):
+                    end_u += vx[7, vb + u]
+            sync()
+            if lane < m:
+                vx[7, vb + lane] = end_u                     # entries up to and with vertex lane
+            sync()
+            total = vx[7, vb + m - 1]
+            for e in range(lane, total, WARP):
+                lo = 0
+                hi = m - 1
+                while lo < hi:                               # the first vertex ending past e
+                    mid = (lo + hi) >> 1
+                    if vx[7, vb + mid] > e:
+                        hi = mid
                     else:
-                        k = i0 + j - sv
-                        pool[dst + j] = itgt[k]
-                        if weighted:
-                            wpool[dst + j] = iw[k]
+                        lo = mid + 1
+                u = lo
+                nd = vx[4, vb + u]
+                j = e - (vx[7, vb + u] - nd)
+                sv = vx[0, vb + u]
+                dst = vx[5, vb + u]
+                if j < sv:
+                    nde = vx[1, vb + u]
+                    o = j if nde == 0 else survivor(dkey, vx[2, vb + u], nde, n1, j)
+                    list0 = vx[6, vb + u]
+                    src = list0 + o if list0 >= 0 else entry_word(scratch, scrmap, lcount, P, c0, first + t0 + u, o)
+                    pool[dst + j] = scratch[src]
+                    if weighted:
+                        wpool[dst + j] = wscratch[src]
+                else:
+                    k = vx[3, vb + u] + j - sv
+                    pool[dst + j] = itgt[k]
+                    if weighted:
+                        wpool[dst + j] = iw[k]
             sync()                                           # before the next vertices' facts
 
     write_page = device(write_page)
