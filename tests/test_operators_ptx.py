@@ -35,6 +35,19 @@ def test_every_kernel_compiles_for_sm90():
     assert "kernels compile for sm_90" in proc.stdout
 
 
+@pytest.mark.timeout(600)
+def test_the_fused_batch_kernel_types_and_lowers_without_the_cuda_compiler():
+    """``--lower`` types a kernel and lowers it to LLVM IR with no NVVM or NVRTC, so it runs on
+    machines without them (CI). The compact path's fused kernel is the one whose typing the
+    simulator missed twice in one session (a shared array shaped by a module attribute, a device
+    function looked up on a namespace object), each found only by the GPU machine's compile."""
+    proc = subprocess.run([sys.executable, "-m", "kernels.run.ptx_check", "--quiet", "--lower", "--match",
+                           "updates compact fused"], cwd=ROOT, env=_without_simulator(), capture_output=True,
+                          text=True, timeout=550)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert re.search(r"^2 of 2 kernels type and lower \(no NVVM\)", proc.stdout, re.MULTILINE), proc.stdout
+
+
 def test_the_check_enumerates_the_kernels_of_every_gpu_variant_of_the_registry():
     """``--list`` builds every kernel the check would compile, compiling none (no CUDA compiler
     needed): each GPU variant of the registry brings at least one, with argument types."""
