@@ -99,3 +99,43 @@ def test_copy_words_takes_the_unrolled_form_on_pages_of_a_warps_multiple(monkeyp
     assert updater.last_flow == "fused"
     twin.apply_updates(**batch)
     assert same_state(g, twin) and not updater.mirror.differences()
+
+
+def _page_with_slots(g, at_least: int) -> list[int]:
+    """The vertices (slot order) of the first ordinary page holding at least ``at_least``."""
+    pool, _, index = g.host_arrays()
+    P = g.page_size
+    for c in range(index.shape[1]):
+        base = int(index[3, c]) * P
+        if index[2, c] <= 0 and int(pool[base]) >= at_least:            # not a large list
+            return [int(pool[base + P - 1 - 2 * s]) for s in range(int(pool[base]))]
+    raise AssertionError(f"no page of {at_least} vertices")
+
+
+@pytest.mark.parametrize("page_size, n, slot", [
+    (16, 40, 1),        # a page [a, b, c]: b grows into a large list, [a] is flushed before it, [c] after
+    (256, 600, 35),     # the same at slot 35 of a page of more than 32 lists: in pack_warp's second round
+])
+def test_a_list_growing_large_inside_a_page_splits_it_around_the_large_list(monkeypatch, page_size, n, slot):
+    # pack's flush before a large list and the next page's first slot, found by a review: the
+    # earlier cases grew a vertex alone in its page, or in pack_warp's first round of 32 slots
+    monkeypatch.setattr(device_updates, "COMPACT_MAX_ENTRIES", device_updates.COMPACT_LIMIT_ENTRIES)
+    src = np.arange(0, n, 2)
+    csr = CSRGraph.from_edges(n, src, src + 1, None, directed=False, both_directions=True)   # a matching
+    g = SlottedGraph.from_csr(csr, page_size=page_size, fill=1.0)        # 3 lists a page of 16 words
+    page = _page_with_slots(g, slot + 2)
+    b = page[slot]
+    targets = [v for v in range(n) if v != b and not g.has_edge(b, v)][:page_size - 5]       # past P - 6
+    updater = DeviceUpdater(DeviceMirror(g, headroom=2.0))
+    twin = g.copy()
+    batch = {"insert": (np.full(len(targets), b), np.array(targets))}
+    model = model_apply(edge_dict(g), False, **batch)
+    updater.apply(**batch)
+    assert updater.last_flow == "fused"
+    twin.apply_updates(**batch)
+    assert same_state(g, twin) and not updater.mirror.differences()
+    assert not directory_problems(updater.mirror)
+    g.check_invariants()
+    assert edge_dict(g) == model
+    _, _, index = g.host_arrays()
+    assert int(np.sum((index[1] == 0) & (index[2] > 0))) == 1                              # b's large list

@@ -21,6 +21,11 @@ page on an H200, while the GPU's bandwidth would copy the page in well under one
 
 The words written are exactly batch_core's (``write_page``, ``pack``): the host path still runs
 those, and every test compares the two page for page. ``VX_ROWS`` rows of shared int64 a thread.
+
+Every function is called by all 32 lanes of a warp alike (``lanes == WARP``: the fused launch
+only; its split form keeps batch_core's), and every ``sync()`` sits where the whole warp goes.
+Under the simulator ``sync()`` is ``syncthreads()``, exact because the fused launch's simulator
+blocks are one warp (``WARP_BLOCK["sim"]`` = 32): a larger simulator block would hang there.
 """
 
 from __future__ import annotations
