@@ -39,20 +39,8 @@ def build(core, sync, int64, WARP: int):
     device namespace, ``sync`` orders a warp's writes before its reads (``warp_sync``)."""
     from numba import cuda
 
-    degree, survivor, entry_word = core.degree, core.survivor, core.entry_word
+    degree, survivor, entry_word, emit = core.degree, core.survivor, core.entry_word, core.emit
     device = cuda.jit(device=True)
-
-    def emit(desc, q, unit, first, count, lpos, lcount, local, end):
-        """batch_core's ``emit``: output page q's descriptor column (its rows: ``D_*``)."""
-        desc[0, q] = unit
-        desc[1, q] = first
-        desc[2, q] = count
-        desc[3, q] = lpos
-        desc[4, q] = lcount
-        desc[5, q] = local
-        desc[6, q] = end
-
-    emit = device(emit)
 
     def copy_words(dst_arr, dst, src_arr, src, n, lane, lanes):
         """``dst_arr[dst:dst + n] = src_arr[src:src + n]``, lanes over words: where ``n`` is a

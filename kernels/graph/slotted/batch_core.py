@@ -312,7 +312,7 @@ def build(compile_function):
 
     ns = Namespace()
     for name, fn in (("locate", locate), ("degree", degree), ("entry_word", entry_word), ("find", find),
-                     ("pack", pack), ("survivor", survivor),
+                     ("emit", emit), ("pack", pack), ("survivor", survivor),
                      ("deleted", deleted), ("contains", contains), ("position", position),
                      ("physical_page", physical_page), ("entry_value", entry_value),
                      ("write_page", write_page)):
