@@ -238,7 +238,7 @@ def _kernels():
     warp_passes = warp_pages.build(core, sync, int64, WARP)
     # names of their own: a kernel cannot look an attribute up on a namespace object
     warp_copy_words, warp_describe = warp_passes.copy_words, warp_passes.describe
-    warp_write_page = warp_passes.write_page
+    warp_write_page, warp_unit_columns = warp_passes.write_page, warp_passes.unit_columns
     vx_rows = warp_pages.VX_ROWS             # a closure constant: a shared array's shape must be one
 
     def find_warp(pool, pagemap, lcount, P, c, s, v, lane, ex):
@@ -1030,28 +1030,11 @@ def _kernels():
     def describe_unit(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top, n_top,
                       free_last, n_free, high, phys_out, new_index):
         """Touched unit r's output pages described (``pack`` on its old pages, still in the pool:
-        nothing is written before ``write_c``), their physical pages chosen, its index columns.
-        Opened pages come from the free stack's top first (``free_top[free_last]``, then down:
-        ``n_top`` of them), then past the high-water mark ``high``."""
-        c = cpos[r]
-        m = vals[3, r]
-        kk = vals[0, r]
-        q0 = pre[0, r]
-        pack(pool, index[3], index[2], P, c, dfull, ifull, True, q0, desc, newoff)
-        col0 = c + pre[0, r] - pre[3, r]
-        first = int64(index[3, c]) * P
-        for lr in range(kk):
-            q = q0 + lr
-            if lr < m:
-                phys = int64(index[3, c + lr])
-            else:
-                e = pre[1, r] + lr - m
-                phys = int64(free_top[free_last - e]) if e < n_top else high + e - n_free
-            phys_out[q] = phys
-            new_index[0, col0 + lr] = pool[first + P - 1 - 2 * desc[1, q]]
-            new_index[1, col0 + lr] = desc[3, q]
-            new_index[2, col0 + lr] = desc[4, q]
-            new_index[3, col0 + lr] = phys
+        nothing is written before ``write_c``), then their physical pages and index columns
+        (``unit_columns``), by one thread."""
+        pack(pool, index[3], index[2], P, cpos[r], dfull, ifull, True, pre[0, r], desc, newoff)
+        warp_unit_columns(r, cpos, vals, pre, index, P, pool, desc, free_top, n_top, free_last, n_free, high,
+                          phys_out, new_index, 0, 1)
 
     describe_unit = cuda.jit(device=True)(describe_unit)
     copy_by = cuda.jit(device=True)(copy_by)

@@ -40,6 +40,7 @@ def build(core, sync, int64, WARP: int):
     from numba import cuda
 
     degree, survivor, entry_word, emit = core.degree, core.survivor, core.entry_word, core.emit
+    page_frame = core.page_frame
     device = cuda.jit(device=True)
 
     def copy_words(dst_arr, dst, src_arr, src, n, lane, lanes):
@@ -121,19 +122,18 @@ def build(core, sync, int64, WARP: int):
 
     pack_warp = device(pack_warp)
 
-    def describe(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top, n_top, free_last,
-                 n_free, high, phys_out, new_index, lane, vx, vb):
-        """``describe_unit`` (device_updates) by a warp: ``pack_warp``, then the unit's output pages'
-        physical pages and index columns a lane each."""
+    def unit_columns(r, cpos, vals, pre, index, P, pool, desc, free_top, n_top, free_last, n_free, high, phys_out,
+                     new_index, lane, lanes):
+        """Touched unit r's output pages (described by ``pack``) given their physical pages and
+        index columns, by lanes ``lane, lane + lanes, ...`` (``describe_unit``: one thread).
+        Opened pages come from the free stack's top first (``free_top[free_last]``, then down:
+        ``n_top`` of them), then past the high-water mark ``high``."""
         c = cpos[r]
         m = vals[3, r]
-        kk = vals[0, r]
         q0 = pre[0, r]
-        pack_warp(pool, index[3], P, c, dfull, ifull, q0, desc, newoff, lane, vx, vb)
-        sync()                                           # desc and newoff, written by lane 0
         col0 = c + pre[0, r] - pre[3, r]
         first = int64(index[3, c]) * P
-        for lr in range(lane, kk, WARP):
+        for lr in range(lane, vals[0, r], lanes):
             q = q0 + lr
             if lr < m:
                 phys = int64(index[3, c + lr])
@@ -145,6 +145,17 @@ def build(core, sync, int64, WARP: int):
             new_index[1, col0 + lr] = desc[3, q]
             new_index[2, col0 + lr] = desc[4, q]
             new_index[3, col0 + lr] = phys
+
+    unit_columns = device(unit_columns)
+
+    def describe(r, cpos, vals, pre, index, P, pool, dfull, ifull, desc, newoff, free_top, n_top, free_last,
+                 n_free, high, phys_out, new_index, lane, vx, vb):
+        """``describe_unit`` (device_updates) by a warp: ``pack_warp``, then the unit's output pages'
+        physical pages and index columns a lane each."""
+        pack_warp(pool, index[3], P, cpos[r], dfull, ifull, pre[0, r], desc, newoff, lane, vx, vb)
+        sync()                                           # desc and newoff, written by lane 0
+        unit_columns(r, cpos, vals, pre, index, P, pool, desc, free_top, n_top, free_last, n_free, high, phys_out,
+                     new_index, lane, WARP)
 
     describe = device(describe)
 
@@ -228,14 +239,7 @@ def build(core, sync, int64, WARP: int):
         end = desc[6, q]
         sb = int64(scrmap[c0]) * P
         old_large = lcount[c0] > 0
-        for w in range(lane, 3, WARP):
-            pool[base + w] = count if w == 0 else (end if w == 1 else 0)
-            if weighted:
-                wpool[base + w] = 0
-        for w in range(end + lane, P - 2 * count, WARP):     # the free gap
-            pool[base + w] = 0
-            if weighted:
-                wpool[base + w] = 0
+        page_frame(pool, wpool, weighted, base, P, count, end, lane, WARP)
         for t0 in range(0, count, WARP):
             t = t0 + lane
             if t < count:                                    # a lane per vertex: its facts
@@ -311,5 +315,5 @@ def build(core, sync, int64, WARP: int):
         pass
 
     ns = Namespace()
-    ns.copy_words, ns.describe, ns.write_page = copy_words, describe, write_page
+    ns.copy_words, ns.describe, ns.write_page, ns.unit_columns = copy_words, describe, write_page, unit_columns
     return ns

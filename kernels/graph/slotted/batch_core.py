@@ -235,6 +235,20 @@ def build(compile_function):
 
     entry_value = compile_function(entry_value)
 
+    def page_frame(pool, wpool, weighted, base, P, count, end, lane, lanes):
+        """An ordinary page's header words (vertices, records' end, 0) and its free gap between
+        the records and the slots, written (weights 0) by lanes ``lane, lane + lanes, ...``."""
+        for w in range(lane, 3, lanes):
+            pool[base + w] = count if w == 0 else (end if w == 1 else 0)
+            if weighted:
+                wpool[base + w] = 0
+        for w in range(end + lane, P - 2 * count, lanes):     # the free gap
+            pool[base + w] = 0
+            if weighted:
+                wpool[base + w] = 0
+
+    page_frame = compile_function(page_frame)
+
     def write_page(q, desc, phys, scratch, wscratch, scrmap, lcount, P, dstart, dkey, n1,
                    istart, itgt, iw, newoff, weighted, pool, wpool, lane, lanes):
         """Write output page q into physical page ``phys``; every word is written once, by
@@ -275,14 +289,7 @@ def build(compile_function):
                 if weighted:
                     wpool[base + w] = 0
             return
-        for w in range(lane, 3, lanes):
-            pool[base + w] = count if w == 0 else (end if w == 1 else 0)
-            if weighted:
-                wpool[base + w] = 0
-        for w in range(end + lane, P - 2 * count, lanes):     # the free gap
-            pool[base + w] = 0
-            if weighted:
-                wpool[base + w] = 0
+        page_frame(pool, wpool, weighted, base, P, count, end, lane, lanes)
         for t in range(lane, count, lanes):                   # degree words and slots
             s = first + t
             x = scratch[sb + P - 1 - 2 * s]
@@ -312,7 +319,7 @@ def build(compile_function):
 
     ns = Namespace()
     for name, fn in (("locate", locate), ("degree", degree), ("entry_word", entry_word), ("find", find),
-                     ("emit", emit), ("pack", pack), ("survivor", survivor),
+                     ("emit", emit), ("pack", pack), ("survivor", survivor), ("page_frame", page_frame),
                      ("deleted", deleted), ("contains", contains), ("position", position),
                      ("physical_page", physical_page), ("entry_value", entry_value),
                      ("write_page", write_page)):
