@@ -73,3 +73,9 @@ def test_the_check_plan_reads_the_sampled_depth(bench, capsys):
     out = capsys.readouterr().out
     assert "c/e" in out and "k6 list S" in out
     assert "vertex [list]" in out
+
+
+def test_the_sixth_kclique_check_is_of_graphs_not_measured_before(bench):
+    kinds = _unseen(bench, "check6", ("CHECK", "CHECK2", "CHECK3", "CHECK4", "CHECK5"))
+    assert len(bench.CHECK6) >= 15
+    assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil", "powerlaw_matrix"} <= kinds

@@ -13,6 +13,8 @@ Only NumPy at module level: the registry imports this module when it lists the a
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import math
 from dataclasses import dataclass
@@ -20,6 +22,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels.algorithms.registry import AutoChoice, Problem
+
+_device_trials = contextvars.ContextVar("auto_device_trials", default=True)
+
+
+@contextlib.contextmanager
+def device_trials_off():
+    """Inside: no ``auto`` rule launches anything on the device to choose (k-clique's ``work``
+    takes its feature rule instead of a measured trial). A compile-ahead process resolves its
+    cells so: it must not run kernels beside the measuring process."""
+    token = _device_trials.set(False)
+    try:
+        yield
+    finally:
+        _device_trials.reset(token)
+
+
+def device_trials_allowed() -> bool:
+    return _device_trials.get()
+
 
 MAX_LANES = 32
 #: threads a large GPU holds at once (about kernels.cuda.device.NOMINAL's SMs x resident threads): the triangle rule's
@@ -541,6 +562,19 @@ def kclique_group_size(k: int, work: str) -> AutoChoice:
 
 
 def kclique_work_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
+    """On a real GPU: measured (each decomposition searches a sample of its work,
+    :mod:`kernels.algorithms.kclique.trial`); elsewhere, or with ``GRAPH_KERNELS_KCLIQUE_AUTO=rule``,
+    the feature rule :func:`kclique_work`."""
+    from kernels.algorithms.kclique import trial
+
+    dag = problem.data["oriented"]
+    if trial.auto_mode(target) == "trial" and dag.num_edges:
+        return trial.choose(problem, params, target)
+    return kclique_work_by_features(problem, params, target)
+
+
+def kclique_work_by_features(problem: Problem, params: dict, target: str) -> AutoChoice:
+    """:func:`kclique_work` on the features of the prepared input (rule (d′), docs/defaults.md)."""
     from kernels.cuda.device import NOMINAL, multiprocessors
     from kernels.measure.targets import needs_gpu
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kernels.algorithms.auto_rules import device_trials_off
 from kernels.algorithms.execution import Execution
 from kernels.algorithms.registry import Family, Variant, Verification, check_vertex_params, get_variant
 from kernels.errors import GraphKernelsError, ParameterError, ResourceLimitError, TargetUnavailableError
@@ -176,7 +177,8 @@ def compile_variant(graph, family: str, variant: str, params: dict | None = None
     if var.kind != "gpu" or not Target.parse(target).real_gpu:
         return {"skipped": f"{var.kind} variant on {target}: nothing to compile ahead"}
     problem = fam.prepare(graph, resolved, seed)
-    resolved, _ = fam.resolve_auto(var, problem, resolved, target)
+    with device_trials_off():     # a compile-ahead process runs no kernel beside the measuring one
+        resolved, _ = fam.resolve_auto(var, problem, resolved, target)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # a compile-ahead process's warnings reach nobody
         try:
@@ -228,7 +230,9 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         problem.live = live
     # "auto" values become concrete here, from the prepared input: the record keeps both
     asked = resolved
+    resolving = time.perf_counter()
     resolved, auto_notices = fam.resolve_auto(var, problem, asked, target)
+    stages["auto_s"] = time.perf_counter() - resolving   # a rule's features, or a measured trial (kclique)
     problem.notices.extend(auto_notices)
     for notice in problem.notices:
         logger.info("%s/%s on %s: %s", fam.name, var.name, graph.name, notice)

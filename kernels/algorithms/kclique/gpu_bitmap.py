@@ -223,7 +223,7 @@ def vertex_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
     stack_buffers = 2 * max(r - 3, 0)
 
     @kernel_jit
-    def kernel(indptr, indices, n, max_deg, stride, scratch, counter, pv):
+    def kernel(indptr, indices, n, root0, root_step, max_deg, stride, scratch, counter, pv):
         tid = cuda.threadIdx.x
         g = tid // group_size
         lane = tid % group_size
@@ -236,8 +236,9 @@ def vertex_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
         ibase = int64(cuda.blockIdx.x) * block_words
         sbase = ibase + max_deg * stride + g * stack_buffers * stride
         mine = int64(0)
-        v = cuda.blockIdx.x
-        while v < n:
+        item = int64(cuda.blockIdx.x)
+        while item < n:
+            v = root0 + item * root_step     # root0 0, root_step 1 but in a sampled trial (kclique/trial.py)
             start = indptr[v]
             d = indptr[v + 1] - start
             if d >= r:
@@ -255,7 +256,7 @@ def vertex_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
                     if state[ACTIVE]:
                         mine += advance(scratch, ibase, stride, d, sbase, state, cursor, path, flip, lane, indices,
                                         start, pv, v, -1)
-            v += cuda.gridDim.x
+            item += cuda.gridDim.x
         block_total(partial, tid, mine, counter, block_size)
 
     return kernel
@@ -270,7 +271,7 @@ def edge_kernel(k: int, block_size: int, group_size: int, per_vertex: bool, cap:
     cap_words = (cap + 31) // 32
 
     @kernel_jit
-    def kernel(indptr, indices, sources, m, max_deg, stride, scratch, counter, pv):
+    def kernel(indptr, indices, sources, m, root0, root_step, max_deg, stride, scratch, counter, pv):
         tid = cuda.threadIdx.x
         g = tid // group_size
         lane = tid % group_size
@@ -285,8 +286,9 @@ def edge_kernel(k: int, block_size: int, group_size: int, per_vertex: bool, cap:
         ibase = int64(cuda.blockIdx.x) * block_words
         sbase = ibase + max_deg * stride + g * stack_buffers * stride
         mine = int64(0)
-        e = int64(cuda.blockIdx.x)
-        while e < m:
+        item = int64(cuda.blockIdx.x)
+        while item < m:
+            e = root0 + item * root_step     # root0 0, root_step 1 but in a sampled trial (kclique/trial.py)
             v = sources[e]
             u = indices[e]
             first = e + 1  # out-neighbours of v after u: only they can be out-neighbours of u
@@ -351,7 +353,7 @@ def edge_kernel(k: int, block_size: int, group_size: int, per_vertex: bool, cap:
                                                 common, 0, pv, v, u)
                 # the next edge rewrites mask and common
                 cuda.syncthreads()
-            e += cuda.gridDim.x
+            item += cuda.gridDim.x
         block_total(partial, tid, mine, counter, block_size)
 
     return kernel

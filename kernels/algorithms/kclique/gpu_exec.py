@@ -19,7 +19,10 @@ class GpuCliqueExecution(Execution):
     # zeroing kernels and one counting kernel on self.stream, nothing read back: capturable
     capturable = True
 
-    def __init__(self, problem, params: dict, target: str, kind: str):
+    def __init__(self, problem, params: dict, target: str, kind: str, sample_step: int = 1):
+        """``sample_step`` > 1: a sampled trial (:mod:`.trial`), which searches only every
+        ``sample_step``-th work item (vertex, or oriented edge), from the middle of the first
+        stratum: ids follow the orientation's rank, so the sample spans every degree. 1: all."""
         self.kind = kind
         self.target = target
         self.oriented = dag = problem.data["oriented"]
@@ -34,7 +37,10 @@ class GpuCliqueExecution(Execution):
                 f"{self.max_deg}, above the {gpu_bitmap.MAX_OUT_DEGREE} that one block's bitmaps can hold; "
                 f"use gpu-list or cpu-parallel"
                 + (", or orientation=degeneracy" if dag.orientation == "degree" else ""))
-        items = dag.num_edges if kind == "edge" else dag.n
+        total = dag.num_edges if kind == "edge" else dag.n
+        self.root_step = max(1, int(sample_step))
+        self.root0 = (self.root_step - 1) // 2
+        items = max(0, (total - self.root0 + self.root_step - 1) // self.root_step)
         self.grid = max(1, min(params["max_blocks"], items))
         self.items = items
         if kind == "list":
@@ -65,12 +71,13 @@ class GpuCliqueExecution(Execution):
 
     def _launch_on(self, indptr, indices, sources, items, scratch, counter, pv, grid):
         kernel = self.kernel[grid, self.block_size, self.stream]
+        roots = (items, self.root0, self.root_step)
         if self.kind == "vertex":
-            kernel(indptr, indices, items, self.max_deg, self.stride, scratch, counter, pv)
+            kernel(indptr, indices, *roots, self.max_deg, self.stride, scratch, counter, pv)
         elif self.kind == "edge":
-            kernel(indptr, indices, sources, items, self.max_deg, self.stride, scratch, counter, pv)
+            kernel(indptr, indices, sources, *roots, self.max_deg, self.stride, scratch, counter, pv)
         else:
-            kernel(indptr, indices, items, self.max_deg, scratch, counter, pv)
+            kernel(indptr, indices, *roots, self.max_deg, scratch, counter, pv)
 
     def compile(self) -> None:
         self.kernel = self._kernel()
@@ -134,14 +141,15 @@ def ptx_kernels(variant):
     for kind in kinds:
         for k, block, group, per_vertex in ((4, 128, 8, False), (3, 64, 4, True), (6, 256, 32, False)):
             tag = f"k={k} block={block} group={group}{' per vertex' if per_vertex else ''}"
+            roots = (n, n, n)             # items, first item, step
             if kind == "vertex":
                 kernel = gpu_bitmap.vertex_kernel(k, block, group, per_vertex)
-                args = (i64, i32, n, n, n, array_type(np.uint32), i64, i64)
+                args = (i64, i32, *roots, n, n, array_type(np.uint32), i64, i64)
             elif kind == "edge":
                 kernel = gpu_bitmap.edge_kernel(k, block, group, per_vertex)
-                args = (i64, i32, i32, n, n, n, array_type(np.uint32), i64, i64)
+                args = (i64, i32, i32, *roots, n, n, array_type(np.uint32), i64, i64)
             else:
                 kernel = gpu_list.list_kernel(k, block, group, per_vertex)
-                args = (i64, i32, n, n, i32, i64, i64)
+                args = (i64, i32, *roots, n, i32, i64, i64)
             out.append((f"kclique {KINDS[kind]}[{tag}]", kernel, args))
     return out

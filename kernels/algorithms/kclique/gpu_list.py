@@ -148,7 +148,7 @@ def list_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
     hits_size = 2 * block_size  # numba needs shared-array sizes as plain constants
 
     @kernel_jit
-    def kernel(indptr, indices, n, max_deg, scratch, counter, pv):
+    def kernel(indptr, indices, n, root0, root_step, max_deg, scratch, counter, pv):
         tid = cuda.threadIdx.x
         g = tid // group_size
         lane = tid % group_size
@@ -162,8 +162,9 @@ def list_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
         lbase = int64(cuda.blockIdx.x) * block_ints
         sbase = lbase + max_deg + g * stored_levels * max_deg
         mine = int64(0)
-        v = cuda.blockIdx.x
-        while v < n:
+        item = int64(cuda.blockIdx.x)
+        while item < n:
+            v = root0 + item * root_step     # root0 0, root_step 1 but in a sampled trial (kclique/trial.py)
             start = indptr[v]
             d = indptr[v + 1] - start
             if d >= r:
@@ -182,7 +183,7 @@ def list_kernel(k: int, block_size: int, group_size: int, per_vertex: bool):
                     if state[ACTIVE]:
                         mine += advance(scratch, lbase, sbase, max_deg, state, cursor, lens, path, tid, lane,
                                         indptr, indices, hits, pv, v)
-            v += cuda.gridDim.x
+            item += cuda.gridDim.x
         block_total(partial, tid, mine, counter, block_size)
 
     return kernel

@@ -1,0 +1,182 @@
+"""k-clique ``work=auto`` by a measured trial (kernels/algorithms/kclique/trial.py), under the
+CUDA simulator: the sampled kernels count exactly the cliques rooted at the sampled work items,
+the trial picks its fastest candidate and skips refusals, and compile-ahead never runs one."""
+
+from __future__ import annotations
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from kernels.algorithms import auto_rules
+from kernels.algorithms.kclique import trial
+from kernels.algorithms.kclique.gpu_exec import GpuCliqueExecution
+from kernels.algorithms.kclique.prepare import orient, simple_undirected
+from kernels.algorithms.registry import Problem, get_variant
+from kernels.errors import ParameterError
+from kernels.graph.csr import CSRGraph
+from kernels.graph.io import read_graph
+from kernels.run.runner import run_variant
+from tests.conftest import data_path
+
+SIM = {"block_size": 32, "group_size": 4, "max_blocks": 4}
+
+
+@pytest.fixture(autouse=True)
+def _forget_trials():
+    trial._chosen.clear()
+    yield
+    trial._chosen.clear()
+
+
+def clique_graph(seed: int = 3) -> CSRGraph:
+    """A random graph with planted cliques: every k = 3..5 has cliques on many roots."""
+    g = nx.gnp_random_graph(60, 0.12, seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(6):
+        members = rng.choice(60, size=6, replace=False)
+        g.add_edges_from(itertools.combinations(members.tolist(), 2))
+    return CSRGraph.from_networkx(g, weight=None, name=f"planted-{seed}")
+
+
+def rooted_counts(graph: CSRGraph, dag, k: int) -> tuple[dict, dict]:
+    """Cliques of size k counted at their lowest-ranked vertex and at their lowest oriented edge
+    (its two lowest-ranked vertices: the edge-centric kernel's item), from NetworkX's enumeration."""
+    g = nx.Graph()
+    g.add_nodes_from(range(graph.n_rows))
+    src = np.repeat(np.arange(graph.n_rows), np.diff(graph.indptr))
+    g.add_edges_from(zip(src.tolist(), graph.indices.tolist(), strict=True))
+    by_vertex, by_edge = {}, {}
+    for clique in nx.enumerate_all_cliques(g):
+        if len(clique) < k:
+            continue
+        if len(clique) > k:
+            break
+        ids = sorted(int(dag.rank[v]) for v in clique)
+        v, u = ids[0], ids[1]
+        e = int(dag.indptr[v] + np.searchsorted(dag.indices[dag.indptr[v]:dag.indptr[v + 1]], u))
+        by_vertex[v] = by_vertex.get(v, 0) + 1
+        by_edge[e] = by_edge.get(e, 0) + 1
+    return by_vertex, by_edge
+
+
+@pytest.mark.parametrize("kind", ["vertex", "edge", "list"])
+def test_a_sampled_search_counts_exactly_the_cliques_rooted_at_its_items(kind):
+    graph = simple_undirected(clique_graph())
+    dag = orient(graph, "degree")
+    problem = Problem(graph, data={"oriented": dag})
+    for k, step in ((3, 3), (4, 2), (5, 4)):
+        by_vertex, by_edge = rooted_counts(graph, dag, k)
+        rooted = by_edge if kind == "edge" else by_vertex
+        total = dag.num_edges if kind == "edge" else dag.n
+        execution = GpuCliqueExecution(problem, {"k": k, "per_vertex": False, **SIM}, "sim", kind, sample_step=step)
+        first = (step - 1) // 2
+        sampled = range(first, total, step)
+        assert execution.items == len(sampled)
+        execution.compile()
+        execution.upload()
+        execution.launch()
+        got = execution.download()
+        want = sum(rooted.get(i, 0) for i in sampled)
+        assert want > 0 and want < sum(rooted.values())       # the sample is a real part of the work
+        assert got == want, (kind, k, step)
+
+
+def test_the_sample_step_keeps_enough_items_and_is_capped():
+    assert trial.sample_step(100) == 1
+    assert trial.sample_step(2 * trial.TRIAL_MIN_ITEMS - 1) == 1
+    assert trial.sample_step(2 * trial.TRIAL_MIN_ITEMS) == 2
+    assert trial.sample_step(10 ** 9) == trial.TRIAL_MAX_STEP
+    for items in (1, 5_000, 20_000, 100_000, 10 ** 6):
+        step = trial.sample_step(items)
+        assert items // step >= min(items, trial.TRIAL_MIN_ITEMS) or step == trial.TRIAL_MAX_STEP
+
+
+def prepared(k: int = 4, graph: CSRGraph | None = None):
+    fam, var = get_variant("kclique", "gpu")
+    graph = graph or clique_graph()
+    params = fam.resolve_params(var, {"k": k, **SIM, "group_size": "auto"})
+    return fam, var, fam.prepare(graph, params, 0), params
+
+
+def fixed_times(table: dict):
+    def seconds(execution, target):
+        return table[execution.kind]
+    return seconds
+
+
+def test_the_trial_picks_the_fastest_candidate_and_says_every_time():
+    _, _, problem, params = prepared()
+    choice = trial.choose(problem, params, "sim", seconds=fixed_times({"vertex": 3e-3, "edge": 1e-3, "list": 2e-3}))
+    assert choice.value == "edge"
+    assert "vertex 3.000 ms" in choice.reason and "edge 1.000 ms" in choice.reason and "list 2.000 ms" in choice.reason
+    other = trial.choose(problem, dict(params, k=5), "sim",
+                         seconds=fixed_times({"vertex": 1e-3, "edge": 3e-3, "list": 2e-3}))
+    assert other.value == "vertex"
+
+
+def test_a_choice_is_remembered_for_the_same_input_and_parameters():
+    _, _, problem, params = prepared()
+    calls = []
+
+    def seconds(execution, target):
+        calls.append(execution.kind)
+        return {"vertex": 2e-3, "edge": 3e-3, "list": 1e-3}[execution.kind]
+
+    assert trial.choose(problem, params, "sim", seconds=seconds).value == "list"
+    again = trial.choose(problem, params, "sim", seconds=seconds)
+    assert again.value == "list" and "remembered" in again.reason
+    assert len(calls) == 3
+    trial.choose(problem, dict(params, block_size=64), "sim", seconds=seconds)   # another launch: a new trial
+    assert len(calls) == 6
+
+
+def test_a_candidate_that_refuses_the_input_is_skipped(monkeypatch):
+    from kernels.algorithms.kclique import gpu_bitmap
+
+    _, _, problem, params = prepared()
+    monkeypatch.setattr(gpu_bitmap, "MAX_OUT_DEGREE", 2)    # the bitmap kernels refuse this graph
+    choice = trial.choose(problem, params, "sim", seconds=fixed_times({"vertex": 1e-6, "edge": 1e-6, "list": 5e-3}))
+    assert choice.value == "list"
+    assert "vertex refused" in choice.reason and "edge refused" in choice.reason and "above the 2" in choice.reason
+
+
+def test_the_simulator_uses_the_rule_unless_a_trial_is_asked_for(monkeypatch):
+    monkeypatch.delenv(trial.AUTO_ENV, raising=False)
+    assert trial.auto_mode("sim") == "rule"
+    assert trial.auto_mode("cpu") == "rule"
+    monkeypatch.setenv(trial.AUTO_ENV, "trial")
+    assert trial.auto_mode("sim") == "trial"
+    with auto_rules.device_trials_off():          # a compile-ahead process: never a trial
+        assert trial.auto_mode("sim") == "rule"
+    assert trial.auto_mode("sim") == "trial"
+    monkeypatch.setenv(trial.AUTO_ENV, "fastest")
+    with pytest.raises(ParameterError, match="GRAPH_KERNELS_KCLIQUE_AUTO.*trial or rule"):
+        trial.auto_mode("sim")
+
+
+def test_compile_ahead_resolves_auto_without_a_trial(monkeypatch):
+    monkeypatch.setenv(trial.AUTO_ENV, "trial")
+    fam, var, problem, params = prepared()
+
+    def no_trial(*args, **kwargs):
+        raise AssertionError("a trial ran where none may")
+
+    monkeypatch.setattr(trial, "choose", no_trial)
+    with auto_rules.device_trials_off():
+        resolved, notices = fam.resolve_auto(var, problem, params, "sim")
+    assert resolved["work"] in ("vertex", "edge", "list")
+    assert not any("measured" in n for n in notices)
+
+
+def test_a_run_with_a_trial_is_verified_and_its_record_says_what_was_measured(monkeypatch):
+    monkeypatch.setenv(trial.AUTO_ENV, "trial")
+    monkeypatch.setattr(trial, "TRIAL_REPEAT", 1)      # every simulated launch costs seconds
+    result = run_variant(read_graph(data_path("karate.mtx")), "kclique", "gpu", {"k": 4, **SIM, "group_size": "auto"},
+                         target="sim", repeat=1, warmup=0)
+    assert result.record["verified"], result.record["verification"]
+    notices = " ".join(result.record["notices"])
+    assert "auto: work = " in notices and "measured" in notices
+    assert result.record["timing"]["stages"]["auto_s"] > 0
