@@ -28,7 +28,7 @@ def _unseen(bench, name: str, before: tuple[str, ...]) -> set[str]:
     earlier = set(bench.REAL) | set(bench.GENERATED)
     for other in before:
         earlier |= set(getattr(bench, other))
-    for path in RESULTS.glob("kclique-auto-*.jsonl"):
+    for path in RESULTS.rglob("kclique-auto-*.jsonl"):       # the trial/ runs too
         if f"{name}-" in path.name:              # its own measurement
             continue
         earlier |= {json.loads(line)["input"] for line in path.read_text().splitlines()}
@@ -78,4 +78,10 @@ def test_the_check_plan_reads_the_sampled_depth(bench, capsys):
 def test_the_sixth_kclique_check_is_of_graphs_not_measured_before(bench):
     kinds = _unseen(bench, "check6", ("CHECK", "CHECK2", "CHECK3", "CHECK4", "CHECK5"))
     assert len(bench.CHECK6) >= 15
+    assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil", "powerlaw_matrix"} <= kinds
+
+
+def test_the_seventh_kclique_check_is_of_graphs_not_measured_before(bench):
+    kinds = _unseen(bench, "check7", ("CHECK", "CHECK2", "CHECK3", "CHECK4", "CHECK5", "CHECK6"))
+    assert len(bench.CHECK7) >= 15
     assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil", "powerlaw_matrix"} <= kinds

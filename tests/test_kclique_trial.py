@@ -84,6 +84,15 @@ def test_a_sampled_search_counts_exactly_the_cliques_rooted_at_its_items(kind):
         assert got == want, (kind, k, step)
 
 
+def test_every_candidate_searches_the_same_share_of_its_work(monkeypatch):
+    monkeypatch.setattr(trial, "TRIAL_MIN_ITEMS", 8)          # the 60-vertex graph: every 7th item
+    _, _, problem, params = prepared()
+    times = trial.measure(problem, params, "sim", seconds=lambda execution, target: 1e-3)
+    assert {t.step for t in times} == {7}
+    for t in times:
+        assert t.items == len(range(3, t.total, 7))
+
+
 def test_the_sample_step_keeps_enough_items_and_is_capped():
     assert trial.sample_step(100) == 1
     assert trial.sample_step(2 * trial.TRIAL_MIN_ITEMS - 1) == 1

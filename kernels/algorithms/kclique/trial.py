@@ -11,10 +11,14 @@ candidate counts the cliques of a sample of its work items, and the fastest is c
   ``list``) or an oriented edge (``edge``); ids follow the orientation's rank (degree, or the
   core-peeling order) and edges their source, so the sample spans every degree, the heavy tail
   included: a systematic sample stratified by rank, with each sampled item's whole search.
-* ``s`` = the items // ``TRIAL_MIN_ITEMS`` (8,192), between 1 and ``TRIAL_MAX_STEP`` (32): a
-  sample keeps at least 8,192 items (8 a block of the default 1,024-block grid, so it fills the
-  GPU as the full run does), and costs at most about 1/32 of each candidate's full search on
-  large graphs. A graph of at most 16,383 items is searched whole.
+* One ``s`` for every candidate: the vertices // ``TRIAL_MIN_ITEMS`` (8,192), between 1 and
+  ``TRIAL_MAX_STEP`` (32). Each candidate then searches about 1/s of its work, so the sampled
+  times compare as they are, a launch's fixed cost included on each side (scaling each by its own
+  share would multiply that cost by s: the first trial, with a step per candidate, picked the edge
+  kernel, whose sample was the smallest share, in 62 of 80 cases). A sample keeps at least 8,192
+  vertices (8 a block of the default 1,024-block grid, so it fills the GPU as the full run does)
+  and costs at most about 1/32 of each candidate's full search on large graphs; a graph of at most
+  16,383 vertices is searched whole.
 * Each candidate's time is the median device time of ``TRIAL_REPEAT`` launches queued behind a
   busy kernel (:func:`kernels.measure.timing.time_kernel_cuda`, ``queued``): device time, as the
   runner's timings, not the host's launch overhead.
@@ -117,9 +121,9 @@ def measure(problem, params: dict, target: str, kinds=KINDS, seconds=_device_sec
 
     dag = problem.data["oriented"]
     out = []
+    step = sample_step(dag.n)         # one share of the work for every candidate: their times compare as they are
     for kind in kinds:
         total = dag.num_edges if kind == "edge" else dag.n
-        step = sample_step(total)
         p = candidate_params(params, kind)
         execution = None
         try:
