@@ -13,8 +13,9 @@ Run from the repository root on the GPU machine::
     python3 benchmarks/bench_kclique_auto.py --check5 --plan      # the fifth (24 graphs): picks, no GPU
     python3 benchmarks/bench_kclique_auto.py --check6             # the sixth (20 graphs): auto by a trial
     python3 benchmarks/bench_kclique_auto.py --check7             # the seventh (20 graphs): the fixed trial
+    python3 benchmarks/bench_kclique_auto.py --check8             # the eighth (20 graphs): probe, then decide
 
-``--check``, ``--check2`` ... ``--check7`` are the checks on graphs the rule had not seen
+``--check``, ``--check2`` ... ``--check8`` are the checks on graphs the rule had not seen
 (each fixed before its run); ``--quick`` with one of them keeps its graphs and trims k to 4, 5. On the
 simulator (``--target sim``, one run per cell) inputs over 2,000 stored entries are planned only.
 
@@ -208,8 +209,34 @@ CHECK7 = ("gen:gnp:n=4000,p=0.025",                                           # 
           "gen:stencil:kind=9pt,nx=280",                                      # 2-D mesh with triangles
           "gen:rmat:scale=14,edge_factor=20,a=0.45,b=0.05,c=0.05,d=0.45",     # communities
           "gen:powerlaw_matrix:n_rows=100000,n_cols=100000,avg_nnz_per_row=6,exponent=2.3")  # power-law matrix
+#: ``--check8``: the eighth check, of ``work=auto`` as a probe then a decision (each candidate probed on a
+#: sample, those within 3x of the fastest then searched whole when cheap: kernels/algorithms/kclique/trial.py).
+#: The seventh check's run (2026-11-29) measured a trial that decided on samples of 1/12-1/32 (65 of 80 within
+#: 10 %, worst 1.94x: samples are not their share of the full time); the probe-then-decision trial was made
+#: after seeing it. Fixed 2026-11-29 before that trial was timed anywhere, none of its generator/parameter
+#: sets in an earlier set; 20 graphs of about 10⁵ to 10⁶ edges in the sixth's and seventh's shapes
+CHECK8 = ("gen:gnp:n=3800,p=0.028",                                           # mean d⁺ 53
+          "gen:gnm:n=12000,m=520000",                                         # mean d⁺ 43
+          "gen:gnp:n=2500,p=0.045",                                           # mean d⁺ 56
+          "gen:gnm:n=28000,m=950000",                                         # mean d⁺ 34
+          "gen:gnp:n=7500,p=0.009",                                           # mean d⁺ 34
+          "gen:chung_lu:n=120000,avg_degree=13,exponent=2.45",                # skewed
+          "gen:chung_lu:n=180000,avg_degree=9,exponent=2.5",                  # skewed, sparser pairs
+          "gen:chung_lu:n=75000,avg_degree=10,exponent=2.65",                 # sparse pairs
+          "gen:chung_lu:n=260000,avg_degree=6,exponent=2.4",                  # sparse pairs, deep
+          "gen:rmat:scale=17,edge_factor=4,a=0.5,b=0.2,c=0.2,d=0.1",          # skewed R-MAT
+          "gen:rmat:scale=16,edge_factor=3",                                  # R-MAT, default shape
+          "gen:geometric:n=90000,radius=0.0065",                              # 2-D geometric
+          "gen:geometric:n=130000,radius=0.0045",                             # 2-D geometric, thin
+          "gen:geometric:n=45000,radius=0.03,dim=3",                          # 3-D geometric
+          "gen:delaunay:n=180000",                                            # planar mesh
+          "gen:delaunay:n=280000,points=jittered-grid",                       # regular planar mesh
+          "gen:stencil:kind=27pt,nx=28,ny=28,nz=34",                          # lattice block
+          "gen:stencil:kind=9pt,nx=320",                                      # 2-D mesh with triangles
+          "gen:rmat:scale=14,edge_factor=16,a=0.45,b=0.05,c=0.05,d=0.45",     # communities
+          "gen:powerlaw_matrix:n_rows=90000,n_cols=90000,avg_nnz_per_row=7,exponent=2.2")  # power-law matrix
 CHECK_SETS = {"check": CHECK, "check2": CHECK2, "check3": CHECK3, "check4": CHECK4, "check5": CHECK5,
-              "check6": CHECK6, "check7": CHECK7}
+              "check6": CHECK6, "check7": CHECK7, "check8": CHECK8}
 QUICK = ("USAir97.mtx", "ca-HepTh.mtx", "gen:rmat:scale=12,edge_factor=8", "gen:geometric:n=20000,radius=0.02")
 VARIANTS = ("gpu-vertex", "gpu-edge", "gpu-list")
 AUTO = "gpu"
@@ -366,6 +393,7 @@ def plan(inputs, ks, max_ms: float, sms: int = 132) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--real", action="store_true", help="the real graphs of the default set only (tests/data)")
     ap.add_argument("--inputs", help="inputs instead of the default set, separated by ';' (tests/data files, gen:...)")
     ap.add_argument("--check", action="store_true", help="the check set (graph families the rule was not fitted on)")
     ap.add_argument("--check2", action="store_true", help="the second check set (for the pair-density branch)")
@@ -379,6 +407,8 @@ def main() -> int:
                     help="the sixth check set (for work=auto by a measured trial on the GPU)")
     ap.add_argument("--check7", action="store_true",
                     help="the seventh check set (for the trial with one share of the work for every candidate)")
+    ap.add_argument("--check8", action="store_true",
+                    help="the eighth check set (for the trial as a probe, then a decision on whole searches)")
     ap.add_argument("--plan", action="store_true",
                     help="no GPU: generate the inputs, print the features the rule reads, its picks and an "
                          "H100 estimate from the recorded cases, then stop")
@@ -390,8 +420,9 @@ def main() -> int:
 
     # the last check set asked for; a check set stays the check set under --quick (which then only trims k)
     chosen = next((name for name in reversed(CHECK_SETS) if getattr(args, name)), None)
-    which = f"{chosen}-" if chosen else ""
-    default_inputs = CHECK_SETS[chosen] if chosen else QUICK if args.quick else REAL + GENERATED
+    which = f"{chosen}-" if chosen else "real-" if args.real else ""
+    default_inputs = (CHECK_SETS[chosen] if chosen else QUICK if args.quick else REAL if args.real
+                      else REAL + GENERATED)
     inputs = [i for i in args.inputs.split(";") if i] if args.inputs else list(default_inputs)
     ks = tuple(int(k) for k in args.ks.split(",")) if args.ks else ((4, 5) if args.quick else KS)
     if args.plan:

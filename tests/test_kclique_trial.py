@@ -84,23 +84,14 @@ def test_a_sampled_search_counts_exactly_the_cliques_rooted_at_its_items(kind):
         assert got == want, (kind, k, step)
 
 
-def test_every_candidate_searches_the_same_share_of_its_work(monkeypatch):
-    monkeypatch.setattr(trial, "TRIAL_MIN_ITEMS", 8)          # the 60-vertex graph: every 7th item
-    _, _, problem, params = prepared()
-    times = trial.measure(problem, params, "sim", seconds=lambda execution, target: 1e-3)
-    assert {t.step for t in times} == {7}
-    for t in times:
-        assert t.items == len(range(3, t.total, 7))
-
-
-def test_the_sample_step_keeps_enough_items_and_is_capped():
-    assert trial.sample_step(100) == 1
-    assert trial.sample_step(2 * trial.TRIAL_MIN_ITEMS - 1) == 1
-    assert trial.sample_step(2 * trial.TRIAL_MIN_ITEMS) == 2
-    assert trial.sample_step(10 ** 9) == trial.TRIAL_MAX_STEP
-    for items in (1, 5_000, 20_000, 100_000, 10 ** 6):
-        step = trial.sample_step(items)
-        assert items // step >= min(items, trial.TRIAL_MIN_ITEMS) or step == trial.TRIAL_MAX_STEP
+def test_the_probe_and_decision_steps():
+    assert trial.probe_step(100) == 1
+    assert trial.probe_step(2 * trial.PROBE_MIN_ITEMS - 1) == 1
+    assert trial.probe_step(2 * trial.PROBE_MIN_ITEMS) == 2
+    assert trial.probe_step(10 ** 9) == trial.PROBE_MAX_STEP
+    assert trial.decision_step(0.9 * trial.WHOLE_BUDGET_S, 32) == 1          # within the budget: whole
+    assert trial.decision_step(4.5 * trial.WHOLE_BUDGET_S, 32) == 5          # the largest sample within it
+    assert trial.decision_step(1000 * trial.WHOLE_BUDGET_S, 32) == 32        # never less than the probe's share
 
 
 def prepared(k: int = 4, graph: CSRGraph | None = None):
@@ -111,9 +102,46 @@ def prepared(k: int = 4, graph: CSRGraph | None = None):
 
 
 def fixed_times(table: dict):
-    def seconds(execution, target):
+    def seconds(execution, target, repeat):
         return table[execution.kind]
     return seconds
+
+
+def test_every_candidate_searches_the_same_share_of_its_work():
+    _, _, problem, params = prepared()
+    times = trial.measure(problem, params, "sim", trial.KINDS, 7, 1, seconds=lambda execution, target, repeat: 1e-3)
+    assert {t.step for t in times} == {7}
+    for t in times:
+        assert t.items == len(range(3, t.total, 7))
+
+
+def test_the_probe_prunes_and_the_whole_search_decides(monkeypatch):
+    monkeypatch.setattr(trial, "PROBE_MIN_ITEMS", 8)          # the 60-vertex graph: a probe of every 7th vertex
+    _, _, problem, params = prepared()
+    asked = []
+
+    def seconds(execution, target, repeat):
+        asked.append((execution.kind, execution.root_step, repeat))
+        if execution.root_step == 7:        # the probe: edge looks fastest, list over 3x it
+            return {"vertex": 2e-4, "edge": 1e-4, "list": 4e-4}[execution.kind]
+        return {"vertex": 1e-3, "edge": 2e-3}[execution.kind]       # whole: vertex is faster
+    choice = trial.choose(problem, params, "sim", seconds=seconds)
+    assert choice.value == "vertex"
+    assert {a for a in asked if a[1] == 1} == {("vertex", 1, trial.TRIAL_REPEAT), ("edge", 1, trial.TRIAL_REPEAT)}
+    assert "list out" in choice.reason and "vertex 1.000 ms (whole)" in choice.reason
+
+
+def test_expensive_contenders_are_decided_on_the_largest_sample_within_the_budget(monkeypatch):
+    monkeypatch.setattr(trial, "PROBE_MIN_ITEMS", 2)           # a probe of every 30th vertex
+    _, _, problem, params = prepared()
+    steps = []
+
+    def seconds(execution, target, repeat):
+        steps.append((execution.root_step, repeat))
+        return 0.01 if execution.kind != "list" else 0.012      # estimated 0.3-0.36 s each in full
+    trial.choose(problem, params, "sim", seconds=seconds)
+    assert steps[:3] == [(30, 1)] * 3
+    assert steps[3:] == [(10, 1)] * 3                            # 0.96 s estimated: a tenth of it each
 
 
 def test_the_trial_picks_the_fastest_candidate_and_says_every_time():
@@ -130,16 +158,18 @@ def test_a_choice_is_remembered_for_the_same_input_and_parameters():
     _, _, problem, params = prepared()
     calls = []
 
-    def seconds(execution, target):
+    def seconds(execution, target, repeat):
         calls.append(execution.kind)
         return {"vertex": 2e-3, "edge": 3e-3, "list": 1e-3}[execution.kind]
 
     assert trial.choose(problem, params, "sim", seconds=seconds).value == "list"
+    first = len(calls)
+    assert first == 6                   # three probes, three whole searches (all within 3x of the fastest)
     again = trial.choose(problem, params, "sim", seconds=seconds)
     assert again.value == "list" and "remembered" in again.reason
-    assert len(calls) == 3
+    assert len(calls) == first
     trial.choose(problem, dict(params, block_size=64), "sim", seconds=seconds)   # another launch: a new trial
-    assert len(calls) == 6
+    assert len(calls) == 2 * first
 
 
 def test_a_candidate_that_refuses_the_input_is_skipped(monkeypatch):

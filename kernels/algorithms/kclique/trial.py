@@ -6,22 +6,27 @@ cases: what decides is how each kernel's search meets this graph on this GPU, an
 computed on the host predict it only roughly. So on a real GPU ``kclique gpu`` measures it: each
 candidate counts the cliques of a sample of its work items, and the fastest is chosen.
 
-* The sample is *every s-th work item*, from the middle of the first stratum (the kernels take
+* A *sample* is every s-th work item, from the middle of the first stratum (the kernels take
   the first item and the step: ``root0``, ``root_step``). A work item is a vertex (``vertex``,
   ``list``) or an oriented edge (``edge``); ids follow the orientation's rank (degree, or the
-  core-peeling order) and edges their source, so the sample spans every degree, the heavy tail
+  core-peeling order) and edges their source, so a sample spans every degree, the heavy tail
   included: a systematic sample stratified by rank, with each sampled item's whole search.
-* One ``s`` for every candidate: the vertices // ``TRIAL_MIN_ITEMS`` (8,192), between 1 and
-  ``TRIAL_MAX_STEP`` (32). Each candidate then searches about 1/s of its work, so the sampled
-  times compare as they are, a launch's fixed cost included on each side (scaling each by its own
-  share would multiply that cost by s: the first trial, with a step per candidate, picked the edge
-  kernel, whose sample was the smallest share, in 62 of 80 cases). A sample keeps at least 8,192
-  vertices (8 a block of the default 1,024-block grid, so it fills the GPU as the full run does)
-  and costs at most about 1/32 of each candidate's full search on large graphs; a graph of at most
-  16,383 vertices is searched whole.
-* Each candidate's time is the median device time of ``TRIAL_REPEAT`` launches queued behind a
-  busy kernel (:func:`kernels.measure.timing.time_kernel_cuda`, ``queued``): device time, as the
-  runner's timings, not the host's launch overhead.
+* First a *probe*: each candidate searches one s-th of its work, s = the vertices // 1,024
+  (``PROBE_MIN_ITEMS``: a vertex a block of the default grid) between 1 and 32, one launch. A
+  sample's time is not its share of the full time: with a few items a block the vertex kernels
+  wait for their heaviest block, and a launch's fixed cost weighs more (on the sixth and seventh
+  checks a trial that decided on samples of 1/12-1/32 picked the edge kernel where the full runs
+  had it 1.1-2.2x slower: ``benchmarks/results/kclique-auto/trial/``). So the probe only prunes
+  (a candidate over ``PRUNE`` = 3 times the fastest probe is out; the distortion seen was at most
+  2x) and estimates each full time (its probe x s).
+* Then the *decision*: the candidates left are searched **whole** when their estimated full times
+  add up to at most ``WHOLE_BUDGET_S`` (0.1 s), each timed as the median of 3 launches; past that,
+  on the smallest sample that keeps them within it (one launch each). Choosing therefore costs at
+  most about 0.3-0.5 s of device time, plus compiling the candidates' kernels (numba's and the
+  kernel cache's on disk), once per input and launch parameters.
+* Times are device time: launches queued behind a busy kernel
+  (:func:`kernels.measure.timing.time_kernel_cuda`, ``queued``), as the runner's timings are, not
+  the host's launch overhead.
 * A candidate that refuses the input (a bitmap kernel past its out-degree cap, scratch past the
   limit, the GPU out of memory) is skipped, and the notice says why.
 * ``group_size``: the value given, else each candidate's own rule (:func:`.kclique_group_size`),
@@ -38,6 +43,7 @@ a trial: they take the rule (:func:`kernels.algorithms.auto_rules.device_trials_
 
 from __future__ import annotations
 
+import math
 import os
 import statistics
 import time
@@ -49,8 +55,10 @@ from kernels.algorithms.registry import AutoChoice
 from kernels.errors import GraphKernelsError, ParameterError
 
 KINDS = ("vertex", "edge", "list")
-TRIAL_MIN_ITEMS = 8192
-TRIAL_MAX_STEP = 32
+PROBE_MIN_ITEMS = 1024
+PROBE_MAX_STEP = 32
+PRUNE = 3.0
+WHOLE_BUDGET_S = 0.1
 TRIAL_REPEAT = 3
 AUTO_ENV = "GRAPH_KERNELS_KCLIQUE_AUTO"
 AUTO_MODES = ("trial", "rule")
@@ -72,9 +80,15 @@ def auto_mode(target) -> str:
     return "trial" if Target.parse(target).real_gpu else "rule"
 
 
-def sample_step(items: int) -> int:
-    """Every how many work items a trial searches (1: all)."""
-    return int(min(TRIAL_MAX_STEP, max(1, items // TRIAL_MIN_ITEMS)))
+def probe_step(vertices: int) -> int:
+    """Every how many work items the probe searches (1: all)."""
+    return int(min(PROBE_MAX_STEP, max(1, vertices // PROBE_MIN_ITEMS)))
+
+
+def decision_step(estimated_s: float, probe: int) -> int:
+    """Whole (1) when the contenders' estimated full times fit the budget, else the smallest
+    step that brings them within it (never a smaller share than the probe's)."""
+    return int(min(probe, max(1, math.ceil(estimated_s / WHOLE_BUDGET_S))))
 
 
 @dataclass(frozen=True)
@@ -87,16 +101,16 @@ class TrialTime:
     refused: str = ""
 
 
-def _device_seconds(execution, target) -> float:
+def _device_seconds(execution, target, repeat: int) -> float:
     from kernels.measure.targets import Target
 
     if Target.parse(target).real_gpu:
         from kernels.measure.timing import time_kernel_cuda
 
-        stats, _ = time_kernel_cuda(execution.launch, TRIAL_REPEAT, 1, stream=execution.stream, queued=True)
+        stats, _ = time_kernel_cuda(execution.launch, repeat, 1, stream=execution.stream, queued=True)
         return stats.median_s
     times = []                     # the simulator: host time of each launch (meaningless, but the path runs)
-    for _ in range(TRIAL_REPEAT):
+    for _ in range(repeat):
         t0 = time.perf_counter()
         execution.launch()
         execution.synchronize()
@@ -115,13 +129,14 @@ def candidate_params(params: dict, kind: str) -> dict:
     return out
 
 
-def measure(problem, params: dict, target: str, kinds=KINDS, seconds=_device_seconds) -> list[TrialTime]:
-    """Each candidate's sampled search, timed (``seconds(execution, target)``)."""
+def measure(problem, params: dict, target: str, kinds, step: int, repeat: int,
+            seconds=_device_seconds) -> list[TrialTime]:
+    """Each candidate's search of every ``step``-th work item, timed (``seconds(execution,
+    target, repeat)``); a refusal is recorded, not raised."""
     from kernels.algorithms.kclique.gpu_exec import GpuCliqueExecution
 
     dag = problem.data["oriented"]
     out = []
-    step = sample_step(dag.n)         # one share of the work for every candidate: their times compare as they are
     for kind in kinds:
         total = dag.num_edges if kind == "edge" else dag.n
         p = candidate_params(params, kind)
@@ -132,7 +147,7 @@ def measure(problem, params: dict, target: str, kinds=KINDS, seconds=_device_sec
             execution = GpuCliqueExecution(problem, p, target, kind, sample_step=step)
             execution.compile()
             execution.upload()
-            out.append(TrialTime(kind, step, execution.items, total, seconds(execution, target)))
+            out.append(TrialTime(kind, step, execution.items, total, seconds(execution, target, repeat)))
         except GraphKernelsError as exc:
             out.append(TrialTime(kind, step, 0, total, None, str(exc)))
         except Exception as exc:    # noqa: BLE001 -- the GPU's own refusal (out of memory): not a candidate
@@ -143,6 +158,14 @@ def measure(problem, params: dict, target: str, kinds=KINDS, seconds=_device_sec
             if execution is not None:
                 execution.release()
     return out
+
+
+def _said(t: TrialTime) -> str:
+    if t.seconds is None:
+        return f"{t.kind} refused ({t.refused})"
+    what = "oriented edges" if t.kind == "edge" else "vertices"
+    share = "whole" if t.step == 1 else f"1/{t.step}: {t.items:,} of {t.total:,} {what}"
+    return f"{t.kind} {t.seconds * 1e3:.3f} ms ({share})"
 
 
 def _key(problem, params: dict, target: str) -> tuple:
@@ -161,32 +184,35 @@ def _key(problem, params: dict, target: str) -> tuple:
 
 
 def choose(problem, params: dict, target: str, seconds=_device_seconds) -> AutoChoice:
-    """The fastest candidate on a sample of its work, with every candidate's time in the reason.
-    None measured (all refused): ``list`` (the run then reports its own refusal)."""
+    """The fastest candidate, measured: a probe on a sample prunes and estimates, then the
+    contenders are searched whole (or on the largest sample within the budget). Every time is in
+    the reason. None measured (all refused): ``list`` (the run then reports its own refusal)."""
     key = _key(problem, params, target)
     if key in _chosen:
         _chosen.move_to_end(key)
         value, reason = _chosen[key]
         return AutoChoice(value, reason + "; remembered from an earlier trial in this process")
     started = time.perf_counter()
-    times = measure(problem, params, target, seconds=seconds)
-    took = time.perf_counter() - started
-    timed = [t for t in times if t.seconds is not None]
-    parts = []
-    for t in times:
-        what = "oriented edges" if t.kind == "edge" else "vertices"
-        share = f"all {t.total:,} {what}" if t.step == 1 else f"{t.items:,} of {t.total:,} {what}"
-        parts.append(f"{t.kind} {t.seconds * 1e3:.3f} ms ({share})" if t.seconds is not None
-                     else f"{t.kind} refused ({t.refused})")
+    probe = probe_step(problem.data["oriented"].n)
+    probes = measure(problem, params, target, KINDS, probe, 1, seconds)
+    timed = [t for t in probes if t.seconds is not None]
     if not timed:
         value = "list"
-        reason = "a trial of every work decomposition was refused: " + "; ".join(parts)
+        reason = "a trial of every work decomposition was refused: " + "; ".join(_said(t) for t in probes)
     else:
-        best = min(timed, key=lambda t: t.seconds)
-        value = best.kind
-        reason = (f"measured: each decomposition searched a sample of its work on this GPU, device time, median "
-                  f"of {TRIAL_REPEAT}: " + ", ".join(parts) + f" → {value} (the trial took {took * 1e3:.0f} ms, "
-                  "compiling included)")
+        fastest = min(t.seconds for t in timed)
+        contenders = [t for t in timed if t.seconds <= PRUNE * fastest]
+        estimate = sum(t.seconds * t.step for t in contenders)
+        step = decision_step(estimate, probe)
+        finals = measure(problem, params, target, [t.kind for t in contenders], step,
+                         TRIAL_REPEAT if step == 1 else 1, seconds)
+        decided = [t for t in finals if t.seconds is not None] or contenders
+        value = min(decided, key=lambda t: t.seconds).kind
+        out = [t.kind for t in timed if t not in contenders]
+        reason = ("measured on this GPU (device time): a probe, " + ", ".join(_said(t) for t in probes)
+                  + (f"; {' and '.join(out)} out (over {PRUNE:g}x the fastest probe)" if out else "")
+                  + "; then " + ", ".join(_said(t) for t in finals)
+                  + f" → {value} (choosing took {(time.perf_counter() - started) * 1e3:.0f} ms, compiling included)")
     _chosen[key] = (value, reason)
     while len(_chosen) > _CACHE_LIMIT:
         _chosen.popitem(last=False)
