@@ -122,13 +122,24 @@ def test_the_probe_prunes_and_the_whole_search_decides(monkeypatch):
 
     def seconds(execution, target, repeat):
         asked.append((execution.kind, execution.root_step, repeat))
-        if execution.root_step == 7:        # the probe: edge looks fastest, list over 3x it
-            return {"vertex": 2e-4, "edge": 1e-4, "list": 4e-4}[execution.kind]
+        if execution.root_step == 7:        # the probe: edge looks fastest, list over 10x it, too costly all three
+            return {"vertex": 2e-3, "edge": 1e-3, "list": 2e-2}[execution.kind]
         return {"vertex": 1e-3, "edge": 2e-3}[execution.kind]       # whole: vertex is faster
     choice = trial.choose(problem, params, "sim", seconds=seconds)
     assert choice.value == "vertex"
     assert {a for a in asked if a[1] == 1} == {("vertex", 1, trial.TRIAL_REPEAT), ("edge", 1, trial.TRIAL_REPEAT)}
     assert "list out" in choice.reason and "vertex 1.000 ms (whole)" in choice.reason
+
+
+def test_nothing_is_pruned_when_every_candidate_fits_the_budget(monkeypatch):
+    monkeypatch.setattr(trial, "PROBE_MIN_ITEMS", 8)
+    _, _, problem, params = prepared()
+
+    def seconds(execution, target, repeat):
+        if execution.root_step == 7:        # the probe says list is 50x slower: it is not, and it is cheap
+            return {"vertex": 1e-5, "edge": 1e-5, "list": 5e-4}[execution.kind]
+        return {"vertex": 2e-3, "edge": 3e-3, "list": 1e-3}[execution.kind]
+    assert trial.choose(problem, params, "sim", seconds=seconds).value == "list"
 
 
 def test_expensive_contenders_are_decided_on_the_largest_sample_within_the_budget(monkeypatch):

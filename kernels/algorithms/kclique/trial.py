@@ -14,16 +14,18 @@ candidate counts the cliques of a sample of its work items, and the fastest is c
 * First a *probe*: each candidate searches one s-th of its work, s = the vertices // 1,024
   (``PROBE_MIN_ITEMS``: a vertex a block of the default grid) between 1 and 32, one launch. A
   sample's time is not its share of the full time: with a few items a block the vertex kernels
-  wait for their heaviest block, and a launch's fixed cost weighs more (on the sixth and seventh
-  checks a trial that decided on samples of 1/12-1/32 picked the edge kernel where the full runs
-  had it 1.1-2.2x slower: ``benchmarks/results/kclique-auto/trial/``). So the probe only prunes
-  (a candidate over ``PRUNE`` = 3 times the fastest probe is out; the distortion seen was at most
-  2x) and estimates each full time (its probe x s).
-* Then the *decision*: the candidates left are searched **whole** when their estimated full times
-  add up to at most ``WHOLE_BUDGET_S`` (0.1 s), each timed as the median of 3 launches; past that,
-  on the smallest sample that keeps them within it (one launch each). Choosing therefore costs at
-  most about 0.3-0.5 s of device time, plus compiling the candidates' kernels (numba's and the
-  kernel cache's on disk), once per input and launch parameters.
+  wait for their heaviest block, and a launch's fixed cost weighs more (on skewed graphs at k = 5
+  the vertex kernel's probe read 4-5x the edge kernel's where its full search was 0.6x of it; a
+  trial that decided on samples of 1/12-1/32 picked wrongly in 15 of 80 cases:
+  ``benchmarks/results/kclique-auto/trial/``). So the probe only estimates each full time (its
+  probe x s) and, when the candidates cannot all be searched whole, prunes: a candidate over
+  ``PRUNE`` = 10 times the fastest probe is out (the distortion seen was up to 8x).
+* Then the *decision*: every candidate is searched **whole** when their estimated full times add
+  up to at most ``WHOLE_BUDGET_S`` (0.1 s), else those the pruning left, whole if they fit it, else
+  on the smallest sample that keeps them within it (one launch each). A whole search is timed as
+  the median of 3 launches. Choosing therefore costs at most about 0.3-0.5 s of device time, plus
+  compiling the candidates' kernels (numba's and the kernel cache's on disk), once per input and
+  launch parameters; on the check graphs (kernels of 0.1-10 ms) it took 25-50 ms of wall time.
 * Times are device time: launches queued behind a busy kernel
   (:func:`kernels.measure.timing.time_kernel_cuda`, ``queued``), as the runner's timings are, not
   the host's launch overhead.
@@ -57,7 +59,7 @@ from kernels.errors import GraphKernelsError, ParameterError
 KINDS = ("vertex", "edge", "list")
 PROBE_MIN_ITEMS = 1024
 PROBE_MAX_STEP = 32
-PRUNE = 3.0
+PRUNE = 10.0
 WHOLE_BUDGET_S = 0.1
 TRIAL_REPEAT = 3
 AUTO_ENV = "GRAPH_KERNELS_KCLIQUE_AUTO"
@@ -201,7 +203,9 @@ def choose(problem, params: dict, target: str, seconds=_device_seconds) -> AutoC
         reason = "a trial of every work decomposition was refused: " + "; ".join(_said(t) for t in probes)
     else:
         fastest = min(t.seconds for t in timed)
-        contenders = [t for t in timed if t.seconds <= PRUNE * fastest]
+        contenders = timed
+        if sum(t.seconds * t.step for t in timed) > WHOLE_BUDGET_S:
+            contenders = [t for t in timed if t.seconds <= PRUNE * fastest]
         estimate = sum(t.seconds * t.step for t in contenders)
         step = decision_step(estimate, probe)
         finals = measure(problem, params, target, [t.kind for t in contenders], step,
