@@ -241,9 +241,9 @@ def _gpu_params(group_rule) -> tuple[Param, ...]:
 
 GPU_PARAMS = _gpu_params(None)
 WORK = Param("work", str, AUTO, "one block per vertex, binary-encoded (vertex), per oriented edge (edge), or per "
-             "vertex with sorted lists (list); auto: from the search the degree-oriented graph implies at this k "
-             "(edge where the largest out-neighbourhood's search outweighs an SM's share, list on meshes and "
-             "uniform graphs; docs/defaults.md)",
+             "vertex with sorted lists (list); auto: on a GPU measured (each decomposition probed on a sample of its "
+             "work, the contenders then searched whole: the fastest; tens of milliseconds once per input), "
+             "elsewhere from the search the degree-oriented graph implies at this k (docs/defaults.md)",
              choices=("vertex", "edge", "list"), auto=auto_rules.kclique_work_rule)
 GPU_CONSTRAINTS = (Constraint("group_size <= block_size", "a group is part of one block"),)
 
@@ -279,8 +279,9 @@ FAMILY.add(Variant("cpu-serial", "cpu-serial", "kClist (numba): oriented graph, 
 FAMILY.add(Variant("cpu-parallel", "cpu-parallel", "kClist (numba prange), vertices dealt out cyclically to the "
                    "threads", _counted(_make_cpu(True)), params=(ORIENTATION,), per_vertex=True))
 FAMILY.add(Variant("gpu", "gpu", "the binary-encoded search (Almasri et al.) with its work decomposition and "
-                   "group size chosen from the graph and k (work=auto: gpu-vertex, gpu-edge or gpu-list; what it "
-                   "chose is in the run's notices): the GPU variant to try first",
+                   "group size chosen for the graph and k (work=auto: gpu-vertex, gpu-edge or gpu-list, measured on "
+                   "the GPU; what it chose and each candidate's time are in the run's notices): the GPU variant to "
+                   "try first",
                    _counted(_make_gpu_work), params=(WORK, *_gpu_params(auto_rules.kclique_group_rule(None))),
                    constraints=GPU_CONSTRAINTS, per_vertex=True, launch=_kclique_launch(None)))
 FAMILY.add(Variant("gpu-vertex", "gpu", "one block per vertex, its out-neighbourhood binary-encoded, groups of "
