@@ -325,7 +325,7 @@ def rule_pick(graph, k: int, target: str) -> str:
 
     fam, var = get_variant("kclique", AUTO)
     params = fam.resolve_params(var, {"k": k})
-    return auto_rules.kclique_work_by_features(fam.prepare(graph, params, 0), params, target).value
+    return auto_rules.kclique_work_rule(fam.prepare(graph, params, 0), params, target).value
 
 
 # ---- --plan: the inputs on the host, what the rule reads, and an H100 estimate from the records ----

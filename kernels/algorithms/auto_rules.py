@@ -562,19 +562,9 @@ def kclique_group_size(k: int, work: str) -> AutoChoice:
 
 
 def kclique_work_rule(problem: Problem, params: dict, target: str) -> AutoChoice:
-    """On a real GPU: measured (each decomposition searches a sample of its work,
-    :mod:`kernels.algorithms.kclique.trial`); elsewhere, or with ``GRAPH_KERNELS_KCLIQUE_AUTO=rule``,
-    the feature rule :func:`kclique_work`."""
-    from kernels.algorithms.kclique import trial
-
-    dag = problem.data["oriented"]
-    if trial.auto_mode(target) == "trial" and dag.num_edges:
-        return trial.choose(problem, params, target)
-    return kclique_work_by_features(problem, params, target)
-
-
-def kclique_work_by_features(problem: Problem, params: dict, target: str) -> AutoChoice:
-    """:func:`kclique_work` on the features of the prepared input (rule (d′), docs/defaults.md)."""
+    """:func:`kclique_work` on the features of the prepared input (rule (d′), docs/defaults.md).
+    On a real GPU the family measures instead (``kernels.algorithms.kclique.trial``); this rule
+    decides on the simulator, the CPU and in compile-ahead processes."""
     from kernels.cuda.device import NOMINAL, multiprocessors
     from kernels.measure.targets import needs_gpu
 

@@ -240,11 +240,23 @@ def _gpu_params(group_rule) -> tuple[Param, ...]:
 
 
 GPU_PARAMS = _gpu_params(None)
+
+
+def _work_auto(problem: Problem, params: dict, target: str):
+    """``work=auto``: measured on a real GPU (:mod:`.trial`), else the feature rule
+    (:func:`kernels.algorithms.auto_rules.kclique_work_rule`)."""
+    from kernels.algorithms.kclique import trial
+
+    if trial.auto_mode(target) == "trial" and problem.data["oriented"].num_edges:
+        return trial.choose(problem, params, target)
+    return auto_rules.kclique_work_rule(problem, params, target)
+
+
 WORK = Param("work", str, AUTO, "one block per vertex, binary-encoded (vertex), per oriented edge (edge), or per "
              "vertex with sorted lists (list); auto: on a GPU measured (each decomposition probed on a sample of its "
              "work, the contenders then searched whole: the fastest; tens of milliseconds once per input), "
              "elsewhere from the search the degree-oriented graph implies at this k (docs/defaults.md)",
-             choices=("vertex", "edge", "list"), auto=auto_rules.kclique_work_rule)
+             choices=("vertex", "edge", "list"), auto=_work_auto)
 GPU_CONSTRAINTS = (Constraint("group_size <= block_size", "a group is part of one block"),)
 
 
