@@ -97,3 +97,10 @@ def test_the_ninth_kclique_check_is_of_graphs_not_measured_before(bench):
     kinds = _unseen(bench, "check9", ("CHECK", "CHECK2", "CHECK3", "CHECK4", "CHECK5", "CHECK6", "CHECK7", "CHECK8"))
     assert len(bench.CHECK9) >= 15
     assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil", "powerlaw_matrix"} <= kinds
+
+
+def test_the_tenth_kclique_check_is_of_graphs_not_measured_before(bench):
+    kinds = _unseen(bench, "check10", ("CHECK", "CHECK2", "CHECK3", "CHECK4", "CHECK5", "CHECK6", "CHECK7",
+                                       "CHECK8", "CHECK9"))
+    assert len(bench.CHECK10) >= 15
+    assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil", "powerlaw_matrix"} <= kinds

@@ -85,13 +85,12 @@ def test_a_sampled_search_counts_exactly_the_cliques_rooted_at_its_items(kind):
 
 
 def test_the_probe_and_decision_steps():
-    assert trial.probe_step(100) == 1
-    assert trial.probe_step(2 * trial.PROBE_MIN_ITEMS - 1) == 1
-    assert trial.probe_step(2 * trial.PROBE_MIN_ITEMS) == 2
-    assert trial.probe_step(10 ** 9) == trial.PROBE_MAX_STEP
-    assert trial.decision_step(0.9 * trial.WHOLE_BUDGET_S, 32) == 1          # within the budget: whole
-    assert trial.decision_step(4.5 * trial.WHOLE_BUDGET_S, 32) == 5          # the largest sample within it
-    assert trial.decision_step(1000 * trial.WHOLE_BUDGET_S, 32) == 32        # never less than the probe's share
+    assert trial.probe_step(40) == 1                                         # under 64 vertices: whole
+    assert trial.probe_step(64) == 2
+    assert trial.probe_step(1024) == trial.PROBE_MAX_STEP == 32              # 1/32 from 1,024 vertices
+    assert trial.probe_step(10 ** 9) == 32
+    assert trial.decision_step(0.9 * trial.WHOLE_BUDGET_S) == 1             # within the budget: whole
+    assert trial.decision_step(4.5 * trial.WHOLE_BUDGET_S) == 5             # the largest sample within it
 
 
 def prepared(k: int = 4, graph: CSRGraph | None = None):
@@ -193,6 +192,73 @@ def test_a_candidate_that_refuses_the_input_is_skipped(monkeypatch):
     assert "vertex refused" in choice.reason and "edge refused" in choice.reason and "above the 2" in choice.reason
 
 
+def test_a_decision_no_larger_than_the_probe_is_made_on_the_probe(monkeypatch):
+    monkeypatch.setattr(trial, "PROBE_MIN_ITEMS", 2)           # a probe of every 30th vertex
+    _, _, problem, params = prepared()
+    calls = []
+
+    def seconds(execution, target, repeat):
+        calls.append(execution.root_step)
+        return {"vertex": 0.2, "edge": 0.1, "list": 0.3}[execution.kind]   # 18 s estimated in all
+    choice = trial.choose(problem, params, "sim", seconds=seconds)
+    assert choice.value == "edge" and calls == [30, 30, 30]
+    assert "decided on the probe" in choice.reason
+
+
+class CudaAPIError(RuntimeError):
+    """numba-cuda's driver error, as far as the trial reads it: its class name and ``code``."""
+
+    def __init__(self, code, msg):
+        super().__init__(f"[{code}] {msg}")
+        self.code = code
+
+
+def test_out_of_memory_refuses_one_candidate_and_the_choice_is_not_remembered():
+    _, _, problem, params = prepared()
+
+    def seconds(execution, target, repeat):
+        if execution.kind == "vertex":
+            raise CudaAPIError(2, "Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY")
+        return {"edge": 2e-3, "list": 1e-3}[execution.kind]
+    choice = trial.choose(problem, params, "sim", seconds=seconds)
+    assert choice.value == "list" and "vertex refused (the GPU refused it" in choice.reason
+    assert not trial._chosen                                    # memory may free: the next run chooses again
+
+
+def test_a_kernel_that_does_not_compile_refuses_its_candidate():
+    from numba.core.errors import TypingError
+
+    _, _, problem, params = prepared()
+
+    def seconds(execution, target, repeat):
+        if execution.kind == "list":
+            raise TypingError("cannot type this")
+        return {"vertex": 2e-3, "edge": 1e-3}[execution.kind]
+    choice = trial.choose(problem, params, "sim", seconds=seconds)
+    assert choice.value == "edge" and "list refused (its kernel could not be compiled" in choice.reason
+
+
+def test_any_other_device_error_propagates():
+    _, _, problem, params = prepared()
+
+    def seconds(execution, target, repeat):
+        raise CudaAPIError(700, "CUDA_ERROR_ILLEGAL_ADDRESS")
+    with pytest.raises(CudaAPIError, match="ILLEGAL_ADDRESS"):
+        trial.choose(problem, params, "sim", seconds=seconds)
+
+
+def test_a_failed_trial_is_the_runs_failure_in_words(monkeypatch):
+    from kernels.run.runner import KernelFailure
+
+    monkeypatch.setenv(trial.AUTO_ENV, "trial")
+
+    def broken(*args, **kwargs):
+        raise CudaAPIError(700, "CUDA_ERROR_ILLEGAL_ADDRESS")
+    monkeypatch.setattr(trial, "choose", broken)
+    with pytest.raises(KernelFailure, match="ILLEGAL_ADDRESS"):
+        run_variant(clique_graph(), "kclique", "gpu", {"k": 4, **SIM}, target="sim", repeat=1, warmup=0)
+
+
 def test_the_simulator_uses_the_rule_unless_a_trial_is_asked_for(monkeypatch):
     monkeypatch.delenv(trial.AUTO_ENV, raising=False)
     assert trial.auto_mode("sim") == "rule"
@@ -208,6 +274,8 @@ def test_the_simulator_uses_the_rule_unless_a_trial_is_asked_for(monkeypatch):
 
 
 def test_compile_ahead_resolves_auto_without_a_trial(monkeypatch):
+    from kernels.run.runner import resolved_ahead
+
     monkeypatch.setenv(trial.AUTO_ENV, "trial")
     fam, var, problem, params = prepared()
 
@@ -215,10 +283,10 @@ def test_compile_ahead_resolves_auto_without_a_trial(monkeypatch):
         raise AssertionError("a trial ran where none may")
 
     monkeypatch.setattr(trial, "choose", no_trial)
-    with auto_rules.device_trials_off():
-        resolved, notices = fam.resolve_auto(var, problem, params, "sim")
+    resolved = resolved_ahead(fam, var, problem, params, "sim")    # what compile_variant resolves with
     assert resolved["work"] in ("vertex", "edge", "list")
-    assert not any("measured" in n for n in notices)
+    with pytest.raises(AssertionError, match="a trial ran"):       # the same resolution outside it measures
+        fam.resolve_auto(var, problem, params, "sim")
 
 
 def test_a_run_with_a_trial_is_verified_and_its_record_says_what_was_measured(monkeypatch):

@@ -16,14 +16,15 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_defaults import load  # noqa: E402
 
 from kernels.algorithms.registry import get_variant  # noqa: E402
+from kernels.run.runner import resolved_ahead  # noqa: E402
 
 
 def chosen(family, variant, params, graph):
     fam, var = get_variant(family, variant)
     resolved = fam.resolve_params(var, params)
     problem = fam.prepare(graph, resolved, 0)
-    concrete, _ = fam.resolve_auto(var, problem, resolved, "cuda")
-    return concrete
+    # the rules, not a measured trial (k-clique's work=auto measures on a GPU): this scores rules
+    return resolved_ahead(fam, var, problem, resolved, "cuda")
 
 
 def main(path):

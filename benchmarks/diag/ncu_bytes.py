@@ -83,13 +83,14 @@ def child(family: str, variant: str, spec: list, params: dict, model_out: str) -
     from kernels.algorithms.registry import get_variant
     from kernels.graph.generators import rmat
     from kernels.roofline import work_of
+    from kernels.run.runner import resolved_ahead
 
     _, scale, weighted = spec
     graph = rmat(scale, 16, seed=1, weights="uniform" if weighted else None)
     fam, var = get_variant(family, variant)
     resolved = fam.resolve_params(var, params)
     problem = fam.prepare(graph, resolved, 0)
-    resolved, _ = fam.resolve_auto(var, problem, resolved, "cuda")
+    resolved = resolved_ahead(fam, var, problem, resolved, "cuda")   # no trial launches inside the profile
     execution = var.make(problem, resolved, "cuda")
     execution.compile()
     execution.upload()

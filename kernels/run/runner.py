@@ -177,8 +177,7 @@ def compile_variant(graph, family: str, variant: str, params: dict | None = None
     if var.kind != "gpu" or not Target.parse(target).real_gpu:
         return {"skipped": f"{var.kind} variant on {target}: nothing to compile ahead"}
     problem = fam.prepare(graph, resolved, seed)
-    with device_trials_off():     # a compile-ahead process runs no kernel beside the measuring one
-        resolved, _ = fam.resolve_auto(var, problem, resolved, target)
+    resolved = resolved_ahead(fam, var, problem, resolved, target)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # a compile-ahead process's warnings reach nobody
         try:
@@ -192,6 +191,14 @@ def compile_variant(graph, family: str, variant: str, params: dict | None = None
     out = kernel_cache.STATS.copy().since(before).to_json()
     out["wall_s"] = (_dt.datetime.now(_dt.timezone.utc) - started).total_seconds()
     return out
+
+
+def resolved_ahead(fam: Family, var: Variant, problem, params: dict, target: str) -> dict:
+    """``params`` with every ``auto`` resolved as a compile-ahead process must: without launching
+    anything on the device (no measured trial beside the measuring process; a rule instead)."""
+    with device_trials_off():
+        resolved, _ = fam.resolve_auto(var, problem, params, target)
+    return resolved
 
 
 def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
@@ -230,8 +237,18 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         problem.live = live
     # "auto" values become concrete here, from the prepared input: the record keeps both
     asked = resolved
+    from kernels.cuda import kernel_cache
+
+    # before "auto": a measured trial's compiles count in the record's cache figures
+    cache_before = kernel_cache.STATS.copy()
     resolving = time.perf_counter()
-    resolved, auto_notices = fam.resolve_auto(var, problem, asked, target)
+    with performance_warnings_as_notices(problem.notices):
+        try:
+            resolved, auto_notices = fam.resolve_auto(var, problem, asked, target)
+        except GraphKernelsError:
+            raise
+        except Exception as exc:  # a trial's kernel failed on the device: the run's failure, in words
+            raise _translate(exc) from exc
     stages["auto_s"] = time.perf_counter() - resolving   # a rule's features, or a measured trial (kclique)
     problem.notices.extend(auto_notices)
     for notice in problem.notices:
@@ -248,9 +265,6 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     stage_range = stage_ranges(f"{fam.name}/{var.name}", target)
     # numba's performance warnings (a grid of one block...) are facts about this run: they go to the
     # record's notices, not to stderr once per cell (a cluster's log)
-    from kernels.cuda import kernel_cache
-
-    cache_before = kernel_cache.STATS.copy()
     with performance_warnings_as_notices(problem.notices):
         try:
             execution = var.make(problem, resolved, target)

@@ -254,7 +254,7 @@ def _work_auto(problem: Problem, params: dict, target: str):
 
 WORK = Param("work", str, AUTO, "one block per vertex, binary-encoded (vertex), per oriented edge (edge), or per "
              "vertex with sorted lists (list); auto: on a GPU measured (each decomposition probed on a sample of its "
-             "work, the contenders then searched whole: the fastest; tens of milliseconds once per input), "
+             "work, the contenders then searched whole within 0.1 s: the fastest; once per input), "
              "elsewhere from the search the degree-oriented graph implies at this k (docs/defaults.md)",
              choices=("vertex", "edge", "list"), auto=_work_auto)
 GPU_CONSTRAINTS = (Constraint("group_size <= block_size", "a group is part of one block"),)

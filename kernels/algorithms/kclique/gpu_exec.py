@@ -51,9 +51,13 @@ class GpuCliqueExecution(Execution):
             self.scratch_dtype = np.uint32
         self.scratch_len = max(per_block * self.grid, 1)
         scratch_bytes = self.scratch_len * 4
-        if scratch_bytes > SCRATCH_LIMIT_BYTES:
+        # refused as the full search would be (a sample's grid may be smaller): a trial's candidate
+        # that passes here runs whole too
+        full_grid = max(1, min(params["max_blocks"], total))
+        full_bytes = max(per_block * full_grid, 1) * 4
+        if full_bytes > SCRATCH_LIMIT_BYTES:
             raise ResourceLimitError(
-                f"{KINDS[kind]} would need {scratch_bytes / 2**30:.1f} GiB of scratch ({self.grid} blocks x "
+                f"{KINDS[kind]} would need {full_bytes / 2**30:.1f} GiB of scratch ({full_grid} blocks x "
                 f"{per_block * 4 / 2**20:.1f} MiB for out-degree {self.max_deg}, k={self.k}); the limit is "
                 f"{SCRATCH_LIMIT_BYTES / 2**30:.0f} GiB: lower max_blocks or block_size/group_size")
         self.stride = max((self.max_deg + 31) // 32, 1)

@@ -11,26 +11,30 @@ candidate counts the cliques of a sample of its work items, and the fastest is c
   ``list``) or an oriented edge (``edge``); ids follow the orientation's rank (degree, or the
   core-peeling order) and edges their source, so a sample spans every degree, the heavy tail
   included: a systematic sample stratified by rank, with each sampled item's whole search.
-* First a *probe*: each candidate searches one s-th of its work, s = the vertices // 1,024
-  (``PROBE_MIN_ITEMS``: a vertex a block of the default grid) between 1 and 32, one launch. A
-  sample's time is not its share of the full time: with a few items a block the vertex kernels
-  wait for their heaviest block, and a launch's fixed cost weighs more (on skewed graphs at k = 5
-  the vertex kernel's probe read 4-5x the edge kernel's where its full search was 0.6x of it; a
-  trial that decided on samples of 1/12-1/32 picked wrongly in 15 of 80 cases:
+* First a *probe*: each candidate searches one s-th of its work, s = the vertices // 32 between
+  1 and 32 (``PROBE_MIN_ITEMS``, ``PROBE_MAX_STEP``: 1/32 from 1,024 vertices), one launch between
+  two events. A sample's time is not its share of the full time: with a few items a block the
+  vertex kernels wait for their heaviest block, and a launch's fixed cost weighs more (on skewed
+  graphs at k = 5 the vertex kernel's sample read 4-5x the edge kernel's where its full search was
+  0.6x of it; a trial that decided on samples of 1/12-1/32 picked wrongly in 15 of 80 cases:
   ``benchmarks/results/kclique-auto/trial/``). So the probe only estimates each full time (its
-  probe x s) and, when the candidates cannot all be searched whole, prunes: a candidate over
+  time x s) and, when the candidates cannot all be searched whole, prunes: a candidate over
   ``PRUNE`` = 10 times the fastest probe is out (the distortion seen was up to 8x).
 * Then the *decision*: every candidate is searched **whole** when their estimated full times add
-  up to at most ``WHOLE_BUDGET_S`` (0.1 s), else those the pruning left, whole if they fit it, else
-  on the smallest sample that keeps them within it (one launch each). A whole search is timed as
-  the median of 3 launches. Choosing therefore costs at most about 0.3-0.5 s of device time, plus
-  compiling the candidates' kernels (numba's and the kernel cache's on disk), once per input and
-  launch parameters; on the check graphs (kernels of 0.1-10 ms) it took 25-50 ms of wall time.
-* Times are device time: launches queued behind a busy kernel
-  (:func:`kernels.measure.timing.time_kernel_cuda`, ``queued``), as the runner's timings are, not
-  the host's launch overhead.
+  up to at most ``WHOLE_BUDGET_S`` (0.1 s), else those the pruning left, whole if they fit it,
+  else on the smallest sample that keeps them within it (one launch each), or, when that sample
+  would be no larger than the probe's, on the probe's times. A whole search is timed as the median
+  of 3 launches queued behind a busy kernel, after a warm-up launch and a probe launch (5 in all).
+  So choosing costs the probe (about a 32nd of each candidate's search on graphs of 1,024
+  vertices or more, up to a few times that where a sample runs slow) plus at most about 0.5 s
+  (whole searches) or 0.1 s (a sample), and compiling the candidates' kernels (numba's and the
+  kernel cache's on disk), once per input and launch parameters in a process.
+* Times are device time, from CUDA events (:func:`kernels.measure.timing.time_kernel_cuda` with
+  ``queued`` for the whole searches, as the runner's timings are: not the host's launch overhead).
 * A candidate that refuses the input (a bitmap kernel past its out-degree cap, scratch past the
-  limit, the GPU out of memory) is skipped, and the notice says why.
+  limit, the GPU out of memory or out of launch resources, a kernel that does not compile) is
+  skipped, and the notice says why; a choice made with a refusal is not remembered (memory may
+  free). Any other error (a CUDA fault) propagates: the runner reports it as the run's failure.
 * ``group_size``: the value given, else each candidate's own rule (:func:`.kclique_group_size`),
   as the run after it would resolve it.
 
@@ -48,6 +52,7 @@ from __future__ import annotations
 import math
 import os
 import statistics
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -57,7 +62,7 @@ from kernels.algorithms.registry import AutoChoice
 from kernels.errors import GraphKernelsError, ParameterError
 
 KINDS = ("vertex", "edge", "list")
-PROBE_MIN_ITEMS = 1024
+PROBE_MIN_ITEMS = 32
 PROBE_MAX_STEP = 32
 PRUNE = 10.0
 WHOLE_BUDGET_S = 0.1
@@ -66,6 +71,10 @@ AUTO_ENV = "GRAPH_KERNELS_KCLIQUE_AUTO"
 AUTO_MODES = ("trial", "rule")
 _CACHE_LIMIT = 64
 _chosen: OrderedDict = OrderedDict()
+_chosen_lock = threading.Lock()
+#: CUDA driver errors that refuse one candidate and leave the context usable: out of memory, a launch
+#: out of resources (registers or shared memory for this block size); any other CUDA error propagates
+REFUSING_CUDA_CODES = {2: "CUDA_ERROR_OUT_OF_MEMORY", 701: "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"}
 
 
 def auto_mode(target) -> str:
@@ -83,14 +92,15 @@ def auto_mode(target) -> str:
 
 
 def probe_step(vertices: int) -> int:
-    """Every how many work items the probe searches (1: all)."""
+    """Every how many work items the probe searches: 1/32 from 1,024 vertices, fewer below (at
+    least 32 items; a graph under 64 vertices whole)."""
     return int(min(PROBE_MAX_STEP, max(1, vertices // PROBE_MIN_ITEMS)))
 
 
-def decision_step(estimated_s: float, probe: int) -> int:
+def decision_step(estimated_s: float) -> int:
     """Whole (1) when the contenders' estimated full times fit the budget, else the smallest
-    step that brings them within it (never a smaller share than the probe's)."""
-    return int(min(probe, max(1, math.ceil(estimated_s / WHOLE_BUDGET_S))))
+    step that brings them within it."""
+    return int(max(1, math.ceil(estimated_s / WHOLE_BUDGET_S)))
 
 
 @dataclass(frozen=True)
@@ -104,12 +114,28 @@ class TrialTime:
 
 
 def _device_seconds(execution, target, repeat: int) -> float:
+    """One launch between two events (``repeat`` 1: a probe or a sampled decision), else the
+    median of ``repeat`` launches queued behind a busy kernel after a warm-up (device time only;
+    direct launches where the host cannot queue them in time)."""
     from kernels.measure.targets import Target
 
     if Target.parse(target).real_gpu:
+        from numba import cuda
+
+        if repeat == 1:
+            start, end = cuda.event(), cuda.event()
+            cuda.synchronize()
+            start.record(execution.stream)
+            execution.launch()
+            end.record(execution.stream)
+            end.synchronize()
+            return cuda.event_elapsed_time(start, end) / 1e3
         from kernels.measure.timing import time_kernel_cuda
 
-        stats, _ = time_kernel_cuda(execution.launch, repeat, 1, stream=execution.stream, queued=True)
+        try:
+            stats, _ = time_kernel_cuda(execution.launch, repeat, 1, stream=execution.stream, queued=True)
+        except RuntimeError:           # the host could not queue the launches behind the busy kernel
+            stats, _ = time_kernel_cuda(execution.launch, repeat, 1, stream=execution.stream)
         return stats.median_s
     times = []                     # the simulator: host time of each launch (meaningless, but the path runs)
     for _ in range(repeat):
@@ -118,6 +144,26 @@ def _device_seconds(execution, target, repeat: int) -> float:
         execution.synchronize()
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+def _refusal(exc: BaseException) -> str | None:
+    """Why ``exc`` refuses one candidate (and leaves the rest measurable), or None: raise it."""
+    from numba.core.errors import NumbaError
+
+    if isinstance(exc, GraphKernelsError):
+        return str(exc)
+    if isinstance(exc, NumbaError) or type(exc).__name__ in ("LinkerError", "NvvmError", "NvrtcError"):
+        return f"its kernel could not be compiled: {type(exc).__name__}: {exc}"[:300]
+    if type(exc).__name__ == "CudaAPIError":
+        code = getattr(exc, "code", None)
+        try:
+            code = int(code)
+        except (TypeError, ValueError):
+            code = None
+        text = str(exc)
+        if code in REFUSING_CUDA_CODES or any(name in text for name in REFUSING_CUDA_CODES.values()):
+            return f"the GPU refused it: {text}"[:300]
+    return None
 
 
 def candidate_params(params: dict, kind: str) -> dict:
@@ -150,12 +196,11 @@ def measure(problem, params: dict, target: str, kinds, step: int, repeat: int,
             execution.compile()
             execution.upload()
             out.append(TrialTime(kind, step, execution.items, total, seconds(execution, target, repeat)))
-        except GraphKernelsError as exc:
-            out.append(TrialTime(kind, step, 0, total, None, str(exc)))
-        except Exception as exc:    # noqa: BLE001 -- the GPU's own refusal (out of memory): not a candidate
-            if type(exc).__name__ not in ("CudaAPIError", "CudaDriverError", "CudaSupportError"):
+        except Exception as exc:    # noqa: BLE001 -- a refusal skips the candidate; anything else propagates
+            why = _refusal(exc)
+            if why is None:
                 raise
-            out.append(TrialTime(kind, step, 0, total, None, f"{type(exc).__name__}: {exc}"))
+            out.append(TrialTime(kind, step, 0, total, None, why))
         finally:
             if execution is not None:
                 execution.release()
@@ -186,38 +231,49 @@ def _key(problem, params: dict, target: str) -> tuple:
 
 
 def choose(problem, params: dict, target: str, seconds=_device_seconds) -> AutoChoice:
-    """The fastest candidate, measured: a probe on a sample prunes and estimates, then the
-    contenders are searched whole (or on the largest sample within the budget). Every time is in
-    the reason. None measured (all refused): ``list`` (the run then reports its own refusal)."""
+    """The fastest candidate, measured: a probe on a sample estimates (and, past the budget,
+    prunes), then the contenders are searched whole, or on the largest sample within the budget,
+    or (when even that is no larger than the probe) decided on the probe. Every time is in the
+    reason. None measured (all refused): ``list`` (the run then reports its own refusal)."""
     key = _key(problem, params, target)
-    if key in _chosen:
-        _chosen.move_to_end(key)
-        value, reason = _chosen[key]
-        return AutoChoice(value, reason + "; remembered from an earlier trial in this process")
+    with _chosen_lock:
+        if key in _chosen:
+            _chosen.move_to_end(key)
+            value, reason = _chosen[key]
+            return AutoChoice(value, reason + "; remembered from an earlier trial in this process")
     started = time.perf_counter()
     probe = probe_step(problem.data["oriented"].n)
     probes = measure(problem, params, target, KINDS, probe, 1, seconds)
     timed = [t for t in probes if t.seconds is not None]
-    if not timed:
-        value = "list"
-        reason = "a trial of every work decomposition was refused: " + "; ".join(_said(t) for t in probes)
-    else:
+    finals: list[TrialTime] = []
+    out: list[str] = []
+    if timed:
         fastest = min(t.seconds for t in timed)
         contenders = timed
         if sum(t.seconds * t.step for t in timed) > WHOLE_BUDGET_S:
             contenders = [t for t in timed if t.seconds <= PRUNE * fastest]
-        estimate = sum(t.seconds * t.step for t in contenders)
-        step = decision_step(estimate, probe)
-        finals = measure(problem, params, target, [t.kind for t in contenders], step,
-                         TRIAL_REPEAT if step == 1 else 1, seconds)
-        decided = [t for t in finals if t.seconds is not None] or contenders
-        value = min(decided, key=lambda t: t.seconds).kind
         out = [t.kind for t in timed if t not in contenders]
+        step = decision_step(sum(t.seconds * t.step for t in contenders))
+        if step < probe or step == 1:
+            finals = measure(problem, params, target, [t.kind for t in contenders], step,
+                             TRIAL_REPEAT if step == 1 else 1, seconds)
+        decided = [t for t in finals if t.seconds is not None] if finals else contenders
+    else:
+        decided = []
+    if not decided:
+        value = "list"
+        reason = ("a trial of every work decomposition was refused: "
+                  + "; ".join(_said(t) for t in (finals or probes)))
+    else:
+        value = min(decided, key=lambda t: t.seconds).kind
         reason = ("measured on this GPU (device time): a probe, " + ", ".join(_said(t) for t in probes)
                   + (f"; {' and '.join(out)} out (over {PRUNE:g}x the fastest probe)" if out else "")
-                  + "; then " + ", ".join(_said(t) for t in finals)
+                  + ("; then " + ", ".join(_said(t) for t in finals) if finals
+                     else "; decided on the probe (a larger sample would not fit the budget)")
                   + f" → {value} (choosing took {(time.perf_counter() - started) * 1e3:.0f} ms, compiling included)")
-    _chosen[key] = (value, reason)
-    while len(_chosen) > _CACHE_LIMIT:
-        _chosen.popitem(last=False)
+    if not any(t.seconds is None for t in probes + finals):      # a refusal may pass (memory): choose again
+        with _chosen_lock:
+            _chosen[key] = (value, reason)
+            while len(_chosen) > _CACHE_LIMIT:
+                _chosen.popitem(last=False)
     return AutoChoice(value, reason)
