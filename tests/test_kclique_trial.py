@@ -85,9 +85,9 @@ def test_a_sampled_search_counts_exactly_the_cliques_rooted_at_its_items(kind):
 
 
 def test_the_probe_and_decision_steps():
-    assert trial.probe_step(40) == 1                                         # under 64 vertices: whole
-    assert trial.probe_step(64) == 2
-    assert trial.probe_step(1024) == trial.PROBE_MAX_STEP == 32              # 1/32 from 1,024 vertices
+    assert trial.probe_step(2047) == 1                                       # under 2,048 vertices: whole
+    assert trial.probe_step(2048) == 2
+    assert trial.probe_step(32 * 1024) == trial.PROBE_MAX_STEP == 32         # 1/32 from 32,768 vertices
     assert trial.probe_step(10 ** 9) == 32
     assert trial.decision_step(0.9 * trial.WHOLE_BUDGET_S) == 1             # within the budget: whole
     assert trial.decision_step(4.5 * trial.WHOLE_BUDGET_S) == 5             # the largest sample within it
@@ -256,7 +256,7 @@ def test_a_failed_trial_is_the_runs_failure_in_words(monkeypatch):
         raise CudaAPIError(700, "CUDA_ERROR_ILLEGAL_ADDRESS")
     monkeypatch.setattr(trial, "choose", broken)
     with pytest.raises(KernelFailure, match="ILLEGAL_ADDRESS"):
-        run_variant(clique_graph(), "kclique", "gpu", {"k": 4, **SIM}, target="sim", repeat=1, warmup=0)
+        run_variant(clique_graph(), "kclique", "gpu", {"k": 4, **SIM}, repeat=1, warmup=0)    # sim, or a GPU
 
 
 def test_the_simulator_uses_the_rule_unless_a_trial_is_asked_for(monkeypatch):
@@ -293,7 +293,7 @@ def test_a_run_with_a_trial_is_verified_and_its_record_says_what_was_measured(mo
     monkeypatch.setenv(trial.AUTO_ENV, "trial")
     monkeypatch.setattr(trial, "TRIAL_REPEAT", 1)      # every simulated launch costs seconds
     result = run_variant(read_graph(data_path("karate.mtx")), "kclique", "gpu", {"k": 4, **SIM, "group_size": "auto"},
-                         target="sim", repeat=1, warmup=0)
+                         repeat=1, warmup=0)                                  # the simulator, or a GPU
     assert result.record["verified"], result.record["verification"]
     notices = " ".join(result.record["notices"])
     assert "auto: work = " in notices and "measured" in notices

@@ -11,26 +11,28 @@ candidate counts the cliques of a sample of its work items, and the fastest is c
   ``list``) or an oriented edge (``edge``); ids follow the orientation's rank (degree, or the
   core-peeling order) and edges their source, so a sample spans every degree, the heavy tail
   included: a systematic sample stratified by rank, with each sampled item's whole search.
-* First a *probe*: each candidate searches one s-th of its work, s = the vertices // 32 between
-  1 and 32 (``PROBE_MIN_ITEMS``, ``PROBE_MAX_STEP``: 1/32 from 1,024 vertices), one launch between
-  two events. A sample's time is not its share of the full time: with a few items a block the
-  vertex kernels wait for their heaviest block, and a launch's fixed cost weighs more (on skewed
-  graphs at k = 5 the vertex kernel's sample read 4-5x the edge kernel's where its full search was
-  0.6x of it; a trial that decided on samples of 1/12-1/32 picked wrongly in 15 of 80 cases:
-  ``benchmarks/results/kclique-auto/trial/``). So the probe only estimates each full time (its
-  time x s) and, when the candidates cannot all be searched whole, prunes: a candidate over
-  ``PRUNE`` = 10 times the fastest probe is out (the distortion seen was up to 8x).
+* First a *probe*: each candidate searches one s-th of its work, s = the vertices // 1,024
+  between 1 and 32 (``PROBE_MIN_ITEMS``: a vertex a block of the default grid; ``PROBE_MAX_STEP``),
+  timed over 3 launches (a warm-up, a probe, one sample). A sample's time is not its share of the
+  full time: with a few items a block the vertex kernels wait for their heaviest block, and a
+  launch's fixed cost weighs more (on skewed graphs at k = 5 the vertex kernel's sample read 4-5x
+  the edge kernel's where its full search was 0.6x of it; a trial that decided on samples of
+  1/12-1/32 picked wrongly in 15 of 80 cases: ``benchmarks/results/kclique-auto/trial/``). So the
+  probe only estimates each full time (its time x s) and, when the candidates cannot all be
+  searched whole, prunes: a candidate over ``PRUNE`` = 10 times the fastest probe is out (the
+  distortion seen was up to 8x).
 * Then the *decision*: every candidate is searched **whole** when their estimated full times add
   up to at most ``WHOLE_BUDGET_S`` (0.1 s), else those the pruning left, whole if they fit it,
-  else on the smallest sample that keeps them within it (one launch each), or, when that sample
-  would be no larger than the probe's, on the probe's times. A whole search is timed as the median
-  of 3 launches queued behind a busy kernel, after a warm-up launch and a probe launch (5 in all).
-  So choosing costs the probe (about a 32nd of each candidate's search on graphs of 1,024
-  vertices or more, up to a few times that where a sample runs slow) plus at most about 0.5 s
-  (whole searches) or 0.1 s (a sample), and compiling the candidates' kernels (numba's and the
-  kernel cache's on disk), once per input and launch parameters in a process.
-* Times are device time, from CUDA events (:func:`kernels.measure.timing.time_kernel_cuda` with
-  ``queued`` for the whole searches, as the runner's timings are: not the host's launch overhead).
+  else on the smallest sample that keeps them within it, or, when that sample would be no larger
+  than the probe's, on the probe's times. A whole search is timed as the median of 3 launches
+  after a warm-up and a probe launch (5 in all); a sample over 3 launches. So choosing costs the
+  probe (3 launches of a 32nd of each candidate's search from 32,768 vertices, of a larger share
+  below: whole searches under 2,048 vertices, where kernels that take seconds would make it
+  costly) plus at most about 0.5 s (whole searches) or 0.3 s (a sample), and compiling the
+  candidates' kernels (numba's and the kernel cache's on disk), once per input and launch
+  parameters in a process.
+* Times are device time: launches queued behind a busy kernel, as the runner's timings are, not
+  the host's launch overhead.
 * A candidate that refuses the input (a bitmap kernel past its out-degree cap, scratch past the
   limit, the GPU out of memory or out of launch resources, a kernel that does not compile) is
   skipped, and the notice says why; a choice made with a refusal is not remembered (memory may
@@ -62,7 +64,7 @@ from kernels.algorithms.registry import AutoChoice
 from kernels.errors import GraphKernelsError, ParameterError
 
 KINDS = ("vertex", "edge", "list")
-PROBE_MIN_ITEMS = 32
+PROBE_MIN_ITEMS = 1024
 PROBE_MAX_STEP = 32
 PRUNE = 10.0
 WHOLE_BUDGET_S = 0.1
@@ -92,8 +94,8 @@ def auto_mode(target) -> str:
 
 
 def probe_step(vertices: int) -> int:
-    """Every how many work items the probe searches: 1/32 from 1,024 vertices, fewer below (at
-    least 32 items; a graph under 64 vertices whole)."""
+    """Every how many work items the probe searches: a vertex a block of the default grid at least
+    (1,024), a 32nd at most (from 32,768 vertices); a graph under 2,048 vertices whole."""
     return int(min(PROBE_MAX_STEP, max(1, vertices // PROBE_MIN_ITEMS)))
 
 
@@ -114,22 +116,14 @@ class TrialTime:
 
 
 def _device_seconds(execution, target, repeat: int) -> float:
-    """One launch between two events (``repeat`` 1: a probe or a sampled decision), else the
-    median of ``repeat`` launches queued behind a busy kernel after a warm-up (device time only;
-    direct launches where the host cannot queue them in time)."""
+    """The median of ``repeat`` launches queued behind a busy kernel, after a warm-up and a probe
+    launch (:func:`kernels.measure.timing.time_kernel_cuda`): device time only, as the runner's
+    timings. (One launch between two events was tried: it counts the host's launch overhead, about
+    0.3 ms here, which swamped the probes and the sampled decisions: tenth check, trial/5-one-launch.)
+    Direct launches where the host cannot queue them in time."""
     from kernels.measure.targets import Target
 
     if Target.parse(target).real_gpu:
-        from numba import cuda
-
-        if repeat == 1:
-            start, end = cuda.event(), cuda.event()
-            cuda.synchronize()
-            start.record(execution.stream)
-            execution.launch()
-            end.record(execution.stream)
-            end.synchronize()
-            return cuda.event_elapsed_time(start, end) / 1e3
         from kernels.measure.timing import time_kernel_cuda
 
         try:
