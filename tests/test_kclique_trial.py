@@ -1,6 +1,7 @@
-"""k-clique ``work=auto`` by a measured trial (kernels/algorithms/kclique/trial.py), under the
-CUDA simulator: the sampled kernels count exactly the cliques rooted at the sampled work items,
-the trial picks its fastest candidate and skips refusals, and compile-ahead never runs one."""
+"""k-clique ``work=auto`` by a measured trial (kernels/algorithms/kclique/trial.py), on the CUDA
+simulator in CI (and on a GPU with GRAPH_KERNELS_TARGET=cuda): the sampled kernels count exactly the
+cliques rooted at the sampled work items, the trial picks its fastest candidate and skips refusals,
+and compile-ahead never runs one."""
 
 from __future__ import annotations
 
@@ -190,6 +191,7 @@ def test_a_candidate_that_refuses_the_input_is_skipped(monkeypatch):
     choice = trial.choose(problem, params, "sim", seconds=fixed_times({"vertex": 1e-6, "edge": 1e-6, "list": 5e-3}))
     assert choice.value == "list"
     assert "vertex refused" in choice.reason and "edge refused" in choice.reason and "above the 2" in choice.reason
+    assert trial._chosen                          # the input's own refusal: remembered, the next run need not measure
 
 
 def test_a_decision_no_larger_than_the_probe_is_made_on_the_probe(monkeypatch):
@@ -257,6 +259,31 @@ def test_a_failed_trial_is_the_runs_failure_in_words(monkeypatch):
     monkeypatch.setattr(trial, "choose", broken)
     with pytest.raises(KernelFailure, match="ILLEGAL_ADDRESS"):
         run_variant(clique_graph(), "kclique", "gpu", {"k": 4, **SIM}, repeat=1, warmup=0)    # sim, or a GPU
+
+
+def test_if_every_whole_search_is_refused_the_probes_decide_among_the_rest(monkeypatch):
+    monkeypatch.setattr(trial, "PROBE_MIN_ITEMS", 8)          # a probe of every 7th vertex
+    _, _, problem, params = prepared()
+
+    def seconds(execution, target, repeat):
+        if execution.root_step == 7:        # too costly for all three; list 20x the fastest: pruned
+            return {"vertex": 2e-3, "edge": 1e-3, "list": 2e-2}[execution.kind]
+        raise CudaAPIError(2, "CUDA_ERROR_OUT_OF_MEMORY")          # the whole searches' larger grids
+    choice = trial.choose(problem, params, "sim", seconds=seconds)
+    assert choice.value == "list"                                  # the one candidate not refused whole
+    assert "vertex refused" in choice.reason and "edge refused" in choice.reason
+    assert "decided on the probe" in choice.reason
+    assert not trial._chosen
+
+
+def test_a_rule_bug_is_not_reported_as_a_kernel_failure(monkeypatch):
+    monkeypatch.setenv(trial.AUTO_ENV, "trial")
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a rule's own bug")
+    monkeypatch.setattr(trial, "choose", broken)
+    with pytest.raises(ZeroDivisionError):
+        run_variant(clique_graph(), "kclique", "gpu", {"k": 4, **SIM}, repeat=1, warmup=0)
 
 
 def test_the_simulator_uses_the_rule_unless_a_trial_is_asked_for(monkeypatch):

@@ -89,6 +89,10 @@ def reference_output(family: Family, problem, params: dict, graph, seed: int):
     return _reference_cache[key]
 
 
+#: numba-cuda's driver errors by class name (the simulator has its own classes of the same names)
+DEVICE_ERRORS = ("CudaAPIError", "CudaDriverError", "CudaSupportError", "LinkerError", "NvvmError", "NvrtcError")
+
+
 def _translate(exc: BaseException) -> GraphKernelsError:
     text = str(exc)
     if isinstance(exc, MemoryError) or "OUT_OF_MEMORY" in text or "out of memory" in text.lower():
@@ -245,9 +249,11 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
     with performance_warnings_as_notices(problem.notices):
         try:
             resolved, auto_notices = fam.resolve_auto(var, problem, asked, target)
-        except GraphKernelsError:
-            raise
-        except Exception as exc:  # a trial's kernel failed on the device: the run's failure, in words
+        except Exception as exc:
+            # a measured trial's kernel failed on the device: the run's failure, in words; a rule's
+            # own bug (any other exception) surfaces as the bug it is
+            if type(exc).__name__ not in DEVICE_ERRORS:
+                raise
             raise _translate(exc) from exc
     stages["auto_s"] = time.perf_counter() - resolving   # a rule's features, or a measured trial (kclique)
     problem.notices.extend(auto_notices)

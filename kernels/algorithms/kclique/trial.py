@@ -13,7 +13,8 @@ candidate counts the cliques of a sample of its work items, and the fastest is c
   included: a systematic sample stratified by rank, with each sampled item's whole search.
 * First a *probe*: each candidate searches one s-th of its work, s = the vertices // 1,024
   between 1 and 32 (``PROBE_MIN_ITEMS``: a vertex a block of the default grid; ``PROBE_MAX_STEP``),
-  timed over 3 launches (a warm-up, a probe, one sample). A sample's time is not its share of the
+  timed over a warm-up, a probe and one sample (more launches a sample for kernels under 50 µs,
+  which the timing batches). A sample's time is not its share of the
   full time: with a few items a block the vertex kernels wait for their heaviest block, and a
   launch's fixed cost weighs more (on skewed graphs at k = 5 the vertex kernel's sample read 4-5x
   the edge kernel's where its full search was 0.6x of it; a trial that decided on samples of
@@ -24,10 +25,11 @@ candidate counts the cliques of a sample of its work items, and the fastest is c
 * Then the *decision*: every candidate is searched **whole** when their estimated full times add
   up to at most ``WHOLE_BUDGET_S`` (0.1 s), else those the pruning left, whole if they fit it,
   else on the smallest sample that keeps them within it, or, when that sample would be no larger
-  than the probe's, on the probe's times. A whole search is timed as the median of 3 launches
-  after a warm-up and a probe launch (5 in all); a sample over 3 launches. So choosing costs the
-  probe (3 launches of a 32nd of each candidate's search from 32,768 vertices, of a larger share
-  below: whole searches under 2,048 vertices, where kernels that take seconds would make it
+  than the probe's, on the probe's times. A whole search is timed as the median of 3 samples after
+  a warm-up and a probe (under 2,048 vertices the probe was already whole: timed again so); a
+  sampled decision over one sample. So choosing costs the
+  probe (about 3 searches of a 32nd of each candidate's work from 32,768 vertices, of a larger
+  share below: whole searches under 2,048 vertices, where kernels that take seconds would make it
   costly) plus at most about 0.5 s (whole searches) or 0.3 s (a sample), and compiling the
   candidates' kernels (numba's and the kernel cache's on disk), once per input and launch
   parameters in a process.
@@ -35,8 +37,9 @@ candidate counts the cliques of a sample of its work items, and the fastest is c
   the host's launch overhead.
 * A candidate that refuses the input (a bitmap kernel past its out-degree cap, scratch past the
   limit, the GPU out of memory or out of launch resources, a kernel that does not compile) is
-  skipped, and the notice says why; a choice made with a refusal is not remembered (memory may
-  free). Any other error (a CUDA fault) propagates: the runner reports it as the run's failure.
+  skipped, and the notice says why; a choice made while the GPU refused one for its state (out of
+  memory) is not remembered. If every whole search is refused, the probes decide among the
+  candidates that were not. Any other error (a CUDA fault) propagates: the run fails with it.
 * ``group_size``: the value given, else each candidate's own rule (:func:`.kclique_group_size`),
   as the run after it would resolve it.
 
@@ -113,6 +116,7 @@ class TrialTime:
     total: int              # the kind's work items: vertices, or oriented edges
     seconds: float | None   # median device time of the sampled search; None when refused
     refused: str = ""
+    transient: bool = False  # refused by the GPU's state (memory): the next run may measure it
 
 
 def _device_seconds(execution, target, repeat: int) -> float:
@@ -140,14 +144,15 @@ def _device_seconds(execution, target, repeat: int) -> float:
     return statistics.median(times)
 
 
-def _refusal(exc: BaseException) -> str | None:
-    """Why ``exc`` refuses one candidate (and leaves the rest measurable), or None: raise it."""
+def _refusal(exc: BaseException) -> tuple[str, bool] | None:
+    """Why ``exc`` refuses one candidate (and leaves the rest measurable), and whether the GPU's
+    state caused it (out of memory: another run may fit), or None: raise it."""
     from numba.core.errors import NumbaError
 
     if isinstance(exc, GraphKernelsError):
-        return str(exc)
+        return str(exc), False
     if isinstance(exc, NumbaError) or type(exc).__name__ in ("LinkerError", "NvvmError", "NvrtcError"):
-        return f"its kernel could not be compiled: {type(exc).__name__}: {exc}"[:300]
+        return f"its kernel could not be compiled: {type(exc).__name__}: {exc}"[:300], False
     if type(exc).__name__ == "CudaAPIError":
         code = getattr(exc, "code", None)
         try:
@@ -156,7 +161,7 @@ def _refusal(exc: BaseException) -> str | None:
             code = None
         text = str(exc)
         if code in REFUSING_CUDA_CODES or any(name in text for name in REFUSING_CUDA_CODES.values()):
-            return f"the GPU refused it: {text}"[:300]
+            return f"the GPU refused it: {text}"[:300], True
     return None
 
 
@@ -194,7 +199,7 @@ def measure(problem, params: dict, target: str, kinds, step: int, repeat: int,
             why = _refusal(exc)
             if why is None:
                 raise
-            out.append(TrialTime(kind, step, 0, total, None, why))
+            out.append(TrialTime(kind, step, 0, total, None, *why))
         finally:
             if execution is not None:
                 execution.release()
@@ -241,6 +246,7 @@ def choose(problem, params: dict, target: str, seconds=_device_seconds) -> AutoC
     timed = [t for t in probes if t.seconds is not None]
     finals: list[TrialTime] = []
     out: list[str] = []
+    decided: list[TrialTime] = []
     if timed:
         fastest = min(t.seconds for t in timed)
         contenders = timed
@@ -248,24 +254,29 @@ def choose(problem, params: dict, target: str, seconds=_device_seconds) -> AutoC
             contenders = [t for t in timed if t.seconds <= PRUNE * fastest]
         out = [t.kind for t in timed if t not in contenders]
         step = decision_step(sum(t.seconds * t.step for t in contenders))
+        # under 2,048 vertices the probe was the whole search, timed over one sample: the decision
+        # times it again over 3 (kernels of microseconds, where one sample is noise)
         if step < probe or step == 1:
             finals = measure(problem, params, target, [t.kind for t in contenders], step,
                              TRIAL_REPEAT if step == 1 else 1, seconds)
-        decided = [t for t in finals if t.seconds is not None] if finals else contenders
-    else:
-        decided = []
+            decided = [t for t in finals if t.seconds is not None]
+            if not decided:   # every final search refused (a whole search's grid is larger): the probes
+                lost = {t.kind for t in finals}
+                decided = [t for t in timed if t.kind not in lost] or []
+        else:
+            decided = contenders
+    said = ", ".join(_said(t) for t in probes) + ("; then " + ", ".join(_said(t) for t in finals) if finals else "")
     if not decided:
         value = "list"
-        reason = ("a trial of every work decomposition was refused: "
-                  + "; ".join(_said(t) for t in (finals or probes)))
+        reason = "no work decomposition could be measured in full: " + said
     else:
         value = min(decided, key=lambda t: t.seconds).kind
-        reason = ("measured on this GPU (device time): a probe, " + ", ".join(_said(t) for t in probes)
-                  + (f"; {' and '.join(out)} out (over {PRUNE:g}x the fastest probe)" if out else "")
-                  + ("; then " + ", ".join(_said(t) for t in finals) if finals
-                     else "; decided on the probe (a larger sample would not fit the budget)")
+        how = ("" if finals and any(t.seconds is not None for t in finals) else
+               "; decided on the probe" + ("" if finals else " (a larger sample would not fit the budget)"))
+        reason = ("measured on this GPU (device time): a probe, " + said
+                  + (f"; {' and '.join(out)} out (over {PRUNE:g}x the fastest probe)" if out else "") + how
                   + f" → {value} (choosing took {(time.perf_counter() - started) * 1e3:.0f} ms, compiling included)")
-    if not any(t.seconds is None for t in probes + finals):      # a refusal may pass (memory): choose again
+    if not any(t.transient for t in probes + finals):      # out of memory may pass: then choose again
         with _chosen_lock:
             _chosen[key] = (value, reason)
             while len(_chosen) > _CACHE_LIMIT:
