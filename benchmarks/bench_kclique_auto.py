@@ -564,7 +564,8 @@ def main() -> int:
                # the feature rule's pick, by the variants' own times in this run (side by side)
                "rule_within_10pct": sum(r <= 1.10 for r in rule_ratios), "rule_total": len(rule_ratios),
                "rule_worst": max(rule_ratios) if rule_ratios else None,
-               # what choosing cost: the auto stage (a trial, or the rule's features) over the best kernel time
+               # what choosing cost, a cost and not a speedup: the auto stage's host wall clock (a trial with its
+               # compiling, or the rule's features) over the best variant's median kernel (device) time
                "choose_over_best": [c["choose_s"] / min(c["times_s"].values()) for c in cases
                                     if c.get("choose_s") is not None]}
     (out_dir / f"{stem}.json").write_text(json.dumps(summary, indent=1, default=str))

@@ -7,6 +7,13 @@ else escaping is a bug.
 
 from __future__ import annotations
 
+#: numba-cuda's driver and compiler errors, by class name (the CUDA simulator defines its own
+#: classes of the same names): raised by the device, not by a user's input
+DEVICE_ERROR_NAMES = ("CudaAPIError", "CudaDriverError", "CudaSupportError", "LinkerError", "NvvmError",
+                      "NvrtcError")
+#: of those, the ones raised while compiling a kernel
+COMPILER_ERROR_NAMES = ("LinkerError", "NvvmError", "NvrtcError")
+
 
 class GraphKernelsError(Exception):
     """Base of every error caused by input, parameters or the environment."""

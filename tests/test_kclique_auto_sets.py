@@ -75,32 +75,11 @@ def test_the_check_plan_reads_the_sampled_depth(bench, capsys):
     assert "vertex [list]" in out
 
 
-def test_the_sixth_kclique_check_is_of_graphs_not_measured_before(bench):
-    kinds = _unseen(bench, "check6", ("CHECK", "CHECK2", "CHECK3", "CHECK4", "CHECK5"))
-    assert len(bench.CHECK6) >= 15
-    assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil", "powerlaw_matrix"} <= kinds
-
-
-def test_the_seventh_kclique_check_is_of_graphs_not_measured_before(bench):
-    kinds = _unseen(bench, "check7", ("CHECK", "CHECK2", "CHECK3", "CHECK4", "CHECK5", "CHECK6"))
-    assert len(bench.CHECK7) >= 15
-    assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil", "powerlaw_matrix"} <= kinds
-
-
-def test_the_eighth_kclique_check_is_of_graphs_not_measured_before(bench):
-    kinds = _unseen(bench, "check8", ("CHECK", "CHECK2", "CHECK3", "CHECK4", "CHECK5", "CHECK6", "CHECK7"))
-    assert len(bench.CHECK8) >= 15
-    assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil", "powerlaw_matrix"} <= kinds
-
-
-def test_the_ninth_kclique_check_is_of_graphs_not_measured_before(bench):
-    kinds = _unseen(bench, "check9", ("CHECK", "CHECK2", "CHECK3", "CHECK4", "CHECK5", "CHECK6", "CHECK7", "CHECK8"))
-    assert len(bench.CHECK9) >= 15
-    assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil", "powerlaw_matrix"} <= kinds
-
-
-def test_the_tenth_kclique_check_is_of_graphs_not_measured_before(bench):
-    kinds = _unseen(bench, "check10", ("CHECK", "CHECK2", "CHECK3", "CHECK4", "CHECK5", "CHECK6", "CHECK7",
-                                       "CHECK8", "CHECK9"))
-    assert len(bench.CHECK10) >= 15
+@pytest.mark.parametrize("name", ["check6", "check7", "check8", "check9", "check10"])
+def test_each_trial_check_is_of_graphs_not_measured_before(bench, name):
+    """The checks of k-clique's measured trial (kernels/algorithms/kclique/trial.py): each set new
+    against every set before it and every measurement file."""
+    order = list(bench.CHECK_SETS)
+    kinds = _unseen(bench, name, tuple(n.upper() for n in order[:order.index(name)]))
+    assert len(bench.CHECK_SETS[name]) >= 15
     assert {"gnm", "gnp", "chung_lu", "rmat", "geometric", "delaunay", "stencil", "powerlaw_matrix"} <= kinds

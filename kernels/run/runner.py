@@ -20,7 +20,13 @@ from typing import Any
 from kernels.algorithms.auto_rules import device_trials_off
 from kernels.algorithms.execution import Execution
 from kernels.algorithms.registry import Family, Variant, Verification, check_vertex_params, get_variant
-from kernels.errors import GraphKernelsError, ParameterError, ResourceLimitError, TargetUnavailableError
+from kernels.errors import (
+    DEVICE_ERROR_NAMES,
+    GraphKernelsError,
+    ParameterError,
+    ResourceLimitError,
+    TargetUnavailableError,
+)
 from kernels.measure.cuda_graphs import check_launch_mode, plan_launches
 from kernels.measure.environment import environment
 from kernels.measure.nvtx_ranges import stage_ranges
@@ -87,10 +93,6 @@ def reference_output(family: Family, problem, params: dict, graph, seed: int):
             _reference_cache.pop(next(iter(_reference_cache)))
         _reference_cache[key] = family.reference(problem, params)
     return _reference_cache[key]
-
-
-#: numba-cuda's driver errors by class name (the simulator has its own classes of the same names)
-DEVICE_ERRORS = ("CudaAPIError", "CudaDriverError", "CudaSupportError", "LinkerError", "NvvmError", "NvrtcError")
 
 
 def _translate(exc: BaseException) -> GraphKernelsError:
@@ -252,7 +254,7 @@ def run_variant(graph, family: str, variant: str, params: dict | None = None, *,
         except Exception as exc:
             # a measured trial's kernel failed on the device: the run's failure, in words; a rule's
             # own bug (any other exception) surfaces as the bug it is
-            if type(exc).__name__ not in DEVICE_ERRORS:
+            if type(exc).__name__ not in DEVICE_ERROR_NAMES:
                 raise
             raise _translate(exc) from exc
     stages["auto_s"] = time.perf_counter() - resolving   # a rule's features, or a measured trial (kclique)

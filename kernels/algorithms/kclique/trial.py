@@ -56,7 +56,6 @@ from __future__ import annotations
 
 import math
 import os
-import statistics
 import threading
 import time
 from collections import OrderedDict
@@ -64,7 +63,7 @@ from dataclasses import dataclass
 
 from kernels.algorithms.auto_rules import device_trials_allowed
 from kernels.algorithms.registry import AutoChoice
-from kernels.errors import GraphKernelsError, ParameterError
+from kernels.errors import COMPILER_ERROR_NAMES, GraphKernelsError, ParameterError
 
 KINDS = ("vertex", "edge", "list")
 PROBE_MIN_ITEMS = 1024
@@ -135,13 +134,10 @@ def _device_seconds(execution, target, repeat: int) -> float:
         except RuntimeError:           # the host could not queue the launches behind the busy kernel
             stats, _ = time_kernel_cuda(execution.launch, repeat, 1, stream=execution.stream)
         return stats.median_s
-    times = []                     # the simulator: host time of each launch (meaningless, but the path runs)
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        execution.launch()
-        execution.synchronize()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    from kernels.measure.timing import time_kernel_simulator
+
+    # the simulator: wall clock of the simulation (meaningless as a time, but the path runs)
+    return time_kernel_simulator(execution.launch, execution.synchronize, repeat, 0).median_s
 
 
 def _refusal(exc: BaseException) -> tuple[str, bool] | None:
@@ -151,7 +147,7 @@ def _refusal(exc: BaseException) -> tuple[str, bool] | None:
 
     if isinstance(exc, GraphKernelsError):
         return str(exc), False
-    if isinstance(exc, NumbaError) or type(exc).__name__ in ("LinkerError", "NvvmError", "NvrtcError"):
+    if isinstance(exc, NumbaError) or type(exc).__name__ in COMPILER_ERROR_NAMES:
         return f"its kernel could not be compiled: {type(exc).__name__}: {exc}"[:300], False
     if type(exc).__name__ == "CudaAPIError":
         code = getattr(exc, "code", None)
@@ -223,8 +219,7 @@ def _key(problem, params: dict, target: str) -> tuple:
 
         dev = cuda.get_current_device()
         device = f"{dev.id}:{dev.name}"
-    graph = problem.graph
-    return (getattr(graph, "fingerprint", id(graph)), problem.data["oriented"].orientation, int(params["k"]),
+    return (problem.graph.fingerprint, problem.data["oriented"].orientation, int(params["k"]),
             bool(params.get("per_vertex")), params.get("block_size"), params.get("group_size"),
             params.get("max_blocks"), target, device)
 
@@ -262,7 +257,7 @@ def choose(problem, params: dict, target: str, seconds=_device_seconds) -> AutoC
             decided = [t for t in finals if t.seconds is not None]
             if not decided:   # every final search refused (a whole search's grid is larger): the probes
                 lost = {t.kind for t in finals}
-                decided = [t for t in timed if t.kind not in lost] or []
+                decided = [t for t in timed if t.kind not in lost]
         else:
             decided = contenders
     said = ", ".join(_said(t) for t in probes) + ("; then " + ", ".join(_said(t) for t in finals) if finals else "")
