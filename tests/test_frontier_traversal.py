@@ -485,3 +485,26 @@ def test_a_traced_frontier_run_gives_the_same_levels_and_a_row_per_level():
         steps = run["steps"]
         switched = {lv for lv in range(1, len(steps)) if steps[lv] != steps[lv - 1]}
         assert switched and all((r["convert"] > 0) == (r["level"] in switched) for r in rows), (steps, rows)
+
+
+def test_a_traced_nearfar_run_stamps_its_local_rounds():
+    """With ``hops`` a traced near-far run stamps each block before its local rounds (slot 1,
+    between the level's start and its arrival) and notes the block's rounds (slot 3), which add
+    up to the record's ``local_rounds`` (benchmarks/diag/nearfar_rounds.py reads them)."""
+    from numba import cuda
+
+    from kernels.algorithms.traversal.frontier_loop import FrontierLoopTraversal
+    from kernels.operators.views import upload_csr
+
+    g = weighted_grid()
+    view = upload_csr(g, weights=True)
+    loop = FrontierLoopTraversal("sssp", "csr", weighted=True, hops=3, delta=20.0, trace_levels=60)
+    out = cuda.device_array(view.n_vertices, np.float64)
+    loop.run(view, 24, out)
+    run = loop.last_run
+    stamps = loop.trace[:run["levels"]]
+    with_rounds = stamps[:, :, 1] > 0
+    assert with_rounds.any() and run["local_rounds"] > 0
+    assert (stamps[with_rounds][:, 0] <= stamps[with_rounds][:, 1]).all()
+    assert (stamps[with_rounds][:, 1] <= stamps[with_rounds][:, 2]).all()
+    assert int(stamps[:, :, 3].sum()) == run["local_rounds"]

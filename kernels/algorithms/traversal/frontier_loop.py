@@ -101,8 +101,9 @@ TRACED_LEVELS = 62
 #: level's latency-bound loops about 2x longer (benchmarks/diag/frontier_trace.py). 0: the
 #: compiler's choice.
 MAX_REGISTERS = None
-TRACE_STAMPS = 3               # traced runs: per level and block, the start, after a direction switch's
-                               # conversion, and before the closing grid sync (see level_trace)
+TRACE_STAMPS = 4               # traced runs: per level and block, the start, after a direction switch's
+                               # conversion (near-far: before the block-local rounds), before the closing
+                               # grid sync (see level_trace), and (not a time) the block's local rounds
 ALGORITHMS = ("bfs", "sssp")
 #: near-far's block-local hops (``hops`` > 0): a block's items (an edge to relax, the distance
 #: of its source) in shared memory, two buffers of this many (tiny on the simulator, so that
@@ -210,6 +211,11 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
     def mark(trace, level, k):
         if traced and cuda.threadIdx.x == 0 and level < trace.shape[0]:
             trace[level, cuda.blockIdx.x, k] = globaltimer()
+
+    @cuda.jit(device=True)
+    def note(trace, level, value):
+        if traced and cuda.threadIdx.x == 0 and level < trace.shape[0]:
+            trace[level, cuda.blockIdx.x, TRACE_STAMPS - 1] = value
 
     @cuda.jit(device=True)
     def chunks_of(degree):
@@ -709,6 +715,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                         # frontier or the far pile wait in shared buffers, published once at the end
                         # (a publish costs barriers and global atomics: not in every round)
                         cuda.syncthreads()
+                        mark(trace, level, 1)
                         side = 0
                         rounds = int64(0)
                         last = False
@@ -794,6 +801,7 @@ def frontier_loop_kernel(kind: str, algorithm: str, weighted: bool, block: int, 
                                 rnd += 1
                         if t == 0 and rounds > 0:
                             cuda.atomic.add(result, LOCAL_ROUNDS, rounds)
+                        note(trace, level, rounds)
                 was_bottom_up = bottom_up
             mark(trace, level, 2)
             grid.sync()
@@ -962,12 +970,13 @@ class FrontierLoopTraversal:
 
 def level_trace(trace: np.ndarray, levels: int) -> list[dict]:
     """Per level, from a traced run's stamps (nanoseconds of ``globaltimer``; thread 0 of each
-    block: 0 at the level's start, 1 after a direction switch's conversion, 2 before the grid
-    sync that ends the level), in µs: ``period`` (the first start to the next level's first
-    start, or to the last block's arrival for the last level), ``convert`` (the first start to
-    the last block past the conversion; 0 without a switch), ``work`` (the first start to the
-    last block's arrival) and ``median_block`` (a block's own start to its arrival, median over
-    blocks)."""
+    block: 0 at the level's start, 1 after a direction switch's conversion (near-far with
+    ``hops``: before the block-local rounds), 2 before the grid sync that ends the level; 3 is not
+    a time but the block's local rounds, read by benchmarks/diag/nearfar_rounds.py), in µs:
+    ``period`` (the first start to the next level's first start, or to the last block's arrival
+    for the last level), ``convert`` (the first start to the last block past the conversion; 0
+    without a switch), ``work`` (the first start to the last block's arrival) and
+    ``median_block`` (a block's own start to its arrival, median over blocks)."""
     rows = []
     count = min(int(levels), trace.shape[0])
 
