@@ -55,6 +55,11 @@ _PARALLEL = dict(nogil=True, parallel=True, cache=True)
 
 
 BUCKET_TARGET = 8192      # source buckets of the parallel grouping (ids >> shift)
+#: rebuild each touched unit in place through a small scratch of its own pages (False: copy every
+#: touched page into one pool-sized scratch first, then write; twice the memory traffic and a
+#: fresh allocation of that size every batch). A switch for side-by-side measurements
+REBUILD_IN_PLACE = True
+UNIT_CHUNK_PAGES = 64     # old pages of touched units per task of the in-place rebuild
 CHUNK = 8192              # entries per chunk of the grouping's histogram and scatter
 ID_BLOCK = 1024           # vertex ids per task of the lookup
 
@@ -349,6 +354,95 @@ def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched
 
 
 @njit(**_PARALLEL)
+def rebuild_in_place(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
+                     dstart, dkey, n1, istart, itgt, iw, n_ids):
+    """As :func:`rebuild`, a unit at a time: each touched unit's old pages are copied into a
+    scratch of their own (a few pages, cache-resident), then its output pages are written, into
+    its own old pages first (``physical_page``: a unit's old page of the same rank, else a page the
+    batch opens from the free stack or the high-water mark, never another unit's), so units are
+    independent and no pool-sized copy is made. Returns the physical pages written."""
+    n_q = sums[1, n_pages]
+    n_open = sums[2, n_pages]
+    n_freed = sums[3, n_pages]
+    units = np.flatnonzero(touched[:n_pages])
+    n_units = units.shape[0]
+    # tasks of about UNIT_CHUNK_PAGES old pages (a large list is one task however long)
+    bounds = np.empty(n_units + 1, np.int64)
+    n_tasks = 0
+    acc = UNIT_CHUNK_PAGES
+    for i in range(n_units):
+        c = units[i]
+        if acc >= UNIT_CHUNK_PAGES:
+            bounds[n_tasks] = i
+            n_tasks += 1
+            acc = 0
+        acc += index[2, c] if index[2, c] > 0 else 1
+    bounds[n_tasks] = n_units
+    scrmap = np.full(n_pages, -1, np.int32)
+    desc = np.zeros((DESC_ROWS, max(n_q, 1)), np.int32)
+    newoff = np.zeros(n_ids, np.int32)
+    n_free = meta[M_FREE]
+    high = meta[M_HIGH_WATER]
+    phys_out = np.empty(n_q, np.int64)
+    new_pages = sums[0, n_pages]
+    new_index = np.zeros((INDEX_ROWS, new_pages), np.int32)
+    for task in prange(n_tasks):
+        most = 1
+        for i in range(bounds[task], bounds[task + 1]):
+            c = units[i]
+            most = max(most, index[2, c] if index[2, c] > 0 else 1)
+        scratch = np.empty(most * P, pool.dtype)
+        wscratch = np.empty(most * P if weighted else 1, wpool.dtype)
+        for i in range(bounds[task], bounds[task + 1]):
+            c = units[i]
+            m = index[2, c] if index[2, c] > 0 else 1
+            for r in range(m):
+                src = index[3, c + r] * P
+                scratch[r * P:(r + 1) * P] = pool[src:src + P]
+                if weighted:
+                    wscratch[r * P:(r + 1) * P] = wpool[src:src + P]
+                scrmap[c + r] = r
+            _pack(scratch, scrmap, index[2], P, c, dstart, istart, True, sums[1, c], desc, newoff)
+            for r in range(k_out[c]):
+                q = sums[1, c] + r
+                phys = _physical_page(desc, q, index, sums, free, n_free, high)
+                phys_out[q] = phys
+                _write_page(q, desc, phys, scratch, wscratch, scrmap, index[2], P, dstart, dkey,
+                            n1, istart, itgt, iw, newoff, weighted, pool, wpool, 0, 1)
+                dirty[phys] = 1
+                col = sums[0, c] + r
+                new_index[0, col] = scratch[P - 1 - 2 * desc[1, q]]
+                new_index[1, col] = desc[3, q]
+                new_index[2, col] = desc[4, q]
+                new_index[3, col] = phys
+    kept = n_free - min(n_free, n_open)
+    for c in range(n_pages):                          # pages a unit no longer needs
+        if touched[c] and index[1, c] <= 0:
+            m = index[2, c] if index[2, c] > 0 else 1
+            for r in range(k_out[c], m):
+                phys = index[3, c + r]
+                pool[phys * P:(phys + 1) * P] = 0
+                if weighted:
+                    wpool[phys * P:(phys + 1) * P] = 0
+                dirty[phys] = 0
+                free[kept + sums[3, c] + r - k_out[c]] = phys
+    for c in prange(n_pages):
+        c0 = c - max(index[1, c], 0)
+        if not touched[c0]:
+            for row in range(INDEX_ROWS):
+                new_index[row, sums[0, c]] = index[row, c]
+    index[:, :new_pages] = new_index
+    if new_pages < n_pages:
+        index[:, new_pages:n_pages] = 0
+    meta[M_PAGES] = new_pages
+    meta[M_FREE] = kept + n_freed
+    meta[M_HIGH_WATER] = high + max(0, n_open - n_free)
+    if n_open or n_freed or new_pages != n_pages:
+        meta[M_INDEX_DIRTY] = 1
+    return phys_out
+
+
+@njit(**_PARALLEL)
 def reweigh(pool, wpool, index, n_pages, P, dirty, n1, n_ids, rstart, rpos, w, dstart, dkey):
     """Set the weight of each weight change (old list position ``rpos``, grouped by source):
     its new position is the old one less the deleted positions before it. Returns the pages
@@ -399,7 +493,8 @@ def apply(g, batch: batch_rules.Batch) -> batch_rules.BatchReport:
     g.reserve_pages(int(sums[2, n_pages]))
     st = g.engine_state()
     pool, wpool, index, meta, free, dirty = st[0], st[1], st[2], st[3], st[4], st[5]
-    written = rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
+    rewrite = rebuild_in_place if REBUILD_IN_PLACE else rebuild
+    written = rewrite(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
                       d["start"], d["key"], n1, i["start"], i["key"], i["w"], g.next_vertex_id)
     meta[M_ENTRIES] += len(i["key"]) - len(d["key"])
     meta[M_SELF_LOOPS] += plan_arrays["loops_in"] - plan_arrays["loops_out"]
