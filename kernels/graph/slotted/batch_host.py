@@ -355,24 +355,25 @@ def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched
 
 @njit(**_PARALLEL)
 def rebuild_in_place(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
-                     dstart, dkey, n1, istart, itgt, iw, n_ids):
+                     dstart, dkey, n1, istart, itgt, iw, n_ids, chunk_pages):
     """As :func:`rebuild`, a unit at a time: each touched unit's old pages are copied into a
     scratch of their own (a few pages, cache-resident), then its output pages are written, into
     its own old pages first (``physical_page``: a unit's old page of the same rank, else a page the
     batch opens from the free stack or the high-water mark, never another unit's), so units are
-    independent and no pool-sized copy is made. Returns the physical pages written."""
+    independent and no pool-sized copy is made. A task takes units of about ``chunk_pages`` old
+    pages in all. Returns the physical pages written."""
     n_q = sums[1, n_pages]
     n_open = sums[2, n_pages]
     n_freed = sums[3, n_pages]
     units = np.flatnonzero(touched[:n_pages])
     n_units = units.shape[0]
-    # tasks of about UNIT_CHUNK_PAGES old pages (a large list is one task however long)
+    # tasks of about chunk_pages old pages (a large list is one task however long)
     bounds = np.empty(n_units + 1, np.int64)
     n_tasks = 0
-    acc = UNIT_CHUNK_PAGES
+    acc = chunk_pages
     for i in range(n_units):
         c = units[i]
-        if acc >= UNIT_CHUNK_PAGES:
+        if acc >= chunk_pages:
             bounds[n_tasks] = i
             n_tasks += 1
             acc = 0
@@ -493,9 +494,9 @@ def apply(g, batch: batch_rules.Batch) -> batch_rules.BatchReport:
     g.reserve_pages(int(sums[2, n_pages]))
     st = g.engine_state()
     pool, wpool, index, meta, free, dirty = st[0], st[1], st[2], st[3], st[4], st[5]
-    rewrite = rebuild_in_place if REBUILD_IN_PLACE else rebuild
-    written = rewrite(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
-                      d["start"], d["key"], n1, i["start"], i["key"], i["w"], g.next_vertex_id)
+    args = (pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
+            d["start"], d["key"], n1, i["start"], i["key"], i["w"], g.next_vertex_id)
+    written = rebuild_in_place(*args, UNIT_CHUNK_PAGES) if REBUILD_IN_PLACE else rebuild(*args)
     meta[M_ENTRIES] += len(i["key"]) - len(d["key"])
     meta[M_SELF_LOOPS] += plan_arrays["loops_in"] - plan_arrays["loops_out"]
     if len(r["key"]):
