@@ -15,7 +15,8 @@ Passes, each O(batch), O(touched lists) or a parallel sweep of an id-sized array
    marked. A hub's k updates cost one scan of its list, not k;
 3. plan: how many pages each touched unit becomes (:func:`batch_core.pack`), prefix sums
    for new index columns, pages opened and pages freed;
-4. rebuild: old pages of touched units copied to scratch, output pages written from it, freed
+4. rebuild: a touched unit at a time, its old pages copied to a scratch of its own and its
+   output pages written from it (into its own pages, then opened ones), freed
    pages zeroed and pushed on the free stack, the index rewritten; weights changed last (the
    new position of a weight change is its old one less the deletions before it).
 """
@@ -55,11 +56,7 @@ _PARALLEL = dict(nogil=True, parallel=True, cache=True)
 
 
 BUCKET_TARGET = 8192      # source buckets of the parallel grouping (ids >> shift)
-#: rebuild each touched unit in place through a small scratch of its own pages (False: copy every
-#: touched page into one pool-sized scratch first, then write; twice the memory traffic and a
-#: fresh allocation of that size every batch). A switch for side-by-side measurements
-REBUILD_IN_PLACE = True
-UNIT_CHUNK_PAGES = 64     # old pages of touched units per task of the in-place rebuild
+UNIT_CHUNK_PAGES = 64     # old pages of touched units per task of the rebuild
 CHUNK = 8192              # entries per chunk of the grouping's histogram and scatter
 ID_BLOCK = 1024           # vertex ids per task of the lookup
 
@@ -282,40 +279,14 @@ def column_sums(index, n_pages, touched, k_out):
 
 
 @njit(**_PARALLEL)
-def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
-            dstart, dkey, n1, istart, itgt, iw, n_ids):
-    """Write the touched units' new pages, free what they no longer need, rewrite the index.
-    Returns the physical pages written."""
-    n_scr = sums[4, n_pages]
-    n_q = sums[1, n_pages]
+def free_and_commit(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums, new_index):
+    """The rebuild's end, after the new pages are written and ``new_index`` holds the
+    touched units' new columns: the pages a unit no longer needs zeroed and pushed on the free
+    stack, the untouched columns copied into ``new_index``, the index and the counts committed."""
     n_open = sums[2, n_pages]
     n_freed = sums[3, n_pages]
-    scratch = np.empty(max(n_scr, 1) * P, pool.dtype)
-    wscratch = np.empty(max(n_scr, 1) * P if weighted else 1, wpool.dtype)
-    scrmap = np.full(n_pages, -1, np.int32)
-    for c in prange(n_pages):
-        c0 = c - max(index[1, c], 0)
-        if touched[c0]:
-            j = sums[4, c]
-            scrmap[c] = j
-            src = index[3, c] * P
-            scratch[j * P:(j + 1) * P] = pool[src:src + P]
-            if weighted:
-                wscratch[j * P:(j + 1) * P] = wpool[src:src + P]
-    desc = np.zeros((DESC_ROWS, max(n_q, 1)), np.int32)
-    newoff = np.zeros(n_ids, np.int32)
-    for c in prange(n_pages):
-        if touched[c]:
-            _pack(scratch, scrmap, index[2], P, c, dstart, istart, True, sums[1, c], desc, newoff)
     n_free = meta[M_FREE]
     high = meta[M_HIGH_WATER]
-    phys_out = np.empty(n_q, np.int64)
-    for q in prange(n_q):
-        phys_out[q] = _physical_page(desc, q, index, sums, free, n_free, high)
-    for q in prange(n_q):                             # output pages are disjoint
-        _write_page(q, desc, phys_out[q], scratch, wscratch, scrmap, index[2], P, dstart, dkey,
-                    n1, istart, itgt, iw, newoff, weighted, pool, wpool, 0, 1)
-        dirty[phys_out[q]] = 1
     kept = n_free - min(n_free, n_open)
     for c in range(n_pages):                          # pages a unit no longer needs
         if touched[c] and index[1, c] <= 0:
@@ -328,20 +299,11 @@ def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched
                 dirty[phys] = 0
                 free[kept + sums[3, c] + r - k_out[c]] = phys
     new_pages = sums[0, n_pages]
-    new_index = np.zeros((INDEX_ROWS, new_pages), np.int32)
     for c in prange(n_pages):
         c0 = c - max(index[1, c], 0)
         if not touched[c0]:
             for row in range(INDEX_ROWS):
                 new_index[row, sums[0, c]] = index[row, c]
-        elif c == c0:
-            for r in range(k_out[c]):
-                q = sums[1, c] + r
-                col = sums[0, c] + r
-                new_index[0, col] = scratch[scrmap[c] * P + P - 1 - 2 * desc[1, q]]
-                new_index[1, col] = desc[3, q]
-                new_index[2, col] = desc[4, q]
-                new_index[3, col] = phys_out[q]
     index[:, :new_pages] = new_index
     if new_pages < n_pages:
         index[:, new_pages:n_pages] = 0
@@ -350,21 +312,20 @@ def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched
     meta[M_HIGH_WATER] = high + max(0, n_open - n_free)
     if n_open or n_freed or new_pages != n_pages:
         meta[M_INDEX_DIRTY] = 1
-    return phys_out
 
 
 @njit(**_PARALLEL)
-def rebuild_in_place(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
-                     dstart, dkey, n1, istart, itgt, iw, n_ids, chunk_pages):
-    """As :func:`rebuild`, a unit at a time: each touched unit's old pages are copied into a
-    scratch of their own (a few pages, cache-resident), then its output pages are written, into
-    its own old pages first (``physical_page``: a unit's old page of the same rank, else a page the
-    batch opens from the free stack or the high-water mark, never another unit's), so units are
-    independent and no pool-sized copy is made. A task takes units of about ``chunk_pages`` old
-    pages in all. Returns the physical pages written."""
+def rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
+            dstart, dkey, n1, istart, itgt, iw, n_ids, chunk_pages):
+    """Write the touched units' new pages, free what they no longer need, rewrite the index, a
+    unit at a time: each touched unit's old pages are copied into a scratch of their own (a few
+    pages, cache-resident), then its output pages are written, into its own old pages first
+    (``physical_page``: a unit's old page of the same rank, else a page the batch opens from the
+    free stack or the high-water mark, never another unit's), so units are independent and no
+    pool-sized copy is made (until 2026-11-29 every touched page was first copied into one
+    pool-sized scratch: twice the bytes moved, docs/updates.md). A task takes units of about
+    ``chunk_pages`` old pages in all. Returns the physical pages written."""
     n_q = sums[1, n_pages]
-    n_open = sums[2, n_pages]
-    n_freed = sums[3, n_pages]
     units = np.flatnonzero(touched[:n_pages])
     n_units = units.shape[0]
     # tasks of about chunk_pages old pages (a large list is one task however long)
@@ -385,8 +346,7 @@ def rebuild_in_place(pool, wpool, index, meta, free, dirty, n_pages, P, weighted
     n_free = meta[M_FREE]
     high = meta[M_HIGH_WATER]
     phys_out = np.empty(n_q, np.int64)
-    new_pages = sums[0, n_pages]
-    new_index = np.zeros((INDEX_ROWS, new_pages), np.int32)
+    new_index = np.zeros((INDEX_ROWS, sums[0, n_pages]), np.int32)
     for task in prange(n_tasks):
         most = 1
         for i in range(bounds[task], bounds[task + 1]):
@@ -416,30 +376,7 @@ def rebuild_in_place(pool, wpool, index, meta, free, dirty, n_pages, P, weighted
                 new_index[1, col] = desc[3, q]
                 new_index[2, col] = desc[4, q]
                 new_index[3, col] = phys
-    kept = n_free - min(n_free, n_open)
-    for c in range(n_pages):                          # pages a unit no longer needs
-        if touched[c] and index[1, c] <= 0:
-            m = index[2, c] if index[2, c] > 0 else 1
-            for r in range(k_out[c], m):
-                phys = index[3, c + r]
-                pool[phys * P:(phys + 1) * P] = 0
-                if weighted:
-                    wpool[phys * P:(phys + 1) * P] = 0
-                dirty[phys] = 0
-                free[kept + sums[3, c] + r - k_out[c]] = phys
-    for c in prange(n_pages):
-        c0 = c - max(index[1, c], 0)
-        if not touched[c0]:
-            for row in range(INDEX_ROWS):
-                new_index[row, sums[0, c]] = index[row, c]
-    index[:, :new_pages] = new_index
-    if new_pages < n_pages:
-        index[:, new_pages:n_pages] = 0
-    meta[M_PAGES] = new_pages
-    meta[M_FREE] = kept + n_freed
-    meta[M_HIGH_WATER] = high + max(0, n_open - n_free)
-    if n_open or n_freed or new_pages != n_pages:
-        meta[M_INDEX_DIRTY] = 1
+    free_and_commit(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums, new_index)
     return phys_out
 
 
@@ -494,9 +431,8 @@ def apply(g, batch: batch_rules.Batch) -> batch_rules.BatchReport:
     g.reserve_pages(int(sums[2, n_pages]))
     st = g.engine_state()
     pool, wpool, index, meta, free, dirty = st[0], st[1], st[2], st[3], st[4], st[5]
-    args = (pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
-            d["start"], d["key"], n1, i["start"], i["key"], i["w"], g.next_vertex_id)
-    written = rebuild_in_place(*args, UNIT_CHUNK_PAGES) if REBUILD_IN_PLACE else rebuild(*args)
+    written = rebuild(pool, wpool, index, meta, free, dirty, n_pages, P, weighted, touched, k_out, sums,
+                      d["start"], d["key"], n1, i["start"], i["key"], i["w"], g.next_vertex_id, UNIT_CHUNK_PAGES)
     meta[M_ENTRIES] += len(i["key"]) - len(d["key"])
     meta[M_SELF_LOOPS] += plan_arrays["loops_in"] - plan_arrays["loops_out"]
     if len(r["key"]):
