@@ -16,7 +16,6 @@ import functools
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,13 +23,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import numpy as np  # noqa: E402
+from frontier_trace import registers, timed  # noqa: E402  (this folder: the untraced time, the registers)
 from numba import cuda  # noqa: E402
 from traversal_frontier import auto_delta, graph500_roots  # noqa: E402
 
 from kernels.algorithms.traversal import frontier_loop  # noqa: E402
 from kernels.algorithms.traversal.frontier_loop import TRACE_STAMPS, FrontierLoopTraversal  # noqa: E402
+from kernels.algorithms.traversal.reference import sssp_distances  # noqa: E402
 from kernels.measure.environment import environment  # noqa: E402
-from kernels.measure.timing import time_kernel_cuda  # noqa: E402
 from kernels.operators.launch import on_simulator  # noqa: E402
 from kernels.operators.views import upload_csr  # noqa: E402
 
@@ -48,14 +48,6 @@ def make_graph(kind: str, size: int):
     if kind == "grid_w":
         return grid2d(size, size, seed=1, weights="uniform", weight_range=(1.0, 10.0))
     raise ValueError(f"graph kind {kind!r}: delaunay_w or grid_w")
-
-
-def timed(fn, repeat=7) -> float:
-    if on_simulator():
-        t = time.perf_counter()
-        fn()
-        return time.perf_counter() - t
-    return time_kernel_cuda(fn, repeat, 1, queued=True)[0].median_s
 
 
 def phases(trace: np.ndarray, levels: int) -> dict:
@@ -99,18 +91,9 @@ def phases(trace: np.ndarray, levels: int) -> dict:
             "blocks_with_half_the_max_rounds_median": float(np.median(busy_share)) if busy_share else 0.0}
 
 
-def registers(runner) -> int | None:
-    if on_simulator():
-        return None
-    per_signature = runner.last_kernel.get_regs_per_thread()
-    return max(per_signature.values()) if per_signature else None
-
-
 def check(graph, source: int, dist: np.ndarray) -> bool:
-    from scipy.sparse.csgraph import dijkstra
-
-    ref = dijkstra(graph.to_scipy(), indices=source)
-    return bool(np.allclose(np.where(np.isinf(ref), np.inf, ref), dist, rtol=1e-9, atol=1e-9))
+    """The distances against SciPy's Dijkstra (the variants' own oracle)."""
+    return bool(np.allclose(sssp_distances(graph, graph.weights, source), dist, rtol=1e-9, atol=1e-9))
 
 
 def main() -> int:
